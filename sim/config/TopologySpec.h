@@ -1,0 +1,137 @@
+// TopologySpec: the value-type description of a cluster read from a topology YAML file.
+//
+// Models: every key of the topology file (DESIGN.md section 5) after validation, with units
+// resolved (BitRate in bit/s, Time in ps, Bytes). No behaviour: builders in sim/topology and
+// the backends read it. Defaults are the values a field holds when the file omits the key.
+// Leaves out: workload settings (see WorkloadSpec).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/Time.h"
+#include "sim/core/Units.h"
+
+namespace fabricsim {
+
+enum class TopologyKind { LeafSpine, FatTree, RailOptimized };
+
+/// Two-tier leaf-spine. Every leaf connects to every spine with links_per_spine links.
+struct LeafSpineShape {
+  int leaves = 0;
+  int spines = 0;
+  int hostsPerLeaf = 0;
+  int linksPerSpine = 1;
+};
+
+/// Three-tier k-ary fat-tree (Al-Fares et al.). pods defaults to radix (the full tree);
+/// fewer pods build a partial tree with the same per-switch wiring. hostsPerEdge defaults
+/// to radix/2 (non-blocking); more hosts per edge oversubscribe the edge tier.
+struct FatTreeShape {
+  int radix = 0;
+  int pods = 0;
+  int hostsPerEdge = 0;
+};
+
+/// Rail-optimized: each host has `rails` NICs; NIC r of every host attaches to rail r, and
+/// each rail is its own leaf-spine or fat-tree. With sharedSpines the top tier (spines, or
+/// fat-tree cores) is one set shared by all rails.
+struct RailShape {
+  int rails = 0;
+  TopologyKind railKind = TopologyKind::LeafSpine;
+  LeafSpineShape leafSpine;
+  FatTreeShape fatTree;
+  bool sharedSpines = false;
+};
+
+struct HostSpec {
+  int gpusPerHost = 1;
+  int nicsPerHost = 1;                          ///< default: gpusPerHost
+  BitRate nvlinkBandwidth = BitRate::bps(450LL * 8'000'000'000);  ///< per GPU, one direction
+  Time nvlinkLatency = Time::ns(1000);
+};
+
+struct LinkSpec {
+  std::string technology = "roce";  ///< roce | infiniband
+  BitRate hostSpeed = BitRate::gbps(100);
+  BitRate fabricSpeed = BitRate::gbps(100);
+  /// Optional per-tier overrides of fabricSpeed: [tier1 (leaf-spine / edge-agg), tier2 (agg-core)].
+  std::vector<BitRate> tierSpeeds;
+  Time latency = Time::ns(1000);  ///< propagation per link
+  Bytes mtu = 4096;               ///< payload bytes per packet
+};
+
+struct EcnSpec {
+  bool enabled = false;
+  Bytes kmin = 0;
+  Bytes kmax = 0;
+  double pmax = 0.0;
+};
+
+struct PfcSpec {
+  bool enabled = false;
+  Bytes xoff = 0;
+  Bytes xon = 0;
+};
+
+struct SwitchSpec {
+  Bytes buffer = 32LL * 1024 * 1024;  ///< shared packet buffer per switch
+  Time latency = Time::zero();         ///< forwarding latency, added once per switch traversal
+  double dtAlpha = 1.0;                ///< dynamic threshold: queue may hold alpha x free buffer
+  EcnSpec ecn;
+  PfcSpec pfc;
+};
+
+struct RoutingSpec {
+  std::string algorithm = "ecmp";  ///< ecmp (this release); bgp | adaptive | flowlet | spray later
+  uint64_t hashSeed = 0;           ///< mixed with each switch's id to give per-switch seeds
+};
+
+struct NicSpec {
+  std::string reorder = "strict";  ///< strict: go-back-N on a gap
+  Time retransmitTimeout = Time::us(1000);
+  int ackEvery = 1;                ///< one ACK per this many in-order data packets (and at message end)
+  Bytes window = 0;                ///< max unacknowledged payload bytes per QP; 0 = unlimited
+};
+
+struct CongestionControlSpec {
+  std::string algorithm = "none";
+};
+
+struct FailureSpec {
+  Time at;
+  std::string action;                ///< down | up
+  std::vector<std::string> link;     ///< two node names, when a link fails
+  std::string node;                  ///< a switch name, when a switch fails
+  int line = 0;                      ///< where it was given, for later diagnostics
+};
+
+struct TopologySpec {
+  std::string file;  ///< path it was read from ("" for in-memory specs)
+  std::string name;
+  TopologyKind kind = TopologyKind::LeafSpine;
+  LeafSpineShape leafSpine;
+  FatTreeShape fatTree;
+  RailShape rail;
+  HostSpec hosts;
+  LinkSpec links;
+  SwitchSpec sw;
+  RoutingSpec routing;
+  NicSpec nic;
+  CongestionControlSpec congestionControl;
+  std::vector<FailureSpec> failures;
+  std::string workload;  ///< default workload path, resolved relative to the topology file
+
+  /// Rate of links between tier t and t+1 (t = 0: host to leaf).
+  BitRate tierSpeed(int tier) const {
+    if (tier == 0) return links.hostSpeed;
+    if (tier - 1 < static_cast<int>(links.tierSpeeds.size())) return links.tierSpeeds[tier - 1];
+    return links.fabricSpeed;
+  }
+};
+
+const char* toString(TopologyKind k);
+
+}  // namespace fabricsim
