@@ -11,6 +11,7 @@ uint64_t Simulator::run(Time until) {
       now_ = until;  // nothing is due before `until`: the clock reaches it
       break;
     }
+    if (queue_.size() > peakPending_) peakPending_ = queue_.size();
     const Event e = queue_.pop();
     now_ = e.when;
     e.target->onEvent(e.tag);

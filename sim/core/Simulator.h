@@ -44,6 +44,8 @@ class Simulator {
 
   uint64_t eventsProcessed() const { return events_; }
   size_t pendingEvents() const { return queue_.size(); }
+  /// Largest number of pending events seen by run().
+  size_t peakPendingEvents() const { return peakPending_; }
   EventQueue& queue() { return queue_; }
 
   /// Called about every `interval` of wall time during run() (for progress reports).
@@ -58,6 +60,7 @@ class Simulator {
   Time now_ = Time::zero();
   uint64_t seed_;
   uint64_t events_ = 0;
+  size_t peakPending_ = 0;
   bool stopRequested_ = false;
   std::function<void(const Simulator&)> progress_;
   std::chrono::milliseconds progressInterval_{500};

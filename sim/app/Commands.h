@@ -1,0 +1,15 @@
+// Commands: the subcommands of the fabricsim executable (DESIGN.md section 6).
+//
+// Each takes the arguments after the subcommand name and returns the process exit status:
+// 0 success, 1 runtime failure, 2 bad input (a clear diagnostic has been printed on stderr).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fabricsim {
+
+int topoCommand(const std::vector<std::string>& args);
+int runCommand(const std::vector<std::string>& args);
+
+}  // namespace fabricsim

@@ -1,0 +1,64 @@
+// `fabricsim run`: simulate one topology with its workloads and report the results.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "sim/app/Commands.h"
+#include "sim/core/Error.h"
+#include "sim/report/ResultsFile.h"
+#include "sim/runtime/Experiment.h"
+
+namespace po = boost::program_options;
+
+namespace fabricsim {
+
+int runCommand(const std::vector<std::string>& args) {
+  RunOptions opt;
+  std::string out;
+  bool quiet = false;
+  po::options_description desc(
+      "usage: fabricsim run TOPOLOGY.yaml [options]\n\n"
+      "Simulates the workloads on the topology and prints a summary; --out writes the results JSON");
+  desc.add_options()("help,h", "show this help")(
+      "workload,w", po::value<std::vector<std::string>>(&opt.workloadPaths)->composing(),
+      "workload YAML file (repeatable; default: the topology's `workload:`)")(
+      "backend", po::value<std::string>(&opt.backend)->default_value("packet"), "packet")(
+      "routing", po::value<std::string>(&opt.routing), "override routing.algorithm (ecmp)")(
+      "cc", po::value<std::string>(&opt.cc), "override congestion_control.algorithm (none)")(
+      "set", po::value<std::vector<std::string>>(&opt.sets)->composing(),
+      "override a topology key: --set key.path=value (value in YAML; repeatable)")(
+      "seed", po::value<uint64_t>(&opt.seed)->default_value(1), "random seed (same seed, same results)")(
+      "out,o", po::value<std::string>(&out), "write the results JSON here (atomically)")(
+      "quiet,q", po::bool_switch(&quiet), "no summary table and no progress line");
+  po::options_description hidden;
+  hidden.add_options()("topology", po::value<std::string>(&opt.topologyPath));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("topology", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "error: fabricsim run: %s\n", e.what());
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (opt.topologyPath.empty()) {
+    std::fprintf(stderr, "error: fabricsim run: missing TOPOLOGY.yaml\n");
+    return 2;
+  }
+  opt.progress = !quiet;
+  Experiment exp(opt);
+  exp.run();
+  if (!out.empty()) ResultsFile::writeJson(out, exp.results());
+  if (!quiet) exp.printSummary(stdout);
+  if (!out.empty() && !quiet) std::printf("results written to %s\n", out.c_str());
+  return 0;
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,52 @@
+// fabricsim: command-line entry point. Dispatches to one subcommand per file.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "sim/app/Commands.h"
+#include "sim/core/Error.h"
+
+namespace {
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "fabricsim: discrete-event simulator of AI-cluster network fabrics\n\n"
+               "usage:\n"
+               "  fabricsim run TOPOLOGY.yaml [--workload W.yaml ...] [--backend packet] [--routing R]\n"
+               "                [--cc C] [--set key.path=value ...] [--seed N] [--out results.json] [--quiet]\n"
+               "  fabricsim topo TOPOLOGY.yaml [--json] [--dot out.dot] [--set key.path=value ...]\n\n"
+               "Every subcommand has --help.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (cmd == "run") return fabricsim::runCommand(args);
+    if (cmd == "topo") return fabricsim::topoCommand(args);
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      usage(stdout);
+      return 0;
+    }
+    if (cmd == "--version") {
+      std::printf("fabricsim 0.1.0\n");
+      return 0;
+    }
+    std::fprintf(stderr, "fabricsim: unknown subcommand '%s'\n\n", cmd.c_str());
+    usage(stderr);
+    return 2;
+  } catch (const fabricsim::InputError& e) {
+    for (const auto& d : e.diagnostics()) std::fprintf(stderr, "error: %s\n", d.format().c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fabricsim: %s\n", e.what());
+    return 1;
+  }
+}

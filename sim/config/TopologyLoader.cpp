@@ -1,0 +1,473 @@
+#include "sim/config/TopologyLoader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/config/SetOverride.h"
+#include "sim/config/YamlReader.h"
+#include "sim/core/Error.h"
+
+namespace fabricsim {
+namespace {
+
+using YAML::Node;
+
+// Bounds that keep a typo from asking for an absurd graph (ids are 32-bit).
+constexpr int64_t kMaxCount = 1'000'000;
+constexpr int64_t kMaxRadix = 1024;
+constexpr int64_t kMaxHostsTotal = 2'000'000;
+constexpr int64_t kMaxLinksTotal = 50'000'000;
+
+bool readKind(YamlReader& r, const Node& m, const std::string& p, TopologyKind& out, bool railLevel) {
+  std::string s;
+  if (!YamlReader::has(m, "kind")) {
+    r.require(m, p, "kind");
+    return false;
+  }
+  const Node v = m["kind"];
+  const std::string kp = YamlReader::join(p, "kind");
+  if (!v.IsScalar()) {
+    r.error(v, kp, "expected a topology kind, found " + YamlReader::describe(v));
+    return false;
+  }
+  s = v.Scalar();
+  if (s == "leaf-spine") out = TopologyKind::LeafSpine;
+  else if (s == "fat-tree") out = TopologyKind::FatTree;
+  else if (s == "rail-optimized" && !railLevel) out = TopologyKind::RailOptimized;
+  else {
+    const std::string supported = railLevel ? "leaf-spine | fat-tree" : "leaf-spine | fat-tree | rail-optimized";
+    if (s == "explicit" || s == "multi-plane")
+      r.error(v, kp, "kind '" + s + "' is not supported yet; supported: " + supported);
+    else
+      r.error(v, kp, "expected one of " + supported + ", found '" + s + "'");
+    return false;
+  }
+  return true;
+}
+
+void readLeafSpine(YamlReader& r, const Node& m, const std::string& p, LeafSpineShape& s) {
+  r.getInt(m, p, "leaves", s.leaves, 1, kMaxCount, true);
+  r.getInt(m, p, "spines", s.spines, 1, kMaxCount, true);
+  r.getInt(m, p, "hosts_per_leaf", s.hostsPerLeaf, 1, kMaxCount, true);
+  r.getInt(m, p, "links_per_spine", s.linksPerSpine, 1, 1024);
+}
+
+void readFatTree(YamlReader& r, const Node& m, const std::string& p, FatTreeShape& s) {
+  int radix = 0;
+  if (r.getInt(m, p, "radix", radix, 2, kMaxRadix, true)) {
+    if (radix % 2 != 0) {
+      r.error(m["radix"], YamlReader::join(p, "radix"),
+              "expected an even radix (a k-ary fat-tree splits each switch's k ports in half), found " +
+                  std::to_string(radix));
+    } else {
+      s.radix = radix;
+      s.pods = radix;
+      s.hostsPerEdge = radix / 2;
+    }
+  }
+  int pods = 0;
+  if (r.getInt(m, p, "pods", pods, 1, kMaxRadix)) {
+    if (s.radix > 0 && pods > s.radix)
+      r.error(m["pods"], YamlReader::join(p, "pods"),
+              "expected at most radix (" + std::to_string(s.radix) + ") pods, one per core port, found " +
+                  std::to_string(pods));
+    else
+      s.pods = pods;
+  }
+  r.getInt(m, p, "hosts_per_edge", s.hostsPerEdge, 1, kMaxCount);
+}
+
+void readTopologySection(YamlReader& r, const Node& t, TopologySpec& spec, bool& kindOk) {
+  const std::string p = "topology";
+  kindOk = false;
+  if (!r.expectMap(t, p)) return;
+  kindOk = readKind(r, t, p, spec.kind, false);
+  if (!kindOk) {
+    r.checkKeys(t, p, {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine", "radix", "pods",
+                       "hosts_per_edge", "rails", "rail", "shared_spines"});
+    return;
+  }
+  switch (spec.kind) {
+    case TopologyKind::LeafSpine:
+      r.checkKeys(t, p, {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine"});
+      readLeafSpine(r, t, p, spec.leafSpine);
+      break;
+    case TopologyKind::FatTree:
+      r.checkKeys(t, p, {"kind", "radix", "pods", "hosts_per_edge"});
+      readFatTree(r, t, p, spec.fatTree);
+      break;
+    case TopologyKind::RailOptimized: {
+      r.checkKeys(t, p, {"kind", "rails", "rail", "shared_spines"});
+      r.getInt(t, p, "rails", spec.rail.rails, 1, 64, true);
+      r.getBool(t, p, "shared_spines", spec.rail.sharedSpines);
+      if (!r.require(t, p, "rail")) break;
+      const Node rail = t["rail"];
+      const std::string rp = "topology.rail";
+      if (!r.expectMap(rail, rp)) break;
+      if (!readKind(r, rail, rp, spec.rail.railKind, true)) {
+        r.checkKeys(rail, rp, {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine", "radix", "pods",
+                               "hosts_per_edge"});
+        kindOk = false;
+        break;
+      }
+      if (spec.rail.railKind == TopologyKind::LeafSpine) {
+        r.checkKeys(rail, rp, {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine"});
+        readLeafSpine(r, rail, rp, spec.rail.leafSpine);
+      } else {
+        r.checkKeys(rail, rp, {"kind", "radix", "pods", "hosts_per_edge"});
+        readFatTree(r, rail, rp, spec.rail.fatTree);
+      }
+      break;
+    }
+  }
+}
+
+/// Hosts, switch tiers and an upper bound on links of the shape read so far (0 if incomplete).
+struct ShapeSize {
+  int64_t hosts = 0;
+  int64_t links = 0;
+  int switchTiers = 0;
+};
+
+ShapeSize leafSpineSize(const LeafSpineShape& s, int64_t nics) {
+  ShapeSize z;
+  z.hosts = int64_t{s.leaves} * s.hostsPerLeaf;
+  z.links = z.hosts * nics + int64_t{s.leaves} * s.spines * s.linksPerSpine;
+  z.switchTiers = 2;
+  return z;
+}
+
+ShapeSize fatTreeSize(const FatTreeShape& s, int64_t nics) {
+  ShapeSize z;
+  const int64_t half = s.radix / 2;
+  z.hosts = int64_t{s.pods} * half * s.hostsPerEdge;
+  z.links = z.hosts * nics + 2 * int64_t{s.pods} * half * half;
+  z.switchTiers = 3;
+  return z;
+}
+
+ShapeSize shapeSize(const TopologySpec& spec) {
+  const int64_t nics = spec.hosts.nicsPerHost;
+  switch (spec.kind) {
+    case TopologyKind::LeafSpine:
+      return leafSpineSize(spec.leafSpine, nics);
+    case TopologyKind::FatTree:
+      return fatTreeSize(spec.fatTree, nics);
+    case TopologyKind::RailOptimized: {
+      ShapeSize z = spec.rail.railKind == TopologyKind::LeafSpine ? leafSpineSize(spec.rail.leafSpine, 1)
+                                                                   : fatTreeSize(spec.rail.fatTree, 1);
+      z.links *= std::max(1, spec.rail.rails);
+      return z;
+    }
+  }
+  return {};
+}
+
+void readHosts(YamlReader& r, const Node& root, TopologySpec& spec) {
+  const std::string p = "hosts";
+  const bool rail = spec.kind == TopologyKind::RailOptimized;
+  const int rails = spec.rail.rails;
+  if (rail && rails > 0) {
+    spec.hosts.gpusPerHost = rails;
+    spec.hosts.nicsPerHost = rails;
+  }
+  Node h;
+  if (YamlReader::has(root, "hosts")) {
+    h = root["hosts"];
+    if (!r.expectMap(h, p)) return;
+    r.checkKeys(h, p, {"gpus_per_host", "nics_per_host", "nvlink"});
+    const bool gpusGiven = r.getInt(h, p, "gpus_per_host", spec.hosts.gpusPerHost, 1, 1024);
+    const bool nicsGiven = r.getInt(h, p, "nics_per_host", spec.hosts.nicsPerHost, 1, 1024);
+    if (!nicsGiven && !rail && gpusGiven) spec.hosts.nicsPerHost = spec.hosts.gpusPerHost;
+    if (YamlReader::has(h, "nvlink")) {
+      const Node nv = h["nvlink"];
+      const std::string np = "hosts.nvlink";
+      if (r.expectMap(nv, np)) {
+        r.checkKeys(nv, np, {"bandwidth", "latency"});
+        r.getRate(nv, np, "bandwidth", spec.hosts.nvlinkBandwidth);
+        r.getTime(nv, np, "latency", spec.hosts.nvlinkLatency);
+      }
+    }
+  }
+  const int g = spec.hosts.gpusPerHost;
+  const int n = spec.hosts.nicsPerHost;
+  const Node at = YamlReader::has(h, "nics_per_host") ? h["nics_per_host"] : (h.IsDefined() ? h : root);
+  const std::string atKey = YamlReader::has(h, "nics_per_host") ? "hosts.nics_per_host" : "hosts";
+  if (rail && rails > 0 && n != rails) {
+    r.error(at, atKey,
+            "a rail-optimized host has one NIC per rail: expected nics_per_host = rails (" + std::to_string(rails) +
+                "), found " + std::to_string(n));
+  } else if (n > g || g % n != 0) {
+    r.error(at, atKey,
+            "expected nics_per_host to divide gpus_per_host (" + std::to_string(g) + "), found " + std::to_string(n));
+  }
+}
+
+void readLinks(YamlReader& r, const Node& root, TopologySpec& spec, int switchTiers) {
+  if (!YamlReader::has(root, "links")) return;
+  const Node l = root["links"];
+  const std::string p = "links";
+  if (!r.expectMap(l, p)) return;
+  r.checkKeys(l, p, {"technology", "host_speed", "fabric_speed", "tier_speeds", "latency", "mtu"});
+  r.getChoice(l, p, "technology", spec.links.technology, {"roce", "infiniband"});
+  r.getRate(l, p, "host_speed", spec.links.hostSpeed);
+  r.getRate(l, p, "fabric_speed", spec.links.fabricSpeed);
+  if (YamlReader::has(l, "tier_speeds")) {
+    const Node ts = l["tier_speeds"];
+    const std::string tp = "links.tier_speeds";
+    if (r.expectSequence(ts, tp)) {
+      const size_t maxLen = switchTiers > 1 ? static_cast<size_t>(switchTiers - 1) : 2;
+      if (ts.size() > maxLen) {
+        r.error(ts, tp,
+                "expected at most " + std::to_string(maxLen) + " rates (one per switch-to-switch tier: " +
+                    (maxLen == 1 ? std::string("leaf-spine") : std::string("edge-agg, agg-core")) + "), found " +
+                    std::to_string(ts.size()));
+      } else {
+        std::vector<BitRate> rates;
+        bool ok = true;
+        for (size_t i = 0; i < ts.size(); ++i) {
+          BitRate b;
+          ok = r.asRate(ts[i], YamlReader::index(tp, i), b) && ok;
+          rates.push_back(b);
+        }
+        if (ok) spec.links.tierSpeeds = std::move(rates);
+      }
+    }
+  }
+  r.getTime(l, p, "latency", spec.links.latency);
+  Bytes mtu = 0;
+  if (r.getBytes(l, p, "mtu", mtu, true, 0)) {
+    if (mtu < 64 || mtu > 1024 * 1024)
+      r.error(l["mtu"], "links.mtu", "expected an MTU between 64 and 1048576 bytes, found " + std::to_string(mtu));
+    else
+      spec.links.mtu = mtu;
+  }
+}
+
+void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
+  if (!YamlReader::has(root, "switch")) return;
+  const Node s = root["switch"];
+  const std::string p = "switch";
+  if (!r.expectMap(s, p)) return;
+  r.checkKeys(s, p, {"buffer", "latency", "dt_alpha", "ecn", "pfc"});
+  r.getBytes(s, p, "buffer", spec.sw.buffer, false, 1);
+  r.getTime(s, p, "latency", spec.sw.latency);
+  double alpha = 0;
+  if (r.getDouble(s, p, "dt_alpha", alpha, 0.0, 1e6)) {
+    if (alpha <= 0)
+      r.error(s["dt_alpha"], "switch.dt_alpha", "expected a positive number, found " + s["dt_alpha"].Scalar());
+    else
+      spec.sw.dtAlpha = alpha;
+  }
+  const Bytes buffer = spec.sw.buffer;
+  if (YamlReader::has(s, "ecn")) {
+    const Node e = s["ecn"];
+    const std::string ep = "switch.ecn";
+    if (r.expectMap(e, ep)) {
+      r.checkKeys(e, ep, {"enabled", "kmin", "kmax", "pmax"});
+      bool enabled = true;
+      r.getBool(e, ep, "enabled", enabled);
+      spec.sw.ecn.enabled = enabled;
+      const bool kmin = r.getBytes(e, ep, "kmin", spec.sw.ecn.kmin, false, 0, enabled);
+      const bool kmax = r.getBytes(e, ep, "kmax", spec.sw.ecn.kmax, false, 0, enabled);
+      r.getDouble(e, ep, "pmax", spec.sw.ecn.pmax, 0.0, 1.0, enabled);
+      if (kmin && kmax && spec.sw.ecn.kmin > spec.sw.ecn.kmax)
+        r.error(e["kmin"], "switch.ecn.kmin",
+                "expected kmin <= kmax (" + formatBytes(spec.sw.ecn.kmax) + "), found " + formatBytes(spec.sw.ecn.kmin));
+      if (kmax && spec.sw.ecn.kmax > buffer)
+        r.error(e["kmax"], "switch.ecn.kmax",
+                "expected kmax within the switch buffer (" + formatBytes(buffer) + "), found " +
+                    formatBytes(spec.sw.ecn.kmax));
+    }
+  }
+  if (YamlReader::has(s, "pfc")) {
+    const Node f = s["pfc"];
+    const std::string fp = "switch.pfc";
+    if (r.expectMap(f, fp)) {
+      r.checkKeys(f, fp, {"enabled", "xoff", "xon"});
+      bool enabled = true;
+      r.getBool(f, fp, "enabled", enabled);
+      spec.sw.pfc.enabled = enabled;
+      const bool xoff = r.getBytes(f, fp, "xoff", spec.sw.pfc.xoff, false, enabled ? 1 : 0, enabled);
+      const bool xon = r.getBytes(f, fp, "xon", spec.sw.pfc.xon, false, 0, enabled);
+      if (xoff && xon && spec.sw.pfc.xon > spec.sw.pfc.xoff)
+        r.error(f["xon"], "switch.pfc.xon",
+                "expected xon <= xoff (" + formatBytes(spec.sw.pfc.xoff) + "), found " + formatBytes(spec.sw.pfc.xon));
+      if (xoff && spec.sw.pfc.xoff > buffer)
+        r.error(f["xoff"], "switch.pfc.xoff",
+                "expected xoff within the switch buffer (" + formatBytes(buffer) + "), found " +
+                    formatBytes(spec.sw.pfc.xoff));
+    }
+  }
+}
+
+void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
+  if (YamlReader::has(root, "routing")) {
+    const Node m = root["routing"];
+    if (r.expectMap(m, "routing")) {
+      r.checkKeys(m, "routing", {"algorithm", "hash_seed"});
+      r.getChoice(m, "routing", "algorithm", spec.routing.algorithm, {"ecmp", "bgp", "adaptive", "flowlet", "spray"});
+      r.getUint64(m, "routing", "hash_seed", spec.routing.hashSeed);
+    }
+  }
+  spec.nic.reorder = spec.links.technology == "infiniband" ? "tolerant" : "strict";
+  if (YamlReader::has(root, "nic")) {
+    const Node m = root["nic"];
+    if (r.expectMap(m, "nic")) {
+      r.checkKeys(m, "nic", {"reorder", "retransmit_timeout", "ack_every", "window"});
+      r.getChoice(m, "nic", "reorder", spec.nic.reorder, {"strict", "tolerant"});
+      r.getTime(m, "nic", "retransmit_timeout", spec.nic.retransmitTimeout, Time::ps(1));
+      r.getInt(m, "nic", "ack_every", spec.nic.ackEvery, 1, 1'000'000);
+      r.getBytes(m, "nic", "window", spec.nic.window, false, 0);
+    }
+  }
+  if (YamlReader::has(root, "congestion_control")) {
+    const Node m = root["congestion_control"];
+    if (r.expectMap(m, "congestion_control")) {
+      r.checkKeys(m, "congestion_control", {"algorithm"});
+      r.getChoice(m, "congestion_control", "algorithm", spec.congestionControl.algorithm, {"none", "dcqcn", "ibcc"});
+    }
+  }
+}
+
+void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
+  if (!YamlReader::has(root, "failures")) return;
+  const Node list = root["failures"];
+  const std::string p = "failures";
+  if (list.IsNull()) return;
+  if (!r.expectSequence(list, p)) return;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Node f = list[i];
+    const std::string fp = YamlReader::index(p, i);
+    if (!r.expectMap(f, fp)) continue;
+    r.checkKeys(f, fp, {"at", "action", "link", "switch"});
+    FailureSpec fs;
+    fs.line = YamlReader::lineOf(f);
+    bool ok = r.getTime(f, fp, "at", fs.at, Time::zero(), true);
+    ok = r.getChoice(f, fp, "action", fs.action, {"down", "up"}, true) && ok;
+    const bool hasLink = YamlReader::has(f, "link");
+    const bool hasSwitch = YamlReader::has(f, "switch");
+    if (hasLink == hasSwitch) {
+      r.error(f, fp,
+              hasLink ? "expected either 'link' or 'switch', found both"
+                      : "expected 'link: [a, b]' (two node names) or 'switch: name'");
+      continue;
+    }
+    if (hasSwitch) {
+      ok = r.getString(f, fp, "switch", fs.node) && ok;
+    } else {
+      const Node l = f["link"];
+      const std::string lp = YamlReader::join(fp, "link");
+      if (!l.IsSequence() || l.size() != 2) {
+        r.error(l, lp, "expected a list of two node names, e.g. [agg-0-0, core-0], found " + YamlReader::describe(l));
+        continue;
+      }
+      std::string a, b;
+      ok = r.asString(l[0], YamlReader::index(lp, 0), a) && ok;
+      ok = r.asString(l[1], YamlReader::index(lp, 1), b) && ok;
+      if (!a.empty() && a == b) {
+        r.error(l, lp, "expected two different node names, found '" + a + "' twice");
+        ok = false;
+      }
+      fs.link = {a, b};
+    }
+    if (ok) spec.failures.push_back(std::move(fs));
+  }
+}
+
+}  // namespace
+
+const char* toString(TopologyKind k) {
+  switch (k) {
+    case TopologyKind::LeafSpine:
+      return "leaf-spine";
+    case TopologyKind::FatTree:
+      return "fat-tree";
+    case TopologyKind::RailOptimized:
+      return "rail-optimized";
+  }
+  return "unknown";
+}
+
+std::string readInputFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, 0, "", "is a directory, expected a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, 0, "", "cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(path, 0, 0, "", "cannot read file");
+  return ss.str();
+}
+
+TopologySpec loadTopologyFile(const std::string& path, const std::vector<std::string>& setOverrides) {
+  return parseTopologyYaml(readInputFile(path), path, setOverrides);
+}
+
+TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& file,
+                               const std::vector<std::string>& setOverrides) {
+  Node root;
+  try {
+    root = YAML::Load(yamlText);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1, "",
+                     "invalid YAML: " + e.msg);
+  }
+  YamlReader r(file);
+  for (const auto& a : setOverrides) {
+    try {
+      applySetOverride(root, a);
+    } catch (const InputError& e) {
+      std::vector<Diagnostic> d = e.diagnostics();
+      for (auto& x : d) x.file = file;
+      throw InputError(std::move(d));
+    }
+    r.addOverride(parseSetAssignment(a).keyPath, a);
+  }
+
+  TopologySpec spec;
+  spec.file = file;
+  spec.name = std::filesystem::path(file).stem().string();
+  if (!root.IsMap()) {
+    r.error(root, "", "expected a map of topology keys (name, topology, hosts, links, ...), found " +
+                          YamlReader::describe(root));
+    r.throwIfErrors();
+  }
+  r.checkKeys(root, "", {"name", "topology", "hosts", "links", "switch", "routing", "nic", "congestion_control",
+                         "workload", "failures"});
+  r.getString(root, "", "name", spec.name);
+
+  bool kindOk = false;
+  if (r.require(root, "", "topology")) readTopologySection(r, root["topology"], spec, kindOk);
+  readHosts(r, root, spec);
+  const ShapeSize size = kindOk ? shapeSize(spec) : ShapeSize{};
+  readLinks(r, root, spec, size.switchTiers);
+  readSwitch(r, root, spec);
+  readRoutingNicCc(r, root, spec);
+
+  std::string workload;
+  if (r.getString(root, "", "workload", workload)) {
+    const std::filesystem::path w(workload);
+    spec.workload = w.is_absolute() ? w.lexically_normal().string()
+                                    : (std::filesystem::path(file).parent_path() / w).lexically_normal().string();
+  }
+  readFailures(r, root, spec);
+
+  if (kindOk && !r.hasErrors()) {
+    if (size.hosts * spec.hosts.gpusPerHost > kMaxHostsTotal * 8 || size.hosts > kMaxHostsTotal ||
+        size.links > kMaxLinksTotal) {
+      r.error(root["topology"], "topology",
+              "the fabric is too large to build: " + std::to_string(size.hosts) + " hosts and about " +
+                  std::to_string(size.links) + " links (limits: " + std::to_string(kMaxHostsTotal) + " hosts, " +
+                  std::to_string(kMaxLinksTotal) + " links)");
+    }
+  }
+  r.throwIfErrors();
+  return spec;
+}
+
+}  // namespace fabricsim

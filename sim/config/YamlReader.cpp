@@ -1,0 +1,331 @@
+#include "sim/config/YamlReader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace fabricsim {
+namespace {
+
+std::string choicesText(std::initializer_list<std::string_view> choices) {
+  std::string out;
+  for (auto c : choices) {
+    if (!out.empty()) out += " | ";
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+YamlReader::YamlReader(std::string file) : file_(std::move(file)) {}
+
+void YamlReader::addOverride(std::string keyPath, std::string assignment) {
+  overrides_.emplace_back(std::move(keyPath), std::move(assignment));
+}
+
+const std::string* YamlReader::overrideFor(const std::string& path) const {
+  // The last --set wins, as it does when the overrides are applied.
+  for (auto it = overrides_.rbegin(); it != overrides_.rend(); ++it) {
+    const std::string& k = it->first;
+    if (path.size() < k.size() || path.compare(0, k.size(), k) != 0) continue;
+    if (path.size() == k.size() || path[k.size()] == '.' || path[k.size()] == '[') return &it->second;
+  }
+  return nullptr;
+}
+
+void YamlReader::error(const YAML::Node& at, const std::string& path, const std::string& message) {
+  if (const std::string* a = overrideFor(path)) {
+    errorAt(0, 0, path, message + " (given by --set '" + *a + "')");
+    return;
+  }
+  int line = 0;
+  int column = 0;
+  if (at.IsDefined()) {
+    const YAML::Mark m = at.Mark();
+    if (!m.is_null() && m.line >= 0) {
+      line = m.line + 1;
+      column = m.column + 1;
+    }
+  }
+  errorAt(line, column, path, message);
+}
+
+void YamlReader::errorAt(int line, int column, const std::string& path, const std::string& message) {
+  diags_.push_back(Diagnostic{file_, line, column, path, message});
+}
+
+void YamlReader::throwIfErrors() const {
+  if (diags_.empty()) return;
+  // Report in file order; problems without a line (e.g. from --set) come last.
+  std::vector<Diagnostic> sorted = diags_;
+  const auto key = [](const Diagnostic& d) {
+    return std::make_pair(d.line > 0 ? d.line : INT32_MAX, d.column);
+  };
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](const Diagnostic& a, const Diagnostic& b) { return key(a) < key(b); });
+  throw InputError(std::move(sorted));
+}
+
+std::string YamlReader::join(const std::string& path, std::string_view key) {
+  if (path.empty()) return std::string(key);
+  std::string out = path;
+  out += '.';
+  out += key;
+  return out;
+}
+
+std::string YamlReader::index(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+int YamlReader::lineOf(const YAML::Node& n) {
+  if (!n.IsDefined()) return 0;
+  const YAML::Mark m = n.Mark();
+  return (m.is_null() || m.line < 0) ? 0 : m.line + 1;
+}
+
+std::string YamlReader::describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsMap()) return "a map";
+  if (n.IsSequence()) return "a list";
+  return "'" + n.Scalar() + "'";
+}
+
+bool YamlReader::expectMap(const YAML::Node& node, const std::string& path) {
+  if (node.IsMap()) return true;
+  error(node, path, "expected a map of keys, found " + describe(node));
+  return false;
+}
+
+bool YamlReader::expectSequence(const YAML::Node& node, const std::string& path) {
+  if (node.IsSequence()) return true;
+  error(node, path, "expected a list, found " + describe(node));
+  return false;
+}
+
+void YamlReader::checkKeys(const YAML::Node& map, const std::string& path,
+                           std::initializer_list<std::string_view> allowed) {
+  if (!map.IsMap()) return;
+  std::vector<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const YAML::Node& k = it->first;
+    const std::string name = k.IsScalar() ? k.Scalar() : std::string("<non-scalar key>");
+    bool dup = false;
+    for (const auto& s : seen) dup = dup || (s == name);
+    if (dup) {
+      error(k, join(path, name), "duplicate key '" + name + "'");
+      continue;
+    }
+    seen.push_back(name);
+    bool ok = false;
+    for (auto a : allowed) ok = ok || (a == name);
+    if (!ok) {
+      error(k, join(path, name),
+            "unknown key '" + name + "'" + (path.empty() ? std::string() : " in '" + path + "'") +
+                "; expected one of: " + choicesText(allowed));
+    }
+  }
+}
+
+bool YamlReader::has(const YAML::Node& map, std::string_view key) {
+  if (!map.IsMap()) return false;
+  return map[std::string(key)].IsDefined();
+}
+
+bool YamlReader::require(const YAML::Node& map, const std::string& path, std::string_view key) {
+  if (has(map, key)) return true;
+  error(map, join(path, key), "missing required key '" + std::string(key) + "'");
+  return false;
+}
+
+bool YamlReader::scalar(const YAML::Node& v, const std::string& path, const char* expected, std::string& out) {
+  if (!v.IsScalar()) {
+    error(v, path, std::string("expected ") + expected + ", found " + describe(v));
+    return false;
+  }
+  out = v.Scalar();
+  return true;
+}
+
+bool YamlReader::asInt(const YAML::Node& v, const std::string& path, int64_t& out, int64_t min, int64_t max) {
+  std::string s;
+  if (!scalar(v, path, "an integer", s)) return false;
+  int64_t x = 0;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  if (b != e && *b == '+') ++b;
+  const auto r = std::from_chars(b, e, x);
+  if (r.ec != std::errc() || r.ptr != e || b == e) {
+    error(v, path, "expected an integer, found '" + s + "'");
+    return false;
+  }
+  if (x < min || x > max) {
+    std::string range = "an integer >= " + std::to_string(min);
+    if (max < INT64_MAX) range += " and <= " + std::to_string(max);
+    error(v, path, "expected " + range + ", found " + s);
+    return false;
+  }
+  out = x;
+  return true;
+}
+
+bool YamlReader::asDouble(const YAML::Node& v, const std::string& path, double& out, double min, double max) {
+  std::string s;
+  if (!scalar(v, path, "a number", s)) return false;
+  errno = 0;
+  char* end = nullptr;
+  const double x = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || errno != 0 || !std::isfinite(x)) {
+    error(v, path, "expected a number, found '" + s + "'");
+    return false;
+  }
+  if (x < min || x > max) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "expected a number between %g and %g, found %s", min, max, s.c_str());
+    error(v, path, buf);
+    return false;
+  }
+  out = x;
+  return true;
+}
+
+bool YamlReader::asString(const YAML::Node& v, const std::string& path, std::string& out) {
+  std::string s;
+  if (!scalar(v, path, "a string", s)) return false;
+  if (s.empty()) {
+    error(v, path, "expected a non-empty string, found an empty one");
+    return false;
+  }
+  out = s;
+  return true;
+}
+
+bool YamlReader::asTime(const YAML::Node& v, const std::string& path, Time& out, Time min) {
+  std::string s;
+  if (!scalar(v, path, "a duration with a unit, e.g. '1.5us'", s)) return false;
+  const auto p = parseTime(s);
+  if (!p.value) {
+    error(v, path, p.error);
+    return false;
+  }
+  if (*p.value < min) {
+    error(v, path, "expected a duration of at least " + formatTime(min) + ", found '" + s + "'");
+    return false;
+  }
+  out = *p.value;
+  return true;
+}
+
+bool YamlReader::asBytes(const YAML::Node& v, const std::string& path, Bytes& out, bool allowBare, Bytes min) {
+  std::string s;
+  if (!scalar(v, path, "a size with a unit, e.g. '32MiB'", s)) return false;
+  const auto p = parseBytes(s, allowBare);
+  if (!p.value) {
+    error(v, path, p.error);
+    return false;
+  }
+  if (*p.value < min) {
+    error(v, path, "expected a size of at least " + std::to_string(min) + " bytes, found '" + s + "'");
+    return false;
+  }
+  out = *p.value;
+  return true;
+}
+
+bool YamlReader::asRate(const YAML::Node& v, const std::string& path, BitRate& out) {
+  std::string s;
+  if (!scalar(v, path, "a rate with a unit, e.g. '400Gbps'", s)) return false;
+  const auto p = parseBitRate(s);
+  if (!p.value) {
+    error(v, path, p.error);
+    return false;
+  }
+  out = *p.value;
+  return true;
+}
+
+bool YamlReader::getInt(const YAML::Node& map, const std::string& path, std::string_view key, int& out,
+                        int64_t min, int64_t max, bool required) {
+  if (!(required ? require(map, path, key) : has(map, key))) return false;
+  int64_t x = 0;
+  if (max > INT32_MAX) max = INT32_MAX;
+  if (!asInt(map[std::string(key)], join(path, key), x, min, max)) return false;
+  out = static_cast<int>(x);
+  return true;
+}
+
+bool YamlReader::getUint64(const YAML::Node& map, const std::string& path, std::string_view key,
+                           uint64_t& out, bool required) {
+  if (!(required ? require(map, path, key) : has(map, key))) return false;
+  int64_t x = 0;
+  if (!asInt(map[std::string(key)], join(path, key), x, 0, INT64_MAX)) return false;
+  out = static_cast<uint64_t>(x);
+  return true;
+}
+
+bool YamlReader::getDouble(const YAML::Node& map, const std::string& path, std::string_view key, double& out,
+                           double min, double max, bool required) {
+  if (!(required ? require(map, path, key) : has(map, key))) return false;
+  return asDouble(map[std::string(key)], join(path, key), out, min, max);
+}
+
+bool YamlReader::getBool(const YAML::Node& map, const std::string& path, std::string_view key, bool& out,
+                         bool required) {
+  if (!(required ? require(map, path, key) : has(map, key))) return false;
+  const YAML::Node v = map[std::string(key)];
+  bool b = false;
+  if (!v.IsScalar() || !YAML::convert<bool>::decode(v, b)) {
+    error(v, join(path, key), "expected true or false, found " + describe(v));
+    return false;
+  }
+  out = b;
+  return true;
+}
+
+bool YamlReader::getString(const YAML::Node& map, const std::string& path, std::string_view key,
+                           std::string& out, bool required) {
+  if (!(required ? require(map, path, key) : has(map, key))) return false;
+  return asString(map[std::string(key)], join(path, key), out);
+}
+
+bool YamlReader::getChoice(const YAML::Node& map, const std::string& path, std::string_view key,
+                           std::string& out, std::initializer_list<std::string_view> choices, bool required) {
+  if (!(required ? require(map, path, key) : has(map, key))) return false;
+  const YAML::Node v = map[std::string(key)];
+  const std::string p = join(path, key);
+  std::string s;
+  if (!scalar(v, p, ("one of " + choicesText(choices)).c_str(), s)) return false;
+  for (auto c : choices) {
+    if (c == s) {
+      out = s;
+      return true;
+    }
+  }
+  error(v, p, "expected one of " + choicesText(choices) + ", found '" + s + "'");
+  return false;
+}
+
+bool YamlReader::getTime(const YAML::Node& map, const std::string& path, std::string_view key, Time& out,
+                         Time min, bool required) {
+  if (!(required ? require(map, path, key) : has(map, key))) return false;
+  return asTime(map[std::string(key)], join(path, key), out, min);
+}
+
+bool YamlReader::getBytes(const YAML::Node& map, const std::string& path, std::string_view key, Bytes& out,
+                          bool allowBare, Bytes min, bool required) {
+  if (!(required ? require(map, path, key) : has(map, key))) return false;
+  return asBytes(map[std::string(key)], join(path, key), out, allowBare, min);
+}
+
+bool YamlReader::getRate(const YAML::Node& map, const std::string& path, std::string_view key, BitRate& out,
+                         bool required) {
+  if (!(required ? require(map, path, key) : has(map, key))) return false;
+  return asRate(map[std::string(key)], join(path, key), out);
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,118 @@
+// YamlReader: typed, validating access to a parsed YAML document that collects diagnostics.
+//
+// Models: a walk over a YAML::Node tree in which every getter knows the dotted key path it
+// reads ("links.host_speed", "failures[2].at") and the line and column of the value
+// (YAML::Node::Mark()), checks the value's type, range or unit, and records a Diagnostic on
+// failure instead of stopping, so that every problem in a file is reported at once. Keys a
+// map must not contain are reported by checkKeys(). Values that came from a `--set`
+// override have no line in the file; their diagnostics say which --set gave them.
+// Leaves out: the schema itself (TopologyLoader, WorkloadLoader own the keys) and YAML syntax
+// errors (the loaders turn YAML::ParserException into an InputError).
+// Units: Time in ps, Bytes, BitRate in bit/s, as parsed by sim/core/Units.h.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sim/core/Error.h"
+#include "sim/core/Time.h"
+#include "sim/core/Units.h"
+
+namespace fabricsim {
+
+class YamlReader {
+ public:
+  /// `file` is the name used in diagnostics.
+  explicit YamlReader(std::string file);
+
+  const std::string& file() const { return file_; }
+
+  /// Records that the value at `keyPath` (and everything below it) was given by
+  /// `--set assignment` rather than read from the file.
+  void addOverride(std::string keyPath, std::string assignment);
+
+  /// Records a problem with the value `at` (its mark gives line and column) at key `path`.
+  void error(const YAML::Node& at, const std::string& path, const std::string& message);
+  /// Records a problem at an explicit 1-based line and column (0 = unknown).
+  void errorAt(int line, int column, const std::string& path, const std::string& message);
+
+  bool hasErrors() const { return !diags_.empty(); }
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
+  /// Throws InputError with every diagnostic collected so far, if there is any.
+  void throwIfErrors() const;
+
+  /// "a.b" + "c" -> "a.b.c"; "" + "c" -> "c".
+  static std::string join(const std::string& path, std::string_view key);
+  /// "failures" + 2 -> "failures[2]".
+  static std::string index(const std::string& path, size_t i);
+  /// 1-based line of a node, 0 when unknown.
+  static int lineOf(const YAML::Node& n);
+  /// A short description of what a node holds, for "found ..." messages.
+  static std::string describe(const YAML::Node& n);
+
+  /// True if `node` is a map; otherwise reports "expected a map" at `path` and returns false.
+  bool expectMap(const YAML::Node& node, const std::string& path);
+  /// True if `node` is a sequence; otherwise reports and returns false.
+  bool expectSequence(const YAML::Node& node, const std::string& path);
+  /// Reports every key of `map` that is not in `allowed`, naming the allowed keys.
+  void checkKeys(const YAML::Node& map, const std::string& path,
+                 std::initializer_list<std::string_view> allowed);
+  /// True if `map` (a map) has `key`.
+  static bool has(const YAML::Node& map, std::string_view key);
+  /// Reports `key` under `path` as missing (at the map's position) if it is absent.
+  bool require(const YAML::Node& map, const std::string& path, std::string_view key);
+
+  // ---- typed getters on map[key] ----
+  // Each returns true and sets `out` when the key is present and valid. When the key is absent it
+  // leaves `out` unchanged and returns false (reporting it as missing if `required`). When the
+  // value is invalid it records a diagnostic, leaves `out` unchanged and returns false.
+
+  bool getInt(const YAML::Node& map, const std::string& path, std::string_view key, int& out,
+              int64_t min, int64_t max, bool required = false);
+  bool getUint64(const YAML::Node& map, const std::string& path, std::string_view key, uint64_t& out,
+                 bool required = false);
+  bool getDouble(const YAML::Node& map, const std::string& path, std::string_view key, double& out,
+                 double min, double max, bool required = false);
+  bool getBool(const YAML::Node& map, const std::string& path, std::string_view key, bool& out,
+               bool required = false);
+  bool getString(const YAML::Node& map, const std::string& path, std::string_view key, std::string& out,
+                 bool required = false);
+  /// The value must be one of `choices` (exact spelling).
+  bool getChoice(const YAML::Node& map, const std::string& path, std::string_view key, std::string& out,
+                 std::initializer_list<std::string_view> choices, bool required = false);
+  /// A duration with a unit ("1.5us"); must be >= min.
+  bool getTime(const YAML::Node& map, const std::string& path, std::string_view key, Time& out,
+               Time min = Time::zero(), bool required = false);
+  /// A size with a unit ("32MiB"); a bare integer only if allowBare. Must be >= min.
+  bool getBytes(const YAML::Node& map, const std::string& path, std::string_view key, Bytes& out,
+                bool allowBare = false, Bytes min = 0, bool required = false);
+  /// A positive rate with a unit ("400Gbps").
+  bool getRate(const YAML::Node& map, const std::string& path, std::string_view key, BitRate& out,
+               bool required = false);
+
+  // ---- typed conversions of a value node (e.g. a list element) ----
+  bool asInt(const YAML::Node& v, const std::string& path, int64_t& out, int64_t min, int64_t max);
+  bool asDouble(const YAML::Node& v, const std::string& path, double& out, double min, double max);
+  bool asString(const YAML::Node& v, const std::string& path, std::string& out);
+  bool asTime(const YAML::Node& v, const std::string& path, Time& out, Time min = Time::zero());
+  bool asBytes(const YAML::Node& v, const std::string& path, Bytes& out, bool allowBare, Bytes min);
+  bool asRate(const YAML::Node& v, const std::string& path, BitRate& out);
+
+ private:
+  /// The --set assignment that produced `path`, or nullptr.
+  const std::string* overrideFor(const std::string& path) const;
+  /// The scalar text of `v`, or reports `expected` and returns false.
+  bool scalar(const YAML::Node& v, const std::string& path, const char* expected, std::string& out);
+
+  std::string file_;
+  std::vector<std::pair<std::string, std::string>> overrides_;  // key path, assignment
+  std::vector<Diagnostic> diags_;
+};
+
+}  // namespace fabricsim

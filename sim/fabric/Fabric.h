@@ -1,0 +1,50 @@
+// Fabric: the seam between workloads and the backends that carry their bytes (DESIGN.md s.4).
+//
+// Models: a request to move `bytes` from one GPU to another (by global GPU rank) in a traffic
+// class, over a given queue pair index (entropy), and a notification when the last byte has been
+// delivered to the destination. Workloads never know which backend they run on.
+// Leaves out: the data itself (only sizes move), and any ordering between different QPs.
+// Units: Bytes, Time (ps).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/Time.h"
+#include "sim/core/Units.h"
+#include "sim/fabric/FlowRecord.h"
+#include "sim/fabric/NetworkCounters.h"
+
+namespace fabricsim {
+
+struct TransferRequest {
+  uint32_t srcGpu = 0;
+  uint32_t dstGpu = 0;
+  Bytes bytes = 0;
+  uint8_t trafficClass = 0;  ///< 0..6 for data; 7 is reserved for control packets
+  uint16_t qp = 0;           ///< queue pair index between this pair (selects UDP source-port entropy)
+  uint64_t tag = 0;          ///< returned unchanged in the completion
+};
+
+/// Receives completions. Called from inside the simulation, at the delivery time.
+class TransferObserver {
+ public:
+  virtual ~TransferObserver() = default;
+  virtual void onTransferDelivered(uint64_t tag, Time when) = 0;
+};
+
+class Fabric {
+ public:
+  virtual ~Fabric() = default;
+  /// Starts moving the bytes now (Simulator::now()). `observer` must outlive the transfer.
+  virtual void send(const TransferRequest& request, TransferObserver* observer) = 0;
+  /// "packet" or "flow".
+  virtual std::string backendName() const = 0;
+  /// One record per transfer, in the order the transfers were requested.
+  virtual const std::vector<FlowRecord>& flowRecords() const = 0;
+  /// Counters for the results' `network` section; call after the run.
+  virtual NetworkCounters networkCounters() const = 0;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,25 @@
+// FlowRecord: what the results keep of one transfer: when it started and was delivered, its
+// size, and the time it would have taken alone on an idle fabric (for slowdown).
+// Units: Time (ps), Bytes.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/Time.h"
+#include "sim/core/Units.h"
+
+namespace fabricsim {
+
+struct FlowRecord {
+  uint32_t srcGpu = 0;
+  uint32_t dstGpu = 0;
+  Bytes bytes = 0;
+  Time start;
+  Time finish = Time::max();  ///< Time::max() until delivered
+  Time ideal;                 ///< unloaded completion time on its path (same packetisation)
+  bool intraHost = false;     ///< carried by NVLink, not the network
+  bool done() const { return finish != Time::max(); }
+  Time fct() const { return finish - start; }
+};
+
+}  // namespace fabricsim

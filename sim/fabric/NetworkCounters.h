@@ -1,0 +1,53 @@
+// NetworkCounters: the totals a backend reports for the results' `network` section.
+//
+// Models: conservation counters over data payload bytes (sent by NICs including
+// retransmissions = delivered to destination NICs + dropped in the fabric, once the network has
+// drained), drops, queue maxima and link utilisation per tier.
+// Units: bytes; utilisation as a fraction of link capacity over the simulated time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/Time.h"
+#include "sim/core/Units.h"
+
+namespace fabricsim {
+
+struct TierCounters {
+  std::string name;             ///< e.g. "host-leaf up", "leaf-spine down"
+  uint64_t links = 0;           ///< directed links in this tier
+  double utilMean = 0;
+  double utilMax = 0;
+  Bytes maxQueueBytes = 0;
+  uint64_t packetsDropped = 0;
+  Bytes wireBytes = 0;          ///< bytes (with all overheads) transmitted
+};
+
+struct NetworkCounters {
+  Bytes bytesSent = 0;           ///< data payload transmitted by NICs, retransmissions included
+  Bytes bytesDelivered = 0;      ///< data payload arriving at destination NICs (incl. discarded)
+  Bytes bytesDropped = 0;        ///< data payload dropped in switches
+  Bytes goodputBytes = 0;        ///< payload accepted in order (each message byte once)
+  uint64_t packetsSent = 0;      ///< all packets injected by NICs (data and control)
+  uint64_t packetsDropped = 0;   ///< all packets dropped (data and control)
+  Bytes retransmittedBytes = 0;
+  uint64_t retransmitTimeouts = 0;
+  uint64_t nacksSent = 0;
+  uint64_t outOfOrderPackets = 0;
+  uint64_t ecnMarks = 0;
+  uint64_t cnps = 0;
+  uint64_t pfcPauseFrames = 0;
+  double pfcPausedUs = 0;
+  Bytes maxQueueBytes = 0;       ///< largest switch egress queue seen
+  uint64_t linkTransmissions = 0;  ///< packets put on any link (each hop counts)
+  /// Time of the last delivery: the end of network activity (trailing retransmission timers
+  /// that find nothing to do are not activity). Utilisation is measured over [0, activeTime].
+  Time activeTime;
+  double linkUtilMean = 0;
+  double linkUtilMax = 0;
+  std::vector<TierCounters> perTier;
+};
+
+}  // namespace fabricsim

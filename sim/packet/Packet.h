@@ -1,0 +1,38 @@
+// Packet: one frame on the wire, as a flat record owned by exactly one place at a time
+// (a queue, a link, or a NIC while it is being processed).
+//
+// Models: RoCEv2 data packets (one MTU of payload or less, with PSN and a last-of-message
+// flag) and their ACK/NACK replies; wireBytes counts every byte the frame occupies on the link
+// (see RoceFraming). Protocol variety is an enum plus fields, not a class hierarchy.
+// Leaves out: the data itself; headers exist only as byte counts.
+// Units: bytes, Time (ps).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/Time.h"
+
+namespace fabricsim {
+
+enum class PacketType : uint8_t { Data, Ack, Nack };
+
+inline constexpr uint32_t kNoPacket = 0xFFFFFFFFu;
+inline constexpr uint8_t kControlClass = 7;  ///< traffic class of ACK/NACK (strict highest priority)
+inline constexpr int kTrafficClasses = 8;
+
+struct Packet {
+  Time arrival;         ///< when the last bit reaches the next node (valid while on a link)
+  uint64_t tuple = 0;   ///< five-tuple digest, for ECMP hashing
+  uint32_t next = kNoPacket;  ///< intrusive link while in a queue or on a link
+  uint32_t qp = 0;      ///< global queue-pair id
+  uint32_t psn = 0;     ///< packet sequence number (data) or acknowledged PSN (ACK/NACK)
+  uint32_t dstNic = 0;
+  uint32_t payload = 0;    ///< payload bytes (0 for control packets)
+  uint32_t wireBytes = 0;  ///< bytes occupied on the wire, all overheads included
+  PacketType type = PacketType::Data;
+  uint8_t tc = 0;
+  uint8_t flags = 0;
+  static constexpr uint8_t kLastOfMessage = 1;
+};
+
+}  // namespace fabricsim

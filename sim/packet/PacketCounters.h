@@ -1,0 +1,26 @@
+// PacketCounters: run-wide totals the packet backend's components increment as events happen.
+// Units: bytes and counts.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/Time.h"
+
+namespace fabricsim {
+
+struct PacketCounters {
+  uint64_t dataBytesSent = 0;       ///< payload put on the wire by NICs (incl. retransmissions)
+  uint64_t dataBytesDelivered = 0;  ///< payload arriving at destination NICs
+  uint64_t dataBytesDropped = 0;    ///< payload dropped in switches
+  uint64_t goodputBytes = 0;        ///< payload accepted in order
+  uint64_t packetsSent = 0;         ///< packets injected by NICs (data + control)
+  uint64_t packetsDropped = 0;
+  uint64_t retransmittedBytes = 0;
+  uint64_t timeouts = 0;
+  uint64_t nacks = 0;
+  uint64_t outOfOrder = 0;
+  uint64_t linkTransmissions = 0;
+  Time lastDelivery;  ///< when the last packet reached a NIC (or NVLink delivered)
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,239 @@
+#include "sim/packet/PacketFabric.h"
+
+#include <algorithm>
+
+#include "sim/core/Error.h"
+#include "sim/packet/RoceFraming.h"
+#include "sim/routing/FlowHash.h"
+
+namespace fabricsim {
+namespace {
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+}
+
+PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib)
+    : sim_(sim), topo_(topo), spec_(spec), fib_(fib), mtu_(static_cast<uint32_t>(spec.links.mtu)) {
+  SIM_CHECK(topo.nicCount() < (1u << 22), "more than 4M NICs");
+  const size_t hosts = topo.hostCount();
+  ports_.resize(topo.portCount());
+  switches_.resize(topo.switchCount());
+  nics_.resize(topo.nicCount());
+  qpsPerNic_.assign(topo.nicCount(), 0);
+
+  auto endpointOf = [&](NodeId n, uint32_t local) -> EgressPort::Endpoint {
+    EgressPort::Endpoint e;
+    if (topo.isHost(n)) e.nic = &nics_[n * topo.nicsPerHost() + local];
+    else e.sw = &switches_[n - hosts];
+    return e;
+  };
+  for (PortId p = 0; p < topo.portCount(); ++p) {
+    const NodeId n = topo.portNode(p);
+    const PortId peer = topo.peerPort(p);
+    const NodeId pn = topo.portNode(peer);
+    Time delay = topo.portLatency(p);
+    if (!topo.isHost(pn)) delay += spec.sw.latency;
+    ports_[p].init(&sim, &pool_, &counters_, topo.portRate(p), delay, endpointOf(n, topo.portLocal(p)),
+                   endpointOf(pn, topo.portLocal(peer)), topo.portLocal(peer));
+  }
+  for (NodeId s = static_cast<NodeId>(hosts); s < topo.nodeCount(); ++s) {
+    const PortId first = topo.port(s, 0);
+    switches_[s - hosts].init(s, &fib, &pool_, &counters_, &ports_[first], first,
+                              static_cast<uint64_t>(spec.sw.buffer), spec.sw.dtAlpha);
+  }
+  const uint32_t window =
+      spec.nic.window > 0 ? static_cast<uint32_t>((spec.nic.window + mtu_ - 1) / mtu_) : 0;
+  for (uint32_t i = 0; i < topo.nicCount(); ++i)
+    nics_[i].init(i, &sim, this, &pool_, &counters_, &ports_[topo.nicPort(i)], mtu_, spec.nic.ackEvery, window,
+                  spec.nic.retransmitTimeout);
+  nvlink_ = std::make_unique<NvlinkModel>(sim, topo.gpuCount(), spec.hosts.nvlinkBandwidth, spec.hosts.nvlinkLatency,
+                                          [this](uint32_t record) { complete(record, sim_.now()); });
+}
+
+uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) {
+  const uint64_t key = (static_cast<uint64_t>(srcNic) << 41) | (static_cast<uint64_t>(dstNic) << 19) |
+                       (static_cast<uint64_t>(tc & 7) << 16) | qpIndex;
+  auto [it, inserted] = qpIndex_.try_emplace(key, static_cast<uint32_t>(qps_.size()));
+  if (!inserted) return it->second;
+  // RoCEv2 NICs derive the UDP source port from the QP number; QP numbers are handed out per
+  // NIC in creation order, and the port keeps 14 bits of entropy (49152..65535).
+  const uint32_t qpn = qpsPerNic_[srcNic]++;
+  const uint16_t sport =
+      static_cast<uint16_t>(0xC000u | (FlowHash::mix((static_cast<uint64_t>(srcNic) << 32) | qpn) & 0x3FFFu));
+  const uint16_t dportBack =
+      static_cast<uint16_t>(0xC000u | (FlowHash::mix((static_cast<uint64_t>(dstNic) << 32) | qpn | (1ULL << 31)) & 0x3FFFu));
+  QueuePair q;
+  q.srcNic = srcNic;
+  q.dstNic = dstNic;
+  q.tc = tc;
+  q.tuple = FlowHash::tupleHash(
+      FiveTuple{FlowHash::nicAddress(srcNic), FlowHash::nicAddress(dstNic), sport, 4791, 17});
+  q.reverseTuple = FlowHash::tupleHash(
+      FiveTuple{FlowHash::nicAddress(dstNic), FlowHash::nicAddress(srcNic), dportBack, 4791, 17});
+  qps_.push_back(q);
+  return it->second;
+}
+
+void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
+  SIM_CHECK(r.srcGpu < topo_.gpuCount() && r.dstGpu < topo_.gpuCount(), "transfer between unknown GPUs");
+  SIM_CHECK(r.trafficClass < kControlClass, "traffic class 7 is reserved for control packets");
+  SIM_CHECK(r.bytes >= 0, "negative transfer size");
+  const uint32_t record = static_cast<uint32_t>(records_.size());
+  FlowRecord rec;
+  rec.srcGpu = r.srcGpu;
+  rec.dstGpu = r.dstGpu;
+  rec.bytes = r.bytes;
+  rec.start = sim_.now();
+  records_.push_back(rec);
+  pending_.push_back(Pending{r.tag, observer});
+
+  const NodeId srcHost = topo_.hostOfGpu(r.srcGpu);
+  const NodeId dstHost = topo_.hostOfGpu(r.dstGpu);
+  if (srcHost == dstHost) {
+    records_[record].intraHost = true;
+    records_[record].ideal = nvlink_->idealTime(r.bytes);
+    nvlink_->send(r.srcGpu, r.bytes, record);
+    return;
+  }
+  uint32_t srcNic = topo_.nicOfGpu(r.srcGpu);
+  const uint32_t dstNic = topo_.nicOfGpu(r.dstGpu);
+  if (!fib_.reachable(topo_.attachedSwitch(srcNic), dstNic)) {
+    // PXN: hop over NVLink to this host's NIC on the destination's rail.
+    const uint32_t alt = srcHost * topo_.nicsPerHost() + topo_.localNic(dstNic);
+    SIM_CHECK(fib_.reachable(topo_.attachedSwitch(alt), dstNic),
+              "GPU " + std::to_string(r.srcGpu) + " cannot reach GPU " + std::to_string(r.dstGpu));
+    srcNic = alt;
+  }
+  const uint32_t qpId = queuePairFor(srcNic, dstNic, r.trafficClass, r.qp);
+  const uint32_t npkts = r.bytes == 0 ? 1 : static_cast<uint32_t>((r.bytes + mtu_ - 1) / mtu_);
+  uint32_t msg;
+  if (!freeMessages_.empty()) {
+    msg = freeMessages_.back();
+    freeMessages_.pop_back();
+  } else {
+    msg = static_cast<uint32_t>(messages_.size());
+    messages_.emplace_back();
+  }
+  QueuePair& q = qps_[qpId];
+  RdmaMessage& m = messages_[msg];
+  m = RdmaMessage{};
+  m.firstPsn = q.psnEnd;
+  m.lastPsn = q.psnEnd + npkts - 1;
+  m.lastPayload = static_cast<uint32_t>(r.bytes - static_cast<Bytes>(npkts - 1) * mtu_);
+  m.record = record;
+  m.tag = r.tag;
+  m.observer = observer;
+  q.psnEnd += npkts;
+  if (q.msgTail == kNone) q.msgHead = msg;
+  else messages_[q.msgTail].next = msg;
+  q.msgTail = msg;
+  if (q.sendMsg == kNone) q.sendMsg = msg;
+  if (q.rcvMsg == kNone) q.rcvMsg = msg;
+  records_[record].ideal = idealNetworkTime(srcNic, dstNic, q.tuple, r.bytes);
+  nics_[srcNic].activate(qpId);
+}
+
+void PacketFabric::messageDelivered(uint32_t id) {
+  complete(messages_[id].record, sim_.now());
+}
+
+void PacketFabric::complete(uint32_t record, Time when) {
+  records_[record].finish = when;
+  if (when > counters_.lastDelivery) counters_.lastDelivery = when;
+  const Pending p = pending_[record];
+  if (p.observer) p.observer->onTransferDelivered(p.tag, when);
+}
+
+Time PacketFabric::idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const {
+  // Path: NIC port, then one egress port per switch until the destination NIC.
+  std::vector<PortId> hops;
+  PortId p = topo_.nicPort(srcNic);
+  hops.push_back(p);
+  NodeId at = topo_.peerNode(p);
+  while (!topo_.isHost(at)) {
+    p = fib_.nextHop(at, dstNic, tuple);
+    hops.push_back(p);
+    at = topo_.peerNode(p);
+  }
+  const uint32_t npkts = bytes == 0 ? 1 : static_cast<uint32_t>((bytes + mtu_ - 1) / mtu_);
+  const uint32_t firstPayload = npkts == 1 ? static_cast<uint32_t>(bytes) : mtu_;
+  const uint32_t lastPayload = static_cast<uint32_t>(bytes - static_cast<Bytes>(npkts - 1) * mtu_);
+  const uint32_t wireFull = RoceFraming::dataWireBytes(mtu_);
+  const uint32_t wireFirst = RoceFraming::dataWireBytes(firstPayload);
+  const uint32_t wireLast = RoceFraming::dataWireBytes(lastPayload);
+  // Store-and-forward tandem with every packet ready at time 0: the last bit arrives after
+  // max over hops j of [first packet through hops < j] + [all packets at hop j] + [last packet
+  // through hops > j], plus every hop's fixed delay (a max-plus identity for FIFO tandems).
+  Time delays = Time::zero();
+  Time best = Time::zero();
+  for (size_t j = 0; j < hops.size(); ++j) {
+    Time t = Time::zero();
+    for (size_t k = 0; k < j; ++k) t += serializationTime(wireFirst, topo_.portRate(hops[k]));
+    const BitRate rj = topo_.portRate(hops[j]);
+    t += serializationTime(wireFull, rj) * static_cast<int64_t>(npkts > 1 ? npkts - 1 : 0);
+    t += serializationTime(npkts > 1 ? wireLast : wireFirst, rj);
+    for (size_t k = j + 1; k < hops.size(); ++k) t += serializationTime(wireLast, topo_.portRate(hops[k]));
+    if (t > best) best = t;
+  }
+  for (size_t j = 0; j < hops.size(); ++j) {
+    delays += topo_.portLatency(hops[j]);
+    if (!topo_.isHost(topo_.peerNode(hops[j]))) delays += spec_.sw.latency;
+  }
+  return best + delays;
+}
+
+NetworkCounters PacketFabric::networkCounters() const {
+  NetworkCounters c;
+  c.bytesSent = static_cast<Bytes>(counters_.dataBytesSent);
+  c.bytesDelivered = static_cast<Bytes>(counters_.dataBytesDelivered);
+  c.bytesDropped = static_cast<Bytes>(counters_.dataBytesDropped);
+  c.goodputBytes = static_cast<Bytes>(counters_.goodputBytes);
+  c.packetsSent = counters_.packetsSent;
+  c.packetsDropped = counters_.packetsDropped;
+  c.retransmittedBytes = static_cast<Bytes>(counters_.retransmittedBytes);
+  c.retransmitTimeouts = counters_.timeouts;
+  c.nacksSent = counters_.nacks;
+  c.outOfOrderPackets = counters_.outOfOrder;
+  c.linkTransmissions = counters_.linkTransmissions;
+  c.activeTime = counters_.lastDelivery;
+
+  // Per tier and direction: 0 host->leaf, 1 leaf->host, then up/down per switch tier.
+  const double simTime = std::max(1.0, static_cast<double>(counters_.lastDelivery.picos()));
+  const int tiers = std::max(1, topo_.tiers());
+  std::vector<TierCounters> tc(static_cast<size_t>(2 * tiers));
+  static const char* kTierNames[] = {"host-leaf", "leaf-spine", "spine-core", "tier3-tier4"};
+  for (int t = 0; t < tiers; ++t) {
+    tc[2 * t].name = std::string(kTierNames[std::min(t, 3)]) + " up";
+    tc[2 * t + 1].name = std::string(kTierNames[std::min(t, 3)]) + " down";
+  }
+  double utilSum = 0;
+  uint64_t directed = 0;
+  for (PortId p = 0; p < ports_.size(); ++p) {
+    const EgressPort& e = ports_[p];
+    const LinkInfo& l = topo_.link(topo_.portLink(p));
+    const NodeId n = topo_.portNode(p);
+    const NodeId peer = topo_.peerNode(p);
+    const bool up = topo_.isHost(n) || (!topo_.isHost(peer) && topo_.node(peer).tier > topo_.node(n).tier);
+    const size_t idx = std::min(static_cast<size_t>(2 * l.tier + (up ? 0 : 1)), tc.size() - 1);
+    const double util = static_cast<double>(e.busyTime().picos()) / simTime;
+    TierCounters& t = tc[idx];
+    ++t.links;
+    t.utilMean += util;
+    t.utilMax = std::max(t.utilMax, util);
+    t.packetsDropped += e.drops();
+    t.wireBytes += static_cast<Bytes>(e.wireBytesSent());
+    if (!topo_.isHost(n)) {
+      t.maxQueueBytes = std::max<Bytes>(t.maxQueueBytes, static_cast<Bytes>(e.maxQueuedBytes()));
+      c.maxQueueBytes = std::max<Bytes>(c.maxQueueBytes, static_cast<Bytes>(e.maxQueuedBytes()));
+    }
+    utilSum += util;
+    ++directed;
+    c.linkUtilMax = std::max(c.linkUtilMax, util);
+  }
+  for (auto& t : tc)
+    if (t.links) t.utilMean /= static_cast<double>(t.links);
+  c.linkUtilMean = directed ? utilSum / static_cast<double>(directed) : 0;
+  c.perTier = std::move(tc);
+  return c;
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,86 @@
+// PacketFabric: the packet-level backend behind the Fabric interface.
+//
+// Models: every packet of every inter-host transfer through NICs, links and switch queues
+// (see Nic, EgressPort, Switch), routed by the ECMP tables of EcmpFib; intra-host transfers
+// through NvlinkModel. Transfers between GPUs whose NICs sit in different, unconnected rails
+// leave through this host's NIC on the destination's rail (PXN, as NCCL does); the NVLink hop
+// to that NIC is not timed (it is pipelined with the network transfer and faster than the NIC).
+// Leaves out: the congestion control, PFC and alternative routing of later issues.
+// Units: bytes, Time (ps).
+#pragma once
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/core/Simulator.h"
+#include "sim/fabric/Fabric.h"
+#include "sim/packet/EgressPort.h"
+#include "sim/packet/Nic.h"
+#include "sim/packet/NvlinkModel.h"
+#include "sim/packet/PacketCounters.h"
+#include "sim/packet/PacketPool.h"
+#include "sim/packet/QueuePair.h"
+#include "sim/packet/RdmaMessage.h"
+#include "sim/packet/Switch.h"
+#include "sim/routing/EcmpFib.h"
+#include "sim/topology/Topology.h"
+
+namespace fabricsim {
+
+class PacketFabric final : public Fabric {
+ public:
+  PacketFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib);
+
+  void send(const TransferRequest& request, TransferObserver* observer) override;
+  std::string backendName() const override { return "packet"; }
+  const std::vector<FlowRecord>& flowRecords() const override { return records_; }
+  NetworkCounters networkCounters() const override;
+
+  // ---- used by Nic ----
+  QueuePair& qp(uint32_t id) { return qps_[id]; }
+  RdmaMessage& message(uint32_t id) { return messages_[id]; }
+  /// The receiver has accepted the last packet of message `id`.
+  void messageDelivered(uint32_t id);
+  /// The sender has seen every PSN of message `id` acknowledged: its record can be reused.
+  void releaseMessage(uint32_t id) { freeMessages_.push_back(id); }
+  Nic& nic(uint32_t index) { return nics_[index]; }
+
+  // ---- inspection (tests, benchmarks) ----
+  const PacketCounters& counters() const { return counters_; }
+  const PacketPool& pool() const { return pool_; }
+  const EgressPort& port(PortId p) const { return ports_[p]; }
+  size_t queuePairs() const { return qps_.size(); }
+  /// Unloaded time for `bytes` from srcNic to dstNic along the path the hash picks for `tuple`.
+  Time idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const;
+
+ private:
+  uint32_t queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex);
+  void complete(uint32_t record, Time when);
+
+  Simulator& sim_;
+  const Topology& topo_;
+  const TopologySpec& spec_;
+  const EcmpFib& fib_;
+  uint32_t mtu_;
+  PacketPool pool_;
+  PacketCounters counters_;
+  std::vector<EgressPort> ports_;  // one per directed port of the topology
+  std::vector<Switch> switches_;   // index: node - hostCount
+  std::vector<Nic> nics_;
+  std::vector<QueuePair> qps_;
+  std::unordered_map<uint64_t, uint32_t> qpIndex_;
+  std::vector<uint32_t> qpsPerNic_;
+  std::vector<RdmaMessage> messages_;
+  std::vector<uint32_t> freeMessages_;
+  std::vector<FlowRecord> records_;
+  struct Pending {
+    uint64_t tag;
+    TransferObserver* observer;
+  };
+  std::vector<Pending> pending_;  // per record
+  std::unique_ptr<NvlinkModel> nvlink_;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,42 @@
+// QueuePair: the state of one RoCEv2 reliable connection (RC QP), sender and receiver halves.
+//
+// Models: go-back-N reliability as RoCEv2 NICs implement it: the sender keeps the next PSN to
+// send and the oldest unacknowledged PSN; the receiver accepts only the expected PSN, answers a
+// gap with one NACK (until the gap is filled) and duplicates with a repeated ACK. A
+// retransmission timer (lazy: one pending event, re-armed at its deadline) recovers a lost tail.
+// Both halves live in one record because the simulator owns both ends.
+// Leaves out: 24-bit PSN wrap-around, RNR NAKs, selective repeat (a later issue), atomics.
+// Units: PSNs (packets), Time (ps).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/Time.h"
+
+namespace fabricsim {
+
+struct QueuePair {
+  uint64_t tuple = 0;         ///< five-tuple digest, data direction
+  uint64_t reverseTuple = 0;  ///< five-tuple digest, ACK direction
+  uint32_t srcNic = 0;
+  uint32_t dstNic = 0;
+  // sender
+  uint32_t sndNxt = 0;       ///< next PSN to transmit
+  uint32_t sndUna = 0;       ///< oldest unacknowledged PSN
+  uint32_t psnEnd = 0;       ///< one past the last PSN of posted messages
+  uint32_t highestSent = 0;  ///< one past the highest PSN ever transmitted
+  uint32_t msgHead = 0xFFFFFFFFu;  ///< oldest message not fully acknowledged
+  uint32_t msgTail = 0xFFFFFFFFu;
+  uint32_t sendMsg = 0xFFFFFFFFu;  ///< message containing sndNxt
+  Time rtoDeadline;
+  // receiver
+  uint32_t ePsn = 0;               ///< expected PSN
+  uint32_t rcvMsg = 0xFFFFFFFFu;   ///< message being received
+  uint16_t ackCount = 0;           ///< in-order packets since the last ACK
+  uint8_t tc = 0;
+  bool active = false;             ///< in its NIC's round-robin list
+  bool nackSent = false;
+  bool timerArmed = false;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,39 @@
+#include "sim/report/ResultsFile.h"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#ifndef FABRICSIM_VERSION
+#define FABRICSIM_VERSION "0.0.0"
+#endif
+#ifndef FABRICSIM_GIT
+#define FABRICSIM_GIT "unknown"
+#endif
+
+namespace fabricsim {
+
+void ResultsFile::writeJson(const std::string& path, const nlohmann::json& doc) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+    out << doc.dump(2) << '\n';
+    out.flush();
+    if (!out) throw std::runtime_error("error while writing " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
+}
+
+std::string ResultsFile::version() { return FABRICSIM_VERSION; }
+std::string ResultsFile::gitDescribe() { return FABRICSIM_GIT; }
+
+long long ResultsFile::peakRssBytes() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<long long>(ru.ru_maxrss) * 1024;
+}
+
+}  // namespace fabricsim

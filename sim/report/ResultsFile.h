@@ -1,0 +1,24 @@
+// ResultsFile: writing result documents so a reader never sees a half-written file, and the
+// build identity stamped into them.
+//
+// Models: atomic replacement (write to a temporary file in the same directory, then rename),
+// so an interrupted run never leaves a truncated results JSON.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fabricsim {
+
+class ResultsFile {
+ public:
+  /// Writes `doc` pretty-printed to `path` atomically. Throws std::runtime_error on I/O failure.
+  static void writeJson(const std::string& path, const nlohmann::json& doc);
+  static std::string version();
+  static std::string gitDescribe();
+  /// Peak resident set size of this process, in bytes.
+  static long long peakRssBytes();
+};
+
+}  // namespace fabricsim

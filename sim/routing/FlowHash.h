@@ -1,0 +1,53 @@
+// FlowHash: hashing of the RoCEv2 five-tuple and per-switch ECMP member selection.
+//
+// Models: what a switch's ECMP hash engine does: hash (source IP, destination IP, protocol 17,
+// UDP source port, UDP destination port 4791) with a per-switch seed, then map the hash onto
+// the group's members. The UDP source port carries per-QP entropy, so two QPs between the same
+// pair of NICs may take different paths. Different seeds per switch keep two tiers from making
+// correlated choices (hash polarisation).
+// Leaves out: real CRC polynomials (the hash here is a strong 64-bit mixer, statistically
+// equivalent for load-balancing), resilient hashing and member weights.
+#pragma once
+
+#include <cstdint>
+
+namespace fabricsim {
+
+struct FiveTuple {
+  uint32_t srcIp = 0;
+  uint32_t dstIp = 0;
+  uint16_t srcPort = 0;
+  uint16_t dstPort = 4791;  ///< RoCEv2
+  uint8_t protocol = 17;    ///< UDP
+};
+
+class FlowHash {
+ public:
+  static constexpr uint64_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+  }
+  /// A 64-bit digest of the tuple, computed once per QP direction.
+  static constexpr uint64_t tupleHash(const FiveTuple& t) {
+    uint64_t h = mix((static_cast<uint64_t>(t.srcIp) << 32) | t.dstIp);
+    h = mix(h ^ ((static_cast<uint64_t>(t.srcPort) << 24) | (static_cast<uint64_t>(t.dstPort) << 8) | t.protocol));
+    return h;
+  }
+  /// Seed of switch `node` for run-level seed `seed`.
+  static constexpr uint64_t switchSeed(uint64_t seed, uint32_t node) {
+    return mix(seed * 0x9E3779B97F4A7C15ULL + node + 1);
+  }
+  /// Index in [0, n) for this tuple digest at a switch with `seed`.
+  static uint32_t select(uint64_t tuple, uint64_t seed, uint32_t n) {
+    const uint64_t h = mix(tuple ^ seed);
+    return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64);
+  }
+  /// IPv4 address of a global NIC index (10.0.0.0/8 plus the index); the value only feeds the hash.
+  static constexpr uint32_t nicAddress(uint32_t nic) { return 0x0A000000u + nic; }
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,226 @@
+#include "sim/runtime/Experiment.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "sim/config/SpecJson.h"
+#include "sim/config/TopologyLoader.h"
+#include "sim/config/WorkloadLoader.h"
+#include "sim/core/Error.h"
+#include "sim/report/Percentiles.h"
+#include "sim/report/ProgressReporter.h"
+#include "sim/report/ResultsFile.h"
+#include "sim/topology/TopologyBuilder.h"
+#include "sim/workload/PatternWorkload.h"
+
+namespace fabricsim {
+
+Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> sets = options_.sets;
+  if (!options_.routing.empty()) sets.push_back("routing.algorithm=" + options_.routing);
+  if (!options_.cc.empty()) sets.push_back("congestion_control.algorithm=" + options_.cc);
+  spec_ = loadTopologyFile(options_.topologyPath, sets);
+  if (options_.backend != "packet")
+    throw InputError("", 0, 0, "--backend",
+                     "expected 'packet' (the flow-level backend is not part of this version), found '" +
+                         options_.backend + "'");
+  checkSupported();
+
+  std::vector<std::string> paths = options_.workloadPaths;
+  if (paths.empty()) {
+    if (spec_.workload.empty())
+      throw InputError(spec_.file, 0, 0, "workload",
+                       "no workload: pass --workload FILE or name a default `workload:` in the topology file");
+    paths.push_back(spec_.workload);
+  }
+  std::vector<Diagnostic> diags;
+  for (const auto& p : paths) {
+    try {
+      workloadSpecs_.push_back(loadWorkloadFile(p));
+    } catch (const InputError& e) {
+      diags.insert(diags.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!diags.empty()) throw InputError(std::move(diags));
+
+  topo_ = buildTopology(spec_);
+  sim_ = std::make_unique<Simulator>(options_.seed);
+  fib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed);
+  fabric_ = std::make_unique<PacketFabric>(*sim_, *topo_, spec_, *fib_);
+  for (const auto& w : workloadSpecs_)
+    workloads_.push_back(std::make_unique<PatternWorkload>(*sim_, *fabric_, w, topo_->gpuCount()));
+  buildSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Experiment::~Experiment() = default;
+
+void Experiment::checkSupported() const {
+  std::vector<Diagnostic> d;
+  auto unsupported = [&](const std::string& key, const std::string& what) {
+    d.push_back(Diagnostic{spec_.file, 0, 0, key, what});
+  };
+  if (spec_.routing.algorithm != "ecmp")
+    unsupported("routing.algorithm", "expected 'ecmp' (the only path selection in this version), found '" +
+                                         spec_.routing.algorithm + "'");
+  if (spec_.congestionControl.algorithm != "none")
+    unsupported("congestion_control.algorithm",
+                "expected 'none' (congestion control is not part of this version), found '" +
+                    spec_.congestionControl.algorithm + "'");
+  if (spec_.links.technology != "roce")
+    unsupported("links.technology", "expected 'roce' (InfiniBand links are not part of this version), found '" +
+                                        spec_.links.technology + "'");
+  if (spec_.sw.pfc.enabled)
+    unsupported("switch.pfc.enabled", "PFC is not part of this version; set it to false (the fabric is lossy, "
+                                      "recovering with go-back-N)");
+  if (spec_.sw.ecn.enabled)
+    unsupported("switch.ecn", "ECN marking is not part of this version; remove the key");
+  if (spec_.nic.reorder != "strict")
+    unsupported("nic.reorder", "expected 'strict' (go-back-N) in this version, found '" + spec_.nic.reorder + "'");
+  if (!spec_.failures.empty())
+    unsupported("failures", "link and switch failures are not part of this version; remove the list");
+  if (!d.empty()) throw InputError(std::move(d));
+}
+
+void Experiment::run() {
+  SIM_CHECK(!ran_, "Experiment::run called twice");
+  ran_ = true;
+  ProgressReporter progress(options_.progress);
+  Bytes requested = 0;
+  for (auto& w : workloads_) w->start();
+  for (auto& w : workloads_) requested += w->bytesRequested();
+  if (progress.enabled()) {
+    sim_->setProgressCallback([&](const Simulator& s) {
+      Bytes delivered = 0;
+      for (auto& w : workloads_) delivered += w->bytesDelivered();
+      progress.update(s.now(), s.eventsProcessed(),
+                      requested > 0 ? static_cast<double>(delivered) / static_cast<double>(requested) : -1);
+    });
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  sim_->run();
+  wallSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.finish();
+  for (auto& w : workloads_)
+    SIM_CHECK(w->finished(), "workload '" + w->name() + "' did not finish although the event queue drained");
+}
+
+nlohmann::json Experiment::results() const {
+  using nlohmann::json;
+  json doc;
+  doc["version"] = ResultsFile::version();
+  doc["git"] = ResultsFile::gitDescribe();
+  doc["seed"] = options_.seed;
+  json workloads = json::array();
+  for (const auto& w : workloadSpecs_) workloads.push_back(toJson(w));
+  doc["spec"] = {{"topology", toJson(spec_)}, {"workloads", workloads}};
+  doc["backend"] = fabric_->backendName();
+
+  const NetworkCounters net = fabric_->networkCounters();
+  doc["summary"] = {{"sim_time_s", net.activeTime.seconds()},
+                    {"sim_clock_end_s", sim_->now().seconds()},
+                    {"wall_time_s", wallSeconds_},
+                    {"setup_time_s", buildSeconds_},
+                    {"events", sim_->eventsProcessed()},
+                    {"packets", net.packetsSent},
+                    {"link_transmissions", net.linkTransmissions},
+                    {"peak_packets_in_flight", fabric_->pool().peak()},
+                    {"peak_pending_events", sim_->peakPendingEvents()},
+                    {"peak_rss_bytes", ResultsFile::peakRssBytes()},
+                    {"gpus", topo_->gpuCount()},
+                    {"hosts", topo_->hostCount()},
+                    {"switches", topo_->switchCount()}};
+
+  json jobs = json::array();
+  for (const auto& w : workloads_) {
+    const double jct = (w->finishTime() - w->startTime()).seconds();
+    jobs.push_back({{"name", w->name()},
+                    {"kind", "pattern"},
+                    {"jct_s", jct},
+                    {"start_s", w->startTime().seconds()},
+                    {"finish_s", w->finishTime().seconds()},
+                    {"bytes", w->bytesRequested()},
+                    {"iterations", json::array()},
+                    {"compute_s", 0.0},
+                    {"exposed_comm_s", jct},
+                    {"collectives", json::array()}});
+  }
+  doc["jobs"] = jobs;
+
+  std::vector<double> fct, slow, netFct;
+  const auto& recs = fabric_->flowRecords();
+  size_t intra = 0;
+  for (const auto& r : recs) {
+    if (!r.done()) continue;
+    const double f = r.fct().micros();
+    fct.push_back(f);
+    if (r.intraHost) ++intra;
+    const double ideal = r.ideal.micros();
+    slow.push_back(ideal > 0 ? f / ideal : 1.0);
+  }
+  const Percentiles pf(fct), ps(slow);
+  doc["flows"] = {{"count", recs.size()},
+                  {"intra_host", intra},
+                  {"fct_us", {{"p50", pf.at(0.5)}, {"p90", pf.at(0.9)}, {"p99", pf.at(0.99)}, {"max", pf.max()},
+                              {"mean", pf.mean()}}},
+                  {"slowdown", {{"p50", ps.at(0.5)}, {"p99", ps.at(0.99)}, {"max", ps.max()}}}};
+
+  json tiers = json::object();
+  for (const auto& t : net.perTier)
+    tiers[t.name] = {{"links", t.links},
+                     {"util_mean", t.utilMean},
+                     {"util_max", t.utilMax},
+                     {"max_queue_bytes", t.maxQueueBytes},
+                     {"packets_dropped", t.packetsDropped},
+                     {"wire_bytes", t.wireBytes}};
+  doc["network"] = {{"bytes_sent", net.bytesSent},
+                    {"bytes_delivered", net.bytesDelivered},
+                    {"bytes_dropped", net.bytesDropped},
+                    {"goodput_bytes", net.goodputBytes},
+                    {"packets_sent", net.packetsSent},
+                    {"packets_dropped", net.packetsDropped},
+                    {"retransmitted_bytes", net.retransmittedBytes},
+                    {"retransmit_timeouts", net.retransmitTimeouts},
+                    {"nacks", net.nacksSent},
+                    {"out_of_order_packets", net.outOfOrderPackets},
+                    {"ecn_marks", net.ecnMarks},
+                    {"cnps", net.cnps},
+                    {"pfc_pause_frames", net.pfcPauseFrames},
+                    {"pfc_paused_us", net.pfcPausedUs},
+                    {"max_queue_bytes", net.maxQueueBytes},
+                    {"link_util", {{"mean", net.linkUtilMean}, {"max", net.linkUtilMax}}},
+                    {"per_tier", tiers}};
+  return doc;
+}
+
+void Experiment::printSummary(std::FILE* out) const {
+  const nlohmann::json r = results();
+  const auto& s = r["summary"];
+  const auto& f = r["flows"];
+  const auto& n = r["network"];
+  std::fprintf(out, "fabricsim %s | topology %s (%zu GPUs, %zu switches) | backend %s | seed %llu\n",
+               ResultsFile::version().c_str(), spec_.name.c_str(), topo_->gpuCount(), topo_->switchCount(),
+               fabric_->backendName().c_str(), static_cast<unsigned long long>(options_.seed));
+  std::fprintf(out, "\n%-28s %14s %12s\n", "job", "JCT", "bytes");
+  for (const auto& j : r["jobs"])
+    std::fprintf(out, "%-28s %14s %12s\n", j["name"].get<std::string>().c_str(),
+                 formatTime(Time::ps(static_cast<int64_t>(j["jct_s"].get<double>() * 1e12))).c_str(),
+                 formatBytes(j["bytes"].get<Bytes>()).c_str());
+  std::fprintf(out, "\nflows %llu | FCT us p50 %.2f p90 %.2f p99 %.2f max %.2f | slowdown p50 %.3f p99 %.3f\n",
+               f["count"].get<unsigned long long>(), f["fct_us"]["p50"].get<double>(),
+               f["fct_us"]["p90"].get<double>(), f["fct_us"]["p99"].get<double>(), f["fct_us"]["max"].get<double>(),
+               f["slowdown"]["p50"].get<double>(), f["slowdown"]["p99"].get<double>());
+  std::fprintf(out, "network: sent %s delivered %s dropped %s (%llu pkts) retransmitted %s | max queue %s | "
+               "link util mean %.1f%% max %.1f%%\n",
+               formatBytes(n["bytes_sent"].get<Bytes>()).c_str(), formatBytes(n["bytes_delivered"].get<Bytes>()).c_str(),
+               formatBytes(n["bytes_dropped"].get<Bytes>()).c_str(), n["packets_dropped"].get<unsigned long long>(),
+               formatBytes(n["retransmitted_bytes"].get<Bytes>()).c_str(),
+               formatBytes(n["max_queue_bytes"].get<Bytes>()).c_str(), n["link_util"]["mean"].get<double>() * 100,
+               n["link_util"]["max"].get<double>() * 100);
+  std::fprintf(out, "simulated %s in %.2f s wall (%.2f M events, %.2f M events/s, %.1f MiB peak RSS)\n",
+               formatTime(fabric_->networkCounters().activeTime).c_str(), wallSeconds_, s["events"].get<double>() * 1e-6,
+               wallSeconds_ > 0 ? s["events"].get<double>() * 1e-6 / wallSeconds_ : 0.0,
+               static_cast<double>(s["peak_rss_bytes"].get<long long>()) / (1024.0 * 1024.0));
+}
+
+}  // namespace fabricsim

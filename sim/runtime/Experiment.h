@@ -1,0 +1,62 @@
+// Experiment: one `fabricsim run`: topology, routing, backend and workloads bound together,
+// simulated to completion, and turned into the results document of DESIGN.md section 7.
+//
+// Models: loading and validating every input before anything runs (all problems reported as
+// InputError), building the fabric, running the simulation until the last transfer has been
+// delivered and the network has drained, and summarising jobs, flows and the network.
+// Leaves out: sweeps (runtime/Sweep, later) and the flow-level backend (later).
+// Units: results in seconds, microseconds and bytes as their key names say.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/config/WorkloadSpec.h"
+#include "sim/core/Simulator.h"
+#include "sim/packet/PacketFabric.h"
+#include "sim/routing/EcmpFib.h"
+#include "sim/runtime/RunOptions.h"
+#include "sim/topology/Topology.h"
+#include "sim/workload/Workload.h"
+
+namespace fabricsim {
+
+class Experiment {
+ public:
+  /// Reads and validates every input; throws InputError on bad input.
+  explicit Experiment(RunOptions options);
+  ~Experiment();
+
+  /// Runs the simulation to completion.
+  void run();
+  /// The results document (valid after run()).
+  nlohmann::json results() const;
+  /// A short human-readable table of the results.
+  void printSummary(std::FILE* out) const;
+
+  const Topology& topology() const { return *topo_; }
+  const TopologySpec& topologySpec() const { return spec_; }
+  Simulator& simulator() { return *sim_; }
+  PacketFabric& fabric() { return *fabric_; }
+
+ private:
+  void checkSupported() const;
+
+  RunOptions options_;
+  TopologySpec spec_;
+  std::vector<WorkloadSpec> workloadSpecs_;
+  std::unique_ptr<Topology> topo_;
+  std::unique_ptr<Simulator> sim_;
+  std::unique_ptr<EcmpFib> fib_;
+  std::unique_ptr<PacketFabric> fabric_;
+  std::vector<std::unique_ptr<Workload>> workloads_;
+  double wallSeconds_ = 0;
+  double buildSeconds_ = 0;
+  bool ran_ = false;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,22 @@
+// RunOptions: what `fabricsim run` was asked to do, before any file is read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabricsim {
+
+struct RunOptions {
+  std::string topologyPath;
+  std::vector<std::string> workloadPaths;  ///< empty: the topology's default workload
+  std::vector<std::string> sets;           ///< --set key.path=value, in order
+  std::string backend = "packet";
+  std::string routing;  ///< --routing, overrides routing.algorithm when set
+  std::string cc;       ///< --cc, overrides congestion_control.algorithm when set
+  uint64_t seed = 1;
+  bool progress = true;  ///< progress line on stderr (when it is a terminal)
+};
+
+}  // namespace fabricsim
