@@ -28,35 +28,37 @@ void EgressPort::onEvent(uint32_t tag) {
 
 void EgressPort::transmitNext() {
   uint32_t pkt;
+  uint32_t wire;
   if (nonEmpty_) {
     const int tc = 31 - __builtin_clz(static_cast<unsigned>(nonEmpty_));
-    pkt = queues_[tc].pop(*pool_);
+    const PacketQueue::Entry e = queues_[tc].pop();
     if (queues_[tc].empty()) nonEmpty_ &= static_cast<uint8_t>(~(1u << tc));
-    const uint32_t wire = pool_->get(pkt).wireBytes;
+    pkt = e.packet;
+    wire = e.wireBytes;
     queuedBytes_ -= wire;
     if (owner_.sw) owner_.sw->onDequeue(wire);
   } else if (owner_.nic) {
     pkt = owner_.nic->pullData();
     if (pkt == kNoPacket) return;
+    wire = pool_->get(pkt).wireBytes;
   } else {
     return;
   }
-  Packet& p = pool_->get(pkt);
   const Time now = sim_->now();
-  if (p.wireBytes != lastWire_) {
-    lastWire_ = p.wireBytes;
-    lastSer_ = serializationTime(p.wireBytes, rate_);
+  if (wire != lastWire_) {
+    lastWire_ = wire;
+    lastSer_ = serializationTime(wire, rate_);
   }
   const Time ser = lastSer_;
   busyUntil_ = now + ser;
   busyTime_ += ser;
-  wireBytes_ += p.wireBytes;
+  wireBytes_ += wire;
   ++packets_;
   ++counters_->linkTransmissions;
-  p.arrival = busyUntil_ + delay_;
+  const Time arrival = busyUntil_ + delay_;
   const bool wasEmpty = wire_.empty();
-  wire_.push(*pool_, pkt);
-  if (wasEmpty) sim_->schedule(p.arrival, this, kArrival);
+  wire_.push(OnWire{arrival, pkt});
+  if (wasEmpty) sim_->schedule(arrival, this, kArrival);
   if (nonEmpty_ || (owner_.nic && owner_.nic->hasPendingData())) {
     txPending_ = true;
     sim_->schedule(busyUntil_, this, kTxDone);
@@ -64,8 +66,8 @@ void EgressPort::transmitNext() {
 }
 
 void EgressPort::deliverHead() {
-  const uint32_t pkt = wire_.pop(*pool_);
-  if (!wire_.empty()) sim_->schedule(pool_->get(wire_.head()).arrival, this, kArrival);
+  const uint32_t pkt = wire_.pop().packet;
+  if (!wire_.empty()) sim_->schedule(wire_.front().arrival, this, kArrival);
   if (peer_.sw) {
     peer_.sw->receive(pkt, peerLocalPort_);
   } else {

@@ -19,6 +19,7 @@
 #include "sim/packet/PacketCounters.h"
 #include "sim/packet/PacketPool.h"
 #include "sim/packet/PacketQueue.h"
+#include "sim/packet/PacketRing.h"
 
 namespace fabricsim {
 
@@ -37,9 +38,8 @@ class EgressPort final : public EventHandler {
 
   /// Queues a packet for transmission (the caller has done admission control).
   void enqueue(uint32_t pkt) {
-    Packet& p = pool_->get(pkt);
-    PacketQueue& q = queues_[p.tc];
-    q.push(*pool_, pkt);
+    const Packet& p = pool_->get(pkt);
+    queues_[p.tc].push(pkt, p.wireBytes);
     nonEmpty_ |= static_cast<uint8_t>(1u << p.tc);
     queuedBytes_ += p.wireBytes;
     if (queuedBytes_ > maxQueuedBytes_) maxQueuedBytes_ = queuedBytes_;
@@ -87,7 +87,11 @@ class EgressPort final : public EventHandler {
   bool txPending_ = false;
   uint8_t nonEmpty_ = 0;  // bit per traffic class with queued packets
   PacketQueue queues_[kTrafficClasses];
-  PacketQueue wire_;      // transmitted, not yet arrived
+  struct OnWire {
+    Time arrival;  // when the last bit reaches the peer
+    uint32_t packet;
+  };
+  PacketRing<OnWire> wire_;  // transmitted, not yet arrived, in order
   uint64_t queuedBytes_ = 0;
   uint64_t maxQueuedBytes_ = 0;
   uint64_t wireBytes_ = 0;

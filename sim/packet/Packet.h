@@ -10,7 +10,6 @@
 
 #include <cstdint>
 
-#include "sim/core/Time.h"
 
 namespace fabricsim {
 
@@ -21,9 +20,7 @@ inline constexpr uint8_t kControlClass = 7;  ///< traffic class of ACK/NACK (str
 inline constexpr int kTrafficClasses = 8;
 
 struct Packet {
-  Time arrival;         ///< when the last bit reaches the next node (valid while on a link)
   uint64_t tuple = 0;   ///< five-tuple digest, for ECMP hashing
-  uint32_t next = kNoPacket;  ///< intrusive link while in a queue or on a link
   uint32_t qp = 0;      ///< global queue-pair id
   uint32_t psn = 0;     ///< packet sequence number (data) or acknowledged PSN (ACK/NACK)
   uint32_t dstNic = 0;

@@ -1,47 +1,38 @@
-// PacketQueue: a FIFO of packets linked through Packet::next (no allocation per packet).
+// PacketQueue: one egress FIFO of packets, with its length in bytes.
 //
-// Models: one egress queue (or the in-flight list of a link). Keeps its length in bytes
-// (wireBytes) and packets.
-// Units: bytes.
+// Models: a switch or NIC output queue for one traffic class. Each entry keeps the packet's
+// wire size beside its index so the transmitter never has to load the packet itself.
+// Units: bytes (wire bytes, all framing included).
 #pragma once
 
 #include <cstdint>
 
-#include "sim/packet/PacketPool.h"
+#include "sim/packet/PacketRing.h"
 
 namespace fabricsim {
 
 class PacketQueue {
  public:
-  bool empty() const { return head_ == kNoPacket; }
-  uint32_t head() const { return head_; }
+  struct Entry {
+    uint32_t packet;
+    uint32_t wireBytes;
+  };
+  bool empty() const { return ring_.empty(); }
   uint64_t bytes() const { return bytes_; }
-  uint32_t packets() const { return count_; }
-
-  void push(PacketPool& pool, uint32_t id) {
-    Packet& p = pool.get(id);
-    p.next = kNoPacket;
-    if (tail_ == kNoPacket) head_ = id;
-    else pool.get(tail_).next = id;
-    tail_ = id;
-    bytes_ += p.wireBytes;
-    ++count_;
+  uint32_t packets() const { return ring_.size(); }
+  void push(uint32_t packet, uint32_t wireBytes) {
+    ring_.push(Entry{packet, wireBytes});
+    bytes_ += wireBytes;
   }
-  uint32_t pop(PacketPool& pool) {
-    const uint32_t id = head_;
-    Packet& p = pool.get(id);
-    head_ = p.next;
-    if (head_ == kNoPacket) tail_ = kNoPacket;
-    bytes_ -= p.wireBytes;
-    --count_;
-    return id;
+  Entry pop() {
+    const Entry e = ring_.pop();
+    bytes_ -= e.wireBytes;
+    return e;
   }
 
  private:
-  uint32_t head_ = kNoPacket;
-  uint32_t tail_ = kNoPacket;
+  PacketRing<Entry> ring_;
   uint64_t bytes_ = 0;
-  uint32_t count_ = 0;
 };
 
 }  // namespace fabricsim

@@ -1,0 +1,48 @@
+// PacketRing: a growable ring buffer (FIFO) of small records, for egress queues and the packets
+// on a link.
+//
+// Models: nothing physical; it keeps the per-hop bookkeeping (packet index, size, arrival time)
+// next to the port, so moving a packet along touches the packet itself only where its headers
+// are read (at the receiving switch or NIC). Capacity doubles on demand from 4 entries and is
+// allocated on first use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+namespace fabricsim {
+
+template <typename T>
+class PacketRing {
+ public:
+  bool empty() const { return size_ == 0; }
+  uint32_t size() const { return size_; }
+  const T& front() const { return buf_[head_]; }
+  void push(const T& v) {
+    if (size_ == cap_) grow();
+    buf_[(head_ + size_) & (cap_ - 1)] = v;
+    ++size_;
+  }
+  T pop() {
+    const T v = buf_[head_];
+    head_ = (head_ + 1) & (cap_ - 1);
+    --size_;
+    return v;
+  }
+
+ private:
+  void grow() {
+    const uint32_t cap = cap_ ? cap_ * 2 : 4;
+    std::unique_ptr<T[]> b(new T[cap]);
+    for (uint32_t i = 0; i < size_; ++i) b[i] = buf_[(head_ + i) & (cap_ - 1)];
+    buf_ = std::move(b);
+    cap_ = cap;
+    head_ = 0;
+  }
+  std::unique_ptr<T[]> buf_;
+  uint32_t cap_ = 0;
+  uint32_t head_ = 0;
+  uint32_t size_ = 0;
+};
+
+}  // namespace fabricsim
