@@ -10,6 +10,8 @@
 #include "sim/app/Commands.h"
 #include "sim/config/TopologyLoader.h"
 #include "sim/core/Error.h"
+#include "sim/report/ResultsFile.h"
+#include "sim/routing/EcmpFib.h"
 #include "sim/topology/DotExport.h"
 #include "sim/topology/TopologyBuilder.h"
 #include "sim/topology/TopologySummary.h"
@@ -61,8 +63,15 @@ int topoCommand(const std::vector<std::string>& args) {
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
 
   const TopologySpec spec = loadTopologyFile(file, sets);
+  const auto t0 = std::chrono::steady_clock::now();
   const auto topo = buildTopology(spec);
+  const auto t1 = std::chrono::steady_clock::now();
   const TopologySummary summary = summarizeTopology(spec, *topo);
+  // Build the ECMP forwarding tables too, so `topo` shows what routing costs at this size.
+  const EcmpFib fib(*topo, spec.routing.hashSeed);
+  const auto t2 = std::chrono::steady_clock::now();
+  const double graphSeconds = std::chrono::duration<double>(t1 - t0).count();
+  const double routingSeconds = std::chrono::duration<double>(t2 - t1).count();
 
   if (vm.count("dot")) {
     const std::string dotPath = vm["dot"].as<std::string>();
@@ -72,10 +81,21 @@ int topoCommand(const std::vector<std::string>& args) {
     out.close();
     if (!out) throw InputError(dotPath, 0, 0, "--dot", "could not write the file");
   }
-  if (vm.count("json"))
-    std::cout << summary.toJson().dump(2) << "\n";
-  else
+  if (vm.count("json")) {
+    nlohmann::json j = summary.toJson();
+    j["routing"] = {{"ecmp_distinct_groups", fib.distinctGroups()},
+                    {"table_bytes", fib.memoryBytes()},
+                    {"graph_build_s", graphSeconds},
+                    {"routing_build_s", routingSeconds},
+                    {"peak_rss_bytes", ResultsFile::peakRssBytes()}};
+    std::cout << j.dump(2) << "\n";
+  } else {
     std::cout << summary.toText();
+    std::printf("  routing            ECMP tables: %zu distinct groups, %s\n", fib.distinctGroups(),
+                formatBytes(static_cast<Bytes>(fib.memoryBytes())).c_str());
+    std::printf("  build time         graph %.2f s, routing %.2f s (peak RSS %s)\n", graphSeconds, routingSeconds,
+                formatBytes(ResultsFile::peakRssBytes()).c_str());
+  }
   return 0;
 }
 
