@@ -42,8 +42,11 @@ class FlowHash {
     return mix(seed * 0x9E3779B97F4A7C15ULL + node + 1);
   }
   /// Index in [0, n) for this tuple digest at a switch with `seed`.
+  /// Two keyed rounds: with one round, two switches hash inputs that differ by a fixed XOR
+  /// (seed1 ^ seed2), and a single finaliser round leaves measurable correlation between their
+  /// top bits (the bits the group index comes from).
   static uint32_t select(uint64_t tuple, uint64_t seed, uint32_t n) {
-    const uint64_t h = mix(tuple ^ seed);
+    const uint64_t h = mix(mix(tuple ^ seed) + (seed | 1) * 0x9E3779B97F4A7C15ULL);
     return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64);
   }
   /// IPv4 address of a global NIC index (10.0.0.0/8 plus the index); the value only feeds the hash.
