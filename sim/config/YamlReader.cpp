@@ -113,7 +113,7 @@ void YamlReader::checkKeys(const YAML::Node& map, const std::string& path,
   if (!map.IsMap()) return;
   std::vector<std::string> seen;
   for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node& k = it->first;
+    const YAML::Node k = it->first;  // a copy: yaml-cpp's operator-> returns a temporary
     const std::string name = k.IsScalar() ? k.Scalar() : std::string("<non-scalar key>");
     bool dup = false;
     for (const auto& s : seen) dup = dup || (s == name);
