@@ -44,9 +44,12 @@ class EventQueue {
   void reserve(size_t n) { heap_.reserve(n); }
 
  private:
-  static bool before(const Event& a, const Event& b) {
-    return a.when < b.when || (a.when == b.when && a.seq < b.seq);
+  // One 128-bit key (time, then sequence) so comparisons compile to flag arithmetic rather
+  // than unpredictable branches; times are never negative.
+  static unsigned __int128 key(const Event& e) {
+    return (static_cast<unsigned __int128>(static_cast<uint64_t>(e.when.picos())) << 64) | e.seq;
   }
+  static bool before(const Event& a, const Event& b) { return key(a) < key(b); }
   void siftUp(size_t i) {
     Event e = heap_[i];
     while (i > 0) {
@@ -65,10 +68,15 @@ class EventQueue {
       const size_t first = 4 * i + 1;
       if (first >= n) break;
       size_t best = first;
+      unsigned __int128 bestKey = key(heap_[first]);
       const size_t end = first + 4 < n ? first + 4 : n;
-      for (size_t c = first + 1; c < end; ++c)
-        if (before(heap_[c], heap_[best])) best = c;
-      if (!before(heap_[best], e)) break;
+      for (size_t c = first + 1; c < end; ++c) {
+        const unsigned __int128 k = key(heap_[c]);
+        const bool less = k < bestKey;
+        best = less ? c : best;
+        bestKey = less ? k : bestKey;
+      }
+      if (!(bestKey < key(e))) break;
       heap_[i] = heap_[best];
       i = best;
     }
