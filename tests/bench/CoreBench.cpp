@@ -67,6 +67,8 @@ static void BM_EcmpNextHop(benchmark::State& state) {
   TopologySpec spec;
   spec.kind = TopologyKind::FatTree;
   spec.fatTree.radix = 16;
+  spec.fatTree.pods = 16;
+  spec.fatTree.hostsPerEdge = 8;
   const auto topo = buildTopology(spec);
   const EcmpFib fib(*topo, 1);
   Rng rng(3);
