@@ -24,11 +24,16 @@ int runCommand(const std::vector<std::string>& args) {
       "workload YAML file (repeatable; default: the topology's `workload:`)")(
       "backend", po::value<std::string>(&opt.backend)->default_value("packet"), "packet")(
       "routing", po::value<std::string>(&opt.routing), "override routing.algorithm (ecmp)")(
-      "cc", po::value<std::string>(&opt.cc), "override congestion_control.algorithm (none)")(
+      "cc", po::value<std::string>(&opt.cc),
+      "override congestion_control.algorithm: none | dcqcn (RoCEv2) | ibcc (InfiniBand)")(
       "set", po::value<std::vector<std::string>>(&opt.sets)->composing(),
       "override a topology key: --set key.path=value (value in YAML; repeatable)")(
       "seed", po::value<uint64_t>(&opt.seed)->default_value(1), "random seed (same seed, same results)")(
       "out,o", po::value<std::string>(&out), "write the results JSON here (atomically)")(
+      "probe", po::value<std::vector<std::string>>(&opt.probes)->composing(),
+      "sample a time series into the results: queue=NODE:PORT (bytes queued) or flow=SRC_GPU-DST_GPU "
+      "(allowed rate); repeatable")(
+      "probe-interval", po::value<std::string>(&opt.probeInterval)->default_value("1us"), "probe sampling period")(
       "quiet,q", po::bool_switch(&quiet), "no summary table and no progress line");
   po::options_description hidden;
   hidden.add_options()("topology", po::value<std::string>(&opt.topologyPath));

@@ -14,6 +14,14 @@ nlohmann::json fatTreeJson(const FatTreeShape& s) {
   return {{"radix", s.radix}, {"pods", s.pods}, {"hosts_per_edge", s.hostsPerEdge}};
 }
 
+/// Traffic-class bit mask -> [0, 3, ...].
+nlohmann::json classList(uint8_t mask) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int c = 0; c < 8; ++c)
+    if (mask & (1u << c)) out.push_back(c);
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json toJson(const TopologySpec& spec) {
@@ -56,21 +64,56 @@ nlohmann::json toJson(const TopologySpec& spec) {
   j["switch"] = {{"buffer_bytes", spec.sw.buffer},
                  {"latency_ps", spec.sw.latency.picos()},
                  {"dt_alpha", spec.sw.dtAlpha},
+                 {"credit_buffer_bytes", spec.sw.creditBuffer},
                  {"ecn",
                   {{"enabled", spec.sw.ecn.enabled},
                    {"kmin_bytes", spec.sw.ecn.kmin},
                    {"kmax_bytes", spec.sw.ecn.kmax},
-                   {"pmax", spec.sw.ecn.pmax}}},
+                   {"pmax", spec.sw.ecn.pmax},
+                   {"mark_on", spec.sw.ecn.markOnDequeue ? "dequeue" : "enqueue"},
+                   {"classes", classList(spec.sw.ecn.classMask)}}},
                  {"pfc",
                   {{"enabled", spec.sw.pfc.enabled},
                    {"xoff_bytes", spec.sw.pfc.xoff},
-                   {"xon_bytes", spec.sw.pfc.xon}}}};
+                   {"xon_bytes", spec.sw.pfc.xon},
+                   {"dynamic_alpha", spec.sw.pfc.dynamicAlpha},
+                   {"xon_delta_bytes", spec.sw.pfc.xonDelta},
+                   {"headroom_bytes", spec.sw.pfc.headroom},
+                   {"quanta", spec.sw.pfc.quanta},
+                   {"classes", classList(spec.sw.pfc.classMask)}}}};
   j["routing"] = {{"algorithm", spec.routing.algorithm}, {"hash_seed", spec.routing.hashSeed}};
   j["nic"] = {{"reorder", spec.nic.reorder},
               {"retransmit_timeout_ps", spec.nic.retransmitTimeout.picos()},
               {"ack_every", spec.nic.ackEvery},
               {"window_bytes", spec.nic.window}};
-  j["congestion_control"] = {{"algorithm", spec.congestionControl.algorithm}};
+  // Both controllers' parameters, whichever runs, so every results file has the same keys.
+  const DcqcnSpec& d = spec.congestionControl.dcqcn;
+  const IbCcSpec& ib = spec.congestionControl.ibcc;
+  j["congestion_control"] = {
+      {"algorithm", spec.congestionControl.algorithm},
+      {"preset", d.preset},
+      {"dcqcn",
+       {{"g", d.g},
+        {"initial_alpha", d.initialAlpha},
+        {"alpha_timer_ps", d.alphaTimer.picos()},
+        {"rate_increase_timer_ps", d.rateIncreaseTimer.picos()},
+        {"byte_counter_bytes", d.byteCounter},
+        {"fast_recovery_stages", d.fastRecoveryStages},
+        {"additive_increase_bps", d.additiveIncrease.bitsPerSecond()},
+        {"hyper_increase_bps", d.hyperIncrease.bitsPerSecond()},
+        {"min_rate_bps", d.minRate.bitsPerSecond()},
+        {"rate_reduce_interval_ps", d.rateReduceInterval.picos()},
+        {"max_decrease_fraction", d.maxDecreaseFraction},
+        {"clamp_target_rate", d.clampTargetRate},
+        {"clamp_target_rate_after_time_increase", d.clampTargetRateAfterTimeIncrease},
+        {"rate_on_first_cnp_bps", d.rateOnFirstCnp.bitsPerSecond()},
+        {"cnp_interval_ps", d.cnpInterval.picos()}}},
+      {"ibcc",
+       {{"ccti_increase", ib.cctiIncrease},
+        {"ccti_limit", ib.cctiLimit},
+        {"ccti_timer_ps", ib.cctiTimer.picos()},
+        {"cct_scale", ib.cctScale},
+        {"becn_interval_ps", ib.becnInterval.picos()}}}};
   j["workload"] = spec.workload;
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& f : spec.failures) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/config/DcqcnPresets.h"
 #include "sim/config/SetOverride.h"
 #include "sim/config/YamlReader.h"
 #include "sim/core/Error.h"
@@ -248,12 +249,34 @@ void readLinks(YamlReader& r, const Node& root, TopologySpec& spec, int switchTi
   }
 }
 
+/// `classes: [0, 3]` -> bits 0 and 3. Traffic classes 0-6 carry data (7 is control).
+void readClasses(YamlReader& r, const Node& m, const std::string& p, uint8_t& mask) {
+  if (!YamlReader::has(m, "classes")) return;
+  const Node list = m["classes"];
+  const std::string cp = YamlReader::join(p, "classes");
+  if (!r.expectSequence(list, cp)) return;
+  if (list.size() == 0) {
+    r.error(list, cp, "expected at least one traffic class (0-6), found an empty list");
+    return;
+  }
+  uint8_t bits = 0;
+  bool ok = true;
+  for (size_t i = 0; i < list.size(); ++i) {
+    int64_t c = 0;
+    if (r.asInt(list[i], YamlReader::index(cp, i), c, 0, 6))
+      bits = static_cast<uint8_t>(bits | (1u << c));
+    else
+      ok = false;
+  }
+  if (ok) mask = bits;
+}
+
 void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
   if (!YamlReader::has(root, "switch")) return;
   const Node s = root["switch"];
   const std::string p = "switch";
   if (!r.expectMap(s, p)) return;
-  r.checkKeys(s, p, {"buffer", "latency", "dt_alpha", "ecn", "pfc"});
+  r.checkKeys(s, p, {"buffer", "latency", "dt_alpha", "ecn", "pfc", "credit_buffer"});
   r.getBytes(s, p, "buffer", spec.sw.buffer, false, 1);
   r.getTime(s, p, "latency", spec.sw.latency);
   double alpha = 0;
@@ -268,7 +291,7 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
     const Node e = s["ecn"];
     const std::string ep = "switch.ecn";
     if (r.expectMap(e, ep)) {
-      r.checkKeys(e, ep, {"enabled", "kmin", "kmax", "pmax"});
+      r.checkKeys(e, ep, {"enabled", "kmin", "kmax", "pmax", "mark_on", "classes"});
       bool enabled = true;
       r.getBool(e, ep, "enabled", enabled);
       spec.sw.ecn.enabled = enabled;
@@ -282,18 +305,35 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
         r.error(e["kmax"], "switch.ecn.kmax",
                 "expected kmax within the switch buffer (" + formatBytes(buffer) + "), found " +
                     formatBytes(spec.sw.ecn.kmax));
+      std::string markOn;
+      if (r.getChoice(e, ep, "mark_on", markOn, {"enqueue", "dequeue"}))
+        spec.sw.ecn.markOnDequeue = markOn == "dequeue";
+      readClasses(r, e, ep, spec.sw.ecn.classMask);
     }
   }
   if (YamlReader::has(s, "pfc")) {
     const Node f = s["pfc"];
     const std::string fp = "switch.pfc";
     if (r.expectMap(f, fp)) {
-      r.checkKeys(f, fp, {"enabled", "xoff", "xon"});
+      r.checkKeys(f, fp,
+                  {"enabled", "xoff", "xon", "dynamic_alpha", "xon_delta", "headroom", "quanta", "classes"});
       bool enabled = true;
       r.getBool(f, fp, "enabled", enabled);
       spec.sw.pfc.enabled = enabled;
-      const bool xoff = r.getBytes(f, fp, "xoff", spec.sw.pfc.xoff, false, enabled ? 1 : 0, enabled);
-      const bool xon = r.getBytes(f, fp, "xon", spec.sw.pfc.xon, false, 0, enabled);
+      // Dynamic thresholds (dynamic_alpha) replace xoff/xon, which are then optional; when they
+      // are given as well (e.g. a --set switching a static file to dynamic) they are checked but unused.
+      double dynAlpha = 0;
+      if (r.getDouble(f, fp, "dynamic_alpha", dynAlpha, 0.0, 1e6)) {
+        if (dynAlpha <= 0)
+          r.error(f["dynamic_alpha"], "switch.pfc.dynamic_alpha",
+                  "expected a positive number (XOFF = dynamic_alpha x free buffer), found " +
+                      f["dynamic_alpha"].Scalar());
+        else
+          spec.sw.pfc.dynamicAlpha = dynAlpha;
+      }
+      const bool needStatic = enabled && !YamlReader::has(f, "dynamic_alpha");
+      const bool xoff = r.getBytes(f, fp, "xoff", spec.sw.pfc.xoff, false, needStatic ? 1 : 0, needStatic);
+      const bool xon = r.getBytes(f, fp, "xon", spec.sw.pfc.xon, false, 0, needStatic);
       if (xoff && xon && spec.sw.pfc.xon > spec.sw.pfc.xoff)
         r.error(f["xon"], "switch.pfc.xon",
                 "expected xon <= xoff (" + formatBytes(spec.sw.pfc.xoff) + "), found " + formatBytes(spec.sw.pfc.xon));
@@ -301,8 +341,142 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
         r.error(f["xoff"], "switch.pfc.xoff",
                 "expected xoff within the switch buffer (" + formatBytes(buffer) + "), found " +
                     formatBytes(spec.sw.pfc.xoff));
+      if (r.getBytes(f, fp, "xon_delta", spec.sw.pfc.xonDelta, false, 0) && spec.sw.pfc.xonDelta > buffer)
+        r.error(f["xon_delta"], "switch.pfc.xon_delta",
+                "expected xon_delta within the switch buffer (" + formatBytes(buffer) + "), found " +
+                    formatBytes(spec.sw.pfc.xonDelta));
+      if (r.getBytes(f, fp, "headroom", spec.sw.pfc.headroom, false, 0) && spec.sw.pfc.headroom > buffer)
+        r.error(f["headroom"], "switch.pfc.headroom",
+                "expected headroom within the switch buffer (" + formatBytes(buffer) + "), found " +
+                    formatBytes(spec.sw.pfc.headroom));
+      r.getInt(f, fp, "quanta", spec.sw.pfc.quanta, 1, 65535);
+      readClasses(r, f, fp, spec.sw.pfc.classMask);
     }
   }
+  Bytes credit = 0;
+  if (r.getBytes(s, p, "credit_buffer", credit, false, 0)) {
+    if (credit != 0 && (credit < spec.links.mtu || credit > buffer))
+      r.error(s["credit_buffer"], "switch.credit_buffer",
+              "expected 0 (auto: the buffer split among the ports) or a size between one MTU (" +
+                  std::to_string(spec.links.mtu) + " B) and the switch buffer (" + formatBytes(buffer) +
+                  "), found " + formatBytes(credit));
+    else
+      spec.sw.creditBuffer = credit;
+  }
+}
+
+void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, const TopologySpec& topo,
+                        DcqcnSpec& d) {
+  if (!r.expectMap(m, p)) return;
+  r.checkKeys(
+      m, p,
+      {"g", "initial_alpha", "alpha_timer", "rate_increase_timer", "byte_counter", "fast_recovery_stages",
+       "additive_increase", "hyper_increase", "min_rate", "rate_reduce_interval", "max_decrease_fraction",
+       "clamp_target_rate", "clamp_target_rate_after_time_increase", "rate_on_first_cnp", "cnp_interval"});
+  double g = 0;
+  if (r.getDouble(m, p, "g", g, 0.0, 1.0)) {
+    if (g <= 0)
+      r.error(m["g"], YamlReader::join(p, "g"),
+              "expected a gain in (0, 1] (e.g. 0.00390625 = 1/256), found " + m["g"].Scalar());
+    else
+      d.g = g;
+  }
+  r.getDouble(m, p, "initial_alpha", d.initialAlpha, 0.0, 1.0);
+  r.getTime(m, p, "alpha_timer", d.alphaTimer, Time::ps(1));
+  r.getTime(m, p, "rate_increase_timer", d.rateIncreaseTimer, Time::ps(1));
+  r.getBytes(m, p, "byte_counter", d.byteCounter, false, 1);
+  r.getInt(m, p, "fast_recovery_stages", d.fastRecoveryStages, 0, 1000);
+  r.getRate(m, p, "additive_increase", d.additiveIncrease);
+  r.getRate(m, p, "hyper_increase", d.hyperIncrease);
+  BitRate minRate;
+  if (r.getRate(m, p, "min_rate", minRate)) {
+    if (minRate > topo.links.hostSpeed)
+      r.error(m["min_rate"], YamlReader::join(p, "min_rate"),
+              "expected a rate at most links.host_speed (" + formatRate(topo.links.hostSpeed) + "), found " +
+                  formatRate(minRate));
+    else
+      d.minRate = minRate;
+  }
+  r.getTime(m, p, "rate_reduce_interval", d.rateReduceInterval);
+  double frac = 0;
+  if (r.getDouble(m, p, "max_decrease_fraction", frac, 0.0, 1.0)) {
+    if (frac <= 0)
+      r.error(m["max_decrease_fraction"], YamlReader::join(p, "max_decrease_fraction"),
+              "expected a fraction in (0, 1] (0.5: one decrease cuts at most half), found " +
+                  m["max_decrease_fraction"].Scalar());
+    else
+      d.maxDecreaseFraction = frac;
+  }
+  r.getBool(m, p, "clamp_target_rate", d.clampTargetRate);
+  r.getBool(m, p, "clamp_target_rate_after_time_increase", d.clampTargetRateAfterTimeIncrease);
+  if (YamlReader::has(m, "rate_on_first_cnp")) {
+    const Node v = m["rate_on_first_cnp"];
+    const std::string vp = YamlReader::join(p, "rate_on_first_cnp");
+    BitRate first;
+    if (v.IsScalar() && v.Scalar() == "0") {
+      d.rateOnFirstCnp = BitRate::bps(0);
+    } else if (r.asRate(v, vp, first)) {
+      if (first > topo.links.hostSpeed)
+        r.error(v, vp,
+                "expected 0 (off) or a rate at most links.host_speed (" + formatRate(topo.links.hostSpeed) +
+                    "), found " + formatRate(first));
+      else
+        d.rateOnFirstCnp = first;
+    }
+  }
+  r.getTime(m, p, "cnp_interval", d.cnpInterval);
+}
+
+void readIbCc(YamlReader& r, const Node& m, const std::string& p, IbCcSpec& ib) {
+  if (!r.expectMap(m, p)) return;
+  r.checkKeys(m, p, {"ccti_increase", "ccti_limit", "ccti_timer", "cct_scale", "becn_interval"});
+  // IBTA A10: the CC table has at most 16384 entries (CCTI_Limit is a 14-bit index).
+  r.getInt(m, p, "ccti_increase", ib.cctiIncrease, 1, 16383);
+  r.getInt(m, p, "ccti_limit", ib.cctiLimit, 1, 16383);
+  r.getTime(m, p, "ccti_timer", ib.cctiTimer, Time::ps(1));
+  double scale = 0;
+  if (r.getDouble(m, p, "cct_scale", scale, 0.0, 1e9)) {
+    if (scale <= 0)
+      r.error(m["cct_scale"], YamlReader::join(p, "cct_scale"),
+              "expected a positive number (CCT[i] = i / cct_scale packet times), found " +
+                  m["cct_scale"].Scalar());
+    else
+      ib.cctScale = scale;
+  }
+  r.getTime(m, p, "becn_interval", ib.becnInterval);
+}
+
+/// `congestion_control`: the algorithm, the DCQCN preset plus per-key overrides, IB CC parameters.
+/// The dcqcn and ibcc maps are read whatever the algorithm (so a sweep over algorithms can share
+/// one file); the algorithm must suit links.technology (dcqcn: roce, ibcc: infiniband).
+void readCongestionControl(YamlReader& r, const Node& root, TopologySpec& spec) {
+  CongestionControlSpec& cc = spec.congestionControl;
+  const std::string p = "congestion_control";
+  Node m;
+  std::string preset = "connectx";
+  if (YamlReader::has(root, p)) {
+    m = root[p];
+    if (!r.expectMap(m, p)) m = Node();
+  }
+  if (m.IsDefined()) {
+    r.checkKeys(m, p, {"algorithm", "preset", "dcqcn", "ibcc"});
+    r.getChoice(m, p, "algorithm", cc.algorithm, {"none", "dcqcn", "ibcc"});
+    r.getChoice(m, p, "preset", preset, kDcqcnPresetNames);
+  }
+  applyDcqcnPreset(preset, cc.dcqcn);
+  if (!m.IsDefined()) return;
+  if (YamlReader::has(m, "dcqcn")) readDcqcnOverrides(r, m["dcqcn"], p + ".dcqcn", spec, cc.dcqcn);
+  if (YamlReader::has(m, "ibcc")) readIbCc(r, m["ibcc"], p + ".ibcc", cc.ibcc);
+  const std::string& tech = spec.links.technology;
+  const std::string ap = p + ".algorithm";
+  if (cc.algorithm == "dcqcn" && tech != "roce")
+    r.error(m["algorithm"], ap,
+            "dcqcn is RoCEv2 congestion control: it needs links.technology: roce, found '" + tech +
+                "' (InfiniBand uses ibcc)");
+  if (cc.algorithm == "ibcc" && tech != "infiniband")
+    r.error(m["algorithm"], ap,
+            "ibcc is InfiniBand congestion control: it needs links.technology: infiniband, found '" + tech +
+                "' (RoCEv2 uses dcqcn)");
 }
 
 void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
@@ -325,13 +499,7 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
       r.getBytes(m, "nic", "window", spec.nic.window, false, 0);
     }
   }
-  if (YamlReader::has(root, "congestion_control")) {
-    const Node m = root["congestion_control"];
-    if (r.expectMap(m, "congestion_control")) {
-      r.checkKeys(m, "congestion_control", {"algorithm"});
-      r.getChoice(m, "congestion_control", "algorithm", spec.congestionControl.algorithm, {"none", "dcqcn", "ibcc"});
-    }
-  }
+  readCongestionControl(r, root, spec);
 }
 
 void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {

@@ -63,17 +63,29 @@ struct LinkSpec {
   Bytes mtu = 4096;               ///< payload bytes per packet
 };
 
+/// RED-style ECN marking at switch egress, per traffic-class queue (each queue compared with its
+/// own length): no mark below kmin, probability rising linearly to pmax at kmax, every packet
+/// above kmax. On InfiniBand links the same thresholds drive FECN marking (IB CC).
 struct EcnSpec {
   bool enabled = false;
   Bytes kmin = 0;
   Bytes kmax = 0;
   double pmax = 0.0;
+  bool markOnDequeue = false;    ///< `mark_on: enqueue | dequeue` (default enqueue)
+  uint8_t classMask = 0x7F;      ///< `classes: [..]`: traffic classes that mark (default data classes 0-6)
 };
 
+/// Priority flow control (IEEE 802.1Qbb) for RoCEv2 switches and NICs.
 struct PfcSpec {
   bool enabled = false;
-  Bytes xoff = 0;
-  Bytes xon = 0;
+  Bytes xoff = 0;                ///< static XOFF threshold per (ingress port, priority)
+  Bytes xon = 0;                 ///< static XON threshold
+  /// > 0: dynamic thresholds: XOFF = dynamicAlpha x free shared buffer, XON = XOFF - xonDelta.
+  double dynamicAlpha = 0.0;
+  Bytes xonDelta = 0;            ///< dynamic mode; 0 = two MTU-sized frames
+  Bytes headroom = 0;            ///< per (ingress port, priority); 0 = sized from cable delay and MTU
+  int quanta = 65535;            ///< pause time in 512-bit-time quanta carried by each PAUSE
+  uint8_t classMask = 0x7F;      ///< `classes: [..]`: lossless traffic classes (default 0-6)
 };
 
 struct SwitchSpec {
@@ -82,6 +94,9 @@ struct SwitchSpec {
   double dtAlpha = 1.0;                ///< dynamic threshold: queue may hold alpha x free buffer
   EcnSpec ecn;
   PfcSpec pfc;
+  /// InfiniBand: receive buffer per (input port, virtual lane) advertised as credits;
+  /// 0 = the switch buffer divided evenly among its ports.
+  Bytes creditBuffer = 0;
 };
 
 struct RoutingSpec {
@@ -96,8 +111,43 @@ struct NicSpec {
   Bytes window = 0;                ///< max unacknowledged payload bytes per QP; 0 = unlimited
 };
 
+/// DCQCN (Zhu et al., SIGCOMM 2015) reaction-point and notification-point parameters.
+/// Presets: `dcqcn-paper` and `connectx` (see sim/cc/DcqcnParams.h for values and sources).
+struct DcqcnSpec {
+  std::string preset = "dcqcn-paper";  ///< the defaults below are the paper preset; the loader applies presets
+  double g = 1.0 / 256;                    ///< alpha gain: alpha = (1-g) alpha + g on CNP
+  double initialAlpha = 1.0;
+  Time alphaTimer = Time::us(55);          ///< alpha decays by (1-g) each period without a CNP
+  Time rateIncreaseTimer = Time::us(55);   ///< T: a rate-increase event each period
+  Bytes byteCounter = 10LL * 1000 * 1000;  ///< B: a rate-increase event each B bytes sent
+  int fastRecoveryStages = 5;              ///< F
+  BitRate additiveIncrease = BitRate::bps(40'000'000);   ///< R_AI
+  BitRate hyperIncrease = BitRate::bps(400'000'000);     ///< R_HAI
+  BitRate minRate = BitRate::bps(10'000'000);
+  Time rateReduceInterval = Time::zero();  ///< at most one decrease per interval (0 = every CNP)
+  double maxDecreaseFraction = 0.5;        ///< a single decrease cuts at most this fraction
+  bool clampTargetRate = true;             ///< target = current on every CNP
+  bool clampTargetRateAfterTimeIncrease = false;  ///< target = current on CNP after a timer increase
+  BitRate rateOnFirstCnp = BitRate::bps(0);       ///< 0: the first CNP decreases like any other
+  Time cnpInterval = Time::us(50);         ///< NP: at most one CNP per QP per interval
+};
+
+/// InfiniBand congestion control (IBTA annex A10), simplified: switches mark FECN above the ECN
+/// thresholds, the receiver returns a BECN, the sender raises its CCT index by `cctiIncrease`
+/// (up to `cctiLimit`) and lowers it by one every `cctiTimer`; CCT[i] is an inter-packet delay of
+/// i / cctScale packet times, so the injection rate is line / (1 + i / cctScale).
+struct IbCcSpec {
+  int cctiIncrease = 1;
+  int cctiLimit = 127;
+  Time cctiTimer = Time::us(10);
+  double cctScale = 8.0;
+  Time becnInterval = Time::us(0);  ///< receiver: at most one BECN per QP per interval (0 = every FECN)
+};
+
 struct CongestionControlSpec {
-  std::string algorithm = "none";
+  std::string algorithm = "none";  ///< none | dcqcn (RoCEv2) | ibcc (InfiniBand)
+  DcqcnSpec dcqcn;
+  IbCcSpec ibcc;
 };
 
 struct FailureSpec {

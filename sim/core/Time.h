@@ -40,6 +40,7 @@ class Time {
     return *this;
   }
   constexpr Time operator*(int64_t k) const { return Time(ps_ * k); }
+  constexpr Time operator/(int64_t k) const { return Time(ps_ / k); }
   constexpr auto operator<=>(const Time&) const = default;
 
  private:

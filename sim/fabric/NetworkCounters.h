@@ -23,6 +23,18 @@ struct TierCounters {
   Bytes maxQueueBytes = 0;
   uint64_t packetsDropped = 0;
   Bytes wireBytes = 0;          ///< bytes (with all overheads) transmitted
+  /// Class-queue length seen by arriving packets, over all queues of the tier (switch ports).
+  Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;
+  double pfcPausedUs = 0;       ///< time the tier's ports spent paused, summed over ports
+};
+
+/// One switch egress port's occupancy, for the busiest-queue list.
+struct QueueStat {
+  std::string node;
+  uint32_t port = 0;
+  std::string peer;
+  Bytes p50 = 0, p99 = 0, max = 0;
+  uint64_t samples = 0;
 };
 
 struct NetworkCounters {
@@ -38,8 +50,15 @@ struct NetworkCounters {
   uint64_t outOfOrderPackets = 0;
   uint64_t ecnMarks = 0;
   uint64_t cnps = 0;
+  uint64_t becns = 0;
   uint64_t pfcPauseFrames = 0;
-  double pfcPausedUs = 0;
+  uint64_t pfcResumeFrames = 0;
+  uint64_t pfcPausePropagated = 0;
+  double pfcPausedUs = 0;          ///< summed over every port and class
+  uint64_t losslessDrops = 0;      ///< lossless packets dropped (must stay 0 with PFC or credits)
+  int64_t minCreditBytes = 0;      ///< lowest credit balance any port reached (InfiniBand; never < 0)
+  Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;  ///< over all switch queues
+  std::vector<QueueStat> topQueues;  ///< the busiest switch queues by p99
   Bytes maxQueueBytes = 0;       ///< largest switch egress queue seen
   uint64_t linkTransmissions = 0;  ///< packets put on any link (each hop counts)
   /// Time of the last delivery: the end of network activity (trailing retransmission timers

@@ -1,12 +1,14 @@
 #include "sim/packet/EgressPort.h"
 
+#include <algorithm>
+
 #include "sim/packet/Nic.h"
 #include "sim/packet/Switch.h"
 
 namespace fabricsim {
 
 void EgressPort::init(Simulator* sim, PacketPool* pool, PacketCounters* counters, BitRate rate, Time delay,
-                      Endpoint owner, Endpoint peer, uint32_t peerLocalPort) {
+                      Endpoint owner, Endpoint peer, uint32_t peerLocalPort, EgressPort* reverse) {
   sim_ = sim;
   pool_ = pool;
   counters_ = counters;
@@ -15,36 +17,138 @@ void EgressPort::init(Simulator* sim, PacketPool* pool, PacketCounters* counters
   owner_ = owner;
   peer_ = peer;
   peerLocalPort_ = peerLocalPort;
+  reverse_ = reverse;
+}
+
+void EgressPort::enableCredits(uint64_t perClass, uint32_t maxFrame) {
+  creditsEnabled_ = true;
+  for (auto& c : credits_) c = static_cast<int64_t>(perClass);
+  minCredits_ = static_cast<int64_t>(perClass);
+  maxPullWire_ = maxFrame;
+}
+
+void EgressPort::returnCredits(uint8_t vl, uint32_t bytes, Time arrival) {
+  if (!creditsEnabled_) return;
+  creditsInFlight_.push(CreditReturn{arrival, bytes, vl});
+  // An idle port that is waiting for credits and has no wake-up pending looks again then.
+  const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
+  if (work && sim_->now() >= busyUntil_ && txEventAt_ == Time::max()) scheduleTx(arrival);
+}
+
+void EgressPort::absorbCredits() {
+  const Time now = sim_->now();
+  while (!creditsInFlight_.empty() && creditsInFlight_.front().arrival <= now) {
+    const CreditReturn c = creditsInFlight_.pop();
+    credits_[c.vl] += c.bytes;
+  }
+}
+
+void EgressPort::applyPause(uint8_t tc, int quanta) {
+  const Time now = sim_->now();
+  ++pausesReceived_;
+  if (now >= pausedUntil_[tc]) {
+    pausedTotal_ += pausedUntil_[tc] - pauseStart_[tc];  // close the previous interval
+    pauseStart_[tc] = now;
+  }
+  pausedUntil_[tc] = quanta > 0 ? now + pauseDuration(quanta) : now;
+  if (quanta == 0) kick();
+}
+
+uint8_t EgressPort::pausedMask() const {
+  const Time now = sim_->now();
+  uint8_t m = 0;
+  for (int tc = 0; tc < kTrafficClasses; ++tc)
+    if (now < pausedUntil_[tc]) m |= static_cast<uint8_t>(1u << tc);
+  return m;
+}
+
+Time EgressPort::pausedTime(Time end) const {
+  Time t = pausedTotal_;
+  for (int tc = 0; tc < kTrafficClasses; ++tc) t += std::min(pausedUntil_[tc], end) - pauseStart_[tc];
+  return t;
 }
 
 void EgressPort::onEvent(uint32_t tag) {
   if (tag == kArrival) {
     deliverHead();
-  } else {
-    txPending_ = false;
-    transmitNext();
+    return;
   }
+  if ((tag >> 1) != (txGen_ & 0x7FFFFFFFu)) return;  // superseded
+  txEventAt_ = Time::max();
+  if (sim_->now() >= busyUntil_) transmitNext();
+  else scheduleTx(busyUntil_);
 }
 
 void EgressPort::transmitNext() {
-  uint32_t pkt;
-  uint32_t wire;
-  if (nonEmpty_) {
-    const int tc = 31 - __builtin_clz(static_cast<unsigned>(nonEmpty_));
-    const PacketQueue::Entry e = queues_[tc].pop();
-    if (queues_[tc].empty()) nonEmpty_ &= static_cast<uint8_t>(~(1u << tc));
+  const Time now = sim_->now();
+  ++txGen_;  // any pending transmitter event is now stale
+  txEventAt_ = Time::max();
+  uint32_t pkt = kNoPacket;
+  uint32_t wire = 0;
+  uint8_t vl = 0;
+  if (nonEmpty_ & (1u << kMacControlQueue)) {
+    const PacketQueue::Entry e = queues_[kMacControlQueue].pop();
+    if (queues_[kMacControlQueue].empty()) nonEmpty_ &= static_cast<uint16_t>(~(1u << kMacControlQueue));
     pkt = e.packet;
     wire = e.wireBytes;
     queuedBytes_ -= wire;
-    if (owner_.sw) owner_.sw->onDequeue(wire);
-  } else if (owner_.nic) {
-    pkt = owner_.nic->pullData();
-    if (pkt == kNoPacket) return;
-    wire = pool_->get(pkt).wireBytes;
   } else {
-    return;
+    // Classes that may send now: not paused, and (with credits) with room at the peer.
+    uint8_t paused = 0;
+    Time wake = Time::max();
+    for (int tc = 0; tc < kTrafficClasses; ++tc)
+      if (now < pausedUntil_[tc]) {
+        paused |= static_cast<uint8_t>(1u << tc);
+        wake = std::min(wake, pausedUntil_[tc]);
+      }
+    if (creditsEnabled_) absorbCredits();
+    uint16_t cand = static_cast<uint16_t>(nonEmpty_ & ~paused & 0xFF);
+    bool creditBlocked = false;
+    while (cand) {
+      const int tc = 31 - __builtin_clz(static_cast<unsigned>(cand));
+      const PacketQueue::Entry& head = queues_[tc].front();
+      if (creditsEnabled_ && credits_[tc] < static_cast<int64_t>(head.wireBytes)) {
+        cand &= static_cast<uint16_t>(~(1u << tc));
+        creditBlocked = true;
+        continue;
+      }
+      const PacketQueue::Entry e = queues_[tc].pop();
+      if (queues_[tc].empty()) nonEmpty_ &= static_cast<uint16_t>(~(1u << tc));
+      pkt = e.packet;
+      wire = e.wireBytes;
+      vl = static_cast<uint8_t>(tc);
+      queuedBytes_ -= wire;
+      if (owner_.sw) owner_.sw->onDequeue(pkt, e, static_cast<uint8_t>(tc), queues_[tc].bytes());
+      break;
+    }
+    if (pkt == kNoPacket && owner_.nic && !(nonEmpty_ & 0xFF & ~paused)) {
+      uint8_t allowed = static_cast<uint8_t>(~paused);
+      if (creditsEnabled_)
+        for (int tc = 0; tc < kTrafficClasses; ++tc)
+          if (credits_[tc] < static_cast<int64_t>(maxPullWire_)) {
+            allowed &= static_cast<uint8_t>(~(1u << tc));
+            creditBlocked = true;
+          }
+      pkt = owner_.nic->pullData(allowed);
+      if (pkt != kNoPacket) {
+        const Packet& p = pool_->get(pkt);
+        wire = p.wireBytes;
+        vl = p.tc;
+      }
+    }
+    if (pkt == kNoPacket) {
+      // Nothing may go now: wake at the first pause expiry or credit arrival that could help.
+      const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
+      if (!work) return;
+      if (creditBlocked && !creditsInFlight_.empty()) wake = std::min(wake, creditsInFlight_.front().arrival);
+      if (wake != Time::max()) scheduleTx(wake);
+      return;
+    }
+    if (creditsEnabled_) {
+      credits_[vl] -= wire;
+      if (credits_[vl] < minCredits_) minCredits_ = credits_[vl];
+    }
   }
-  const Time now = sim_->now();
   if (wire != lastWire_) {
     lastWire_ = wire;
     lastSer_ = serializationTime(wire, rate_);
@@ -59,10 +163,7 @@ void EgressPort::transmitNext() {
   const bool wasEmpty = wire_.empty();
   wire_.push(OnWire{arrival, pkt});
   if (wasEmpty) sim_->schedule(arrival, this, kArrival);
-  if (nonEmpty_ || (owner_.nic && owner_.nic->hasPendingData())) {
-    txPending_ = true;
-    sim_->schedule(busyUntil_, this, kTxDone);
-  }
+  if (nonEmpty_ || (owner_.nic && owner_.nic->hasPendingData())) scheduleTx(busyUntil_);
 }
 
 void EgressPort::deliverHead() {

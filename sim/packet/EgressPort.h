@@ -1,14 +1,22 @@
 // EgressPort: the transmit side of one link direction: per-traffic-class queues, the
-// serializer, and the packets propagating on the wire toward the peer.
+// serializer, link-level flow control (PFC pauses, InfiniBand credits), and the packets
+// propagating on the wire toward the peer.
 //
-// Models: strict-priority scheduling over 8 traffic classes (7 = control, highest), exact
-// serialization (wireBytes at the link rate, rounded up to the picosecond), then a fixed
-// delay (propagation, plus the peer switch's forwarding latency) before the peer receives the
-// packet's last bit (store-and-forward). Packets on the wire are kept in order with one pending
-// arrival event per link; the transmitter schedules an event only when something is waiting,
-// so an uncongested hop costs one event. A NIC's port pulls data packets from its NIC when
-// its queues are empty, so NICs never materialise whole messages.
-// Leaves out: link errors, FEC latency, cut-through switching, PFC pauses (a later issue).
+// Models: strict-priority scheduling over 8 traffic classes (7 = control, highest) plus a MAC
+// control queue for PFC frames above all of them; exact serialization (wireBytes at the link
+// rate, rounded up to the picosecond), then a fixed delay (propagation, plus the peer switch's
+// forwarding latency) before the peer receives the packet's last bit (store-and-forward).
+// - PFC: a received PAUSE stops the class for quanta x 512 bit times (refreshed by later
+//   PAUSEs, ended by quanta 0); a frame already being sent completes. Paused time is counted.
+// - InfiniBand credits: with credits enabled, a class (= virtual lane) transmits only if the
+//   peer has advertised buffer for the whole packet; credits come back when the peer forwards
+//   the packet, after the link's delay. Returned credits are absorbed lazily, so a port with
+//   credits to spare costs no events.
+// Packets on the wire are kept in order with one pending arrival event per link; the
+// transmitter schedules an event only when something is waiting, so an uncongested hop costs
+// one event. A NIC's port pulls data packets from its NIC when its queues are empty.
+// Leaves out: link errors, FEC latency, cut-through switching, IB VL arbitration tables
+// (strict priority is used), credit-update packet sizes.
 // Units: Time (ps), bytes, BitRate (bit/s).
 #pragma once
 
@@ -20,6 +28,7 @@
 #include "sim/packet/PacketPool.h"
 #include "sim/packet/PacketQueue.h"
 #include "sim/packet/PacketRing.h"
+#include "sim/packet/QueueHistogram.h"
 
 namespace fabricsim {
 
@@ -34,27 +43,52 @@ class EgressPort final : public EventHandler {
   };
 
   void init(Simulator* sim, PacketPool* pool, PacketCounters* counters, BitRate rate, Time delay,
-            Endpoint owner, Endpoint peer, uint32_t peerLocalPort);
+            Endpoint owner, Endpoint peer, uint32_t peerLocalPort, EgressPort* reverse);
 
-  /// Queues a packet for transmission (the caller has done admission control).
-  void enqueue(uint32_t pkt) {
+  /// Queues a packet for transmission (the caller has done admission control). `inPort` is
+  /// the local ingress port it came from (switches), returned by Switch::onDequeue.
+  void enqueue(uint32_t pkt, uint32_t inPort = 0) {
     const Packet& p = pool_->get(pkt);
-    queues_[p.tc].push(pkt, p.wireBytes);
-    nonEmpty_ |= static_cast<uint8_t>(1u << p.tc);
+    const int q = p.type == PacketType::Pause ? kMacControlQueue : p.tc;
+    if (histogram_) histogram_->add(queues_[q].bytes());
+    queues_[q].push(pkt, p.wireBytes, inPort);
+    nonEmpty_ |= static_cast<uint16_t>(1u << q);
     queuedBytes_ += p.wireBytes;
     if (queuedBytes_ > maxQueuedBytes_) maxQueuedBytes_ = queuedBytes_;
     kick();
   }
   /// Starts the transmitter if it is idle (used by NICs when new data becomes available).
   void kick() {
-    if (txPending_) return;
-    if (sim_->now() >= busyUntil_) {
-      transmitNext();
-    } else {
-      txPending_ = true;
-      sim_->schedule(busyUntil_, this, kTxDone);
-    }
+    if (sim_->now() >= busyUntil_) transmitNext();
+    else if (txEventAt_ != busyUntil_) scheduleTx(busyUntil_);
   }
+
+  // ---- PFC ----
+  /// A PAUSE for class `tc` arrived: quanta > 0 pauses (or extends), 0 resumes.
+  void applyPause(uint8_t tc, int quanta);
+  /// Classes paused at this instant (bit per class).
+  uint8_t pausedMask() const;
+  /// Total time any class of this port spent paused, up to `end`.
+  Time pausedTime(Time end) const;
+  /// Time one PAUSE of `quanta` lasts on this link.
+  Time pauseDuration(int quanta) const {
+    return serializationTime(static_cast<Bytes>(quanta) * 64, rate_);  // quanta x 512 bits
+  }
+
+  // ---- InfiniBand credits ----
+  /// Enables credit-based flow control with `perClass` bytes of credit per virtual lane;
+  /// `maxFrame` is the largest frame a NIC may build, which a NIC-owned port needs credit for
+  /// before it pulls a packet of that class.
+  void enableCredits(uint64_t perClass, uint32_t maxFrame);
+  /// The peer freed `bytes` of class `vl`; the update reaches this port at `arrival`.
+  void returnCredits(uint8_t vl, uint32_t bytes, Time arrival);
+  bool creditsEnabled() const { return creditsEnabled_; }
+  /// Credits currently available for class `vl` (after absorbing updates that have arrived).
+  int64_t credits(uint8_t vl) {
+    absorbCredits();
+    return credits_[vl];
+  }
+  int64_t minCreditsSeen() const { return minCredits_; }
 
   void onEvent(uint32_t tag) override;
 
@@ -67,13 +101,35 @@ class EgressPort final : public EventHandler {
   uint64_t drops() const { return drops_; }
   void countDrop() { ++drops_; }
   BitRate rate() const { return rate_; }
+  Time delay() const { return delay_; }
+  EgressPort* reverse() const { return reverse_; }
+  Endpoint owner() const { return owner_; }
+  /// Records the queue length every arriving packet sees (switch ports).
+  void enableHistogram() { histogram_ = std::make_unique<QueueHistogram>(); }
+  const QueueHistogram* histogram() const { return histogram_.get(); }
+  uint64_t pauseFramesReceived() const { return pausesReceived_; }
 
  private:
-  static constexpr uint32_t kTxDone = 0;
-  static constexpr uint32_t kArrival = 1;
+  static constexpr uint32_t kArrival = 1;  // odd tags; transmitter events carry (generation << 1)
 
+  struct OnWire {
+    Time arrival;  // when the last bit reaches the peer
+    uint32_t packet;
+  };
+  struct CreditReturn {
+    Time arrival;
+    uint32_t bytes;
+    uint8_t vl;
+  };
+
+  void scheduleTx(Time at) {
+    ++txGen_;
+    txEventAt_ = at;
+    sim_->schedule(at, this, txGen_ << 1);
+  }
   void transmitNext();
   void deliverHead();
+  void absorbCredits();
 
   Simulator* sim_ = nullptr;
   PacketPool* pool_ = nullptr;
@@ -81,16 +137,14 @@ class EgressPort final : public EventHandler {
   Endpoint owner_;
   Endpoint peer_;
   uint32_t peerLocalPort_ = 0;
+  EgressPort* reverse_ = nullptr;
   BitRate rate_;
   Time delay_;
   Time busyUntil_;
-  bool txPending_ = false;
-  uint8_t nonEmpty_ = 0;  // bit per traffic class with queued packets
-  PacketQueue queues_[kTrafficClasses];
-  struct OnWire {
-    Time arrival;  // when the last bit reaches the peer
-    uint32_t packet;
-  };
+  Time txEventAt_ = Time::max();  // time of the valid pending transmitter event
+  uint32_t txGen_ = 0;
+  uint16_t nonEmpty_ = 0;  // bit per queue with packets (bit 8: MAC control)
+  PacketQueue queues_[kTrafficClasses + 1];
   PacketRing<OnWire> wire_;  // transmitted, not yet arrived, in order
   uint64_t queuedBytes_ = 0;
   uint64_t maxQueuedBytes_ = 0;
@@ -100,6 +154,18 @@ class EgressPort final : public EventHandler {
   Time busyTime_;
   uint32_t lastWire_ = 0;  // serialization time of the last frame size, to skip the division
   Time lastSer_;
+  // PFC
+  Time pausedUntil_[kTrafficClasses]{};
+  Time pauseStart_[kTrafficClasses]{};
+  Time pausedTotal_;
+  uint64_t pausesReceived_ = 0;
+  // credits
+  bool creditsEnabled_ = false;
+  int64_t credits_[kTrafficClasses]{};
+  int64_t minCredits_ = 0;
+  uint64_t maxPullWire_ = 0;  // NIC: credits a class needs before the NIC may pull a packet of it
+  PacketRing<CreditReturn> creditsInFlight_;
+  std::unique_ptr<QueueHistogram> histogram_;
 };
 
 }  // namespace fabricsim

@@ -1,40 +1,82 @@
 #include "sim/packet/Nic.h"
 
+#include <algorithm>
+
+#include "sim/cc/CongestionControl.h"
 #include "sim/packet/PacketFabric.h"
-#include "sim/packet/RoceFraming.h"
 
 namespace fabricsim {
 
 void Nic::init(uint32_t index, Simulator* sim, PacketFabric* fabric, PacketPool* pool, PacketCounters* counters,
-               EgressPort* port, uint32_t mtu, int ackEvery, uint32_t windowPackets, Time rto) {
+               EgressPort* port, const NicParams* params) {
   index_ = index;
   sim_ = sim;
   fabric_ = fabric;
   pool_ = pool;
   counters_ = counters;
   port_ = port;
-  mtu_ = mtu;
-  ackEvery_ = ackEvery;
-  windowPackets_ = windowPackets;
-  rto_ = rto;
+  params_ = params;
 }
 
 void Nic::activate(uint32_t qpId) {
   QueuePair& q = fabric_->qp(qpId);
-  if (!q.active && q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna)) {
+  if (!q.active && !q.parked && q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna)) {
     q.active = true;
     active_.push_back(qpId);
   }
   if (q.active) port_->kick();
 }
 
-uint32_t Nic::pullData() {
-  while (!active_.empty()) {
+void Nic::park(uint32_t qpId, Time at) {
+  QueuePair& q = fabric_->qp(qpId);
+  q.active = false;
+  q.parked = true;
+  // Wake at its next send time, or earlier if a timer may raise its rate before then.
+  const Time wake = std::min(at, params_->cc->nextTimer(qpId, sim_->now()));
+  parked_.emplace(wake, qpId);
+  if (wakeAt_ <= sim_->now() || wake < wakeAt_) {
+    wakeAt_ = wake;
+    sim_->schedule(wake, this, kPaceWake);
+  }
+}
+
+void Nic::wakeParked() {
+  const Time now = sim_->now();
+  while (!parked_.empty() && parked_.top().first <= now) {
+    const uint32_t qpId = parked_.top().second;
+    parked_.pop();
+    QueuePair& q = fabric_->qp(qpId);
+    q.parked = false;
+    // Re-evaluate with the rate in force now (timers may have raised it).
+    const BitRate r = params_->cc->rate(qpId, now);
+    const Time allowed = q.lastSend + serializationTime(q.lastWire, r);
+    if (allowed < q.nextSend) q.nextSend = allowed;
+    if (q.nextSend > now) park(qpId, q.nextSend);
+    else activate(qpId);
+  }
+  if (!parked_.empty() && (wakeAt_ <= now || parked_.top().first < wakeAt_)) {
+    wakeAt_ = parked_.top().first;
+    sim_->schedule(wakeAt_, this, kPaceWake);
+  }
+}
+
+uint32_t Nic::pullData(uint8_t allowed) {
+  const Time now = sim_->now();
+  size_t budget = active_.size();  // one pass at most
+  while (budget-- > 0 && !active_.empty()) {
     const uint32_t qpId = active_.front();
     active_.pop_front();
     QueuePair& q = fabric_->qp(qpId);
     if (q.sndNxt >= q.psnEnd || !windowOpen(q.sndNxt, q.sndUna)) {
       q.active = false;
+      continue;
+    }
+    if (!((allowed >> q.tc) & 1)) {  // its class is paused or out of credits: keep its turn
+      active_.push_back(qpId);
+      continue;
+    }
+    if (params_->cc && q.nextSend > now) {
+      park(qpId, q.nextSend);
       continue;
     }
     // Find the message holding sndNxt (sendMsg moves forward; go-back-N resets it).
@@ -44,7 +86,7 @@ uint32_t Nic::pullData() {
       m = &fabric_->message(q.sendMsg);
     }
     const uint32_t psn = q.sndNxt++;
-    const uint32_t payload = psn == m->lastPsn ? m->lastPayload : mtu_;
+    const uint32_t payload = psn == m->lastPsn ? m->lastPayload : params_->mtu;
     const uint32_t pkt = pool_->allocate();
     Packet& p = pool_->get(pkt);
     p.type = PacketType::Data;
@@ -54,17 +96,24 @@ uint32_t Nic::pullData() {
     p.tuple = q.tuple;
     p.tc = q.tc;
     p.payload = payload;
-    p.wireBytes = RoceFraming::dataWireBytes(payload);
+    p.wireBytes = params_->framing.dataWireBytes(payload);
     p.flags = psn == m->lastPsn ? Packet::kLastOfMessage : 0;
     counters_->dataBytesSent += payload;
     ++counters_->packetsSent;
     if (psn < q.highestSent) counters_->retransmittedBytes += payload;
     else q.highestSent = psn + 1;
+    if (params_->cc) {
+      params_->cc->onSent(qpId, now, p.wireBytes);
+      const BitRate r = params_->cc->rate(qpId, now);
+      q.lastSend = now;
+      q.lastWire = p.wireBytes;
+      q.nextSend = r < port_->rate() ? now + serializationTime(p.wireBytes, r) : now;
+    }
     if (q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna)) active_.push_back(qpId);
     else q.active = false;
     if (!q.timerArmed) {
       q.timerArmed = true;
-      q.rtoDeadline = sim_->now() + rto_;
+      q.rtoDeadline = now + params_->rto;
       sim_->schedule(q.rtoDeadline, this, qpId);
     }
     return pkt;
@@ -84,6 +133,13 @@ void Nic::receive(uint32_t pkt) {
     case PacketType::Nack:
       onNack(p);
       break;
+    case PacketType::Cnp:
+    case PacketType::Becn:
+      if (params_->cc) params_->cc->onNotification(p.qp, sim_->now());
+      break;
+    case PacketType::Pause:
+      port_->applyPause(p.tc, static_cast<int>(p.psn));
+      break;
   }
   pool_->release(pkt);
 }
@@ -91,12 +147,22 @@ void Nic::receive(uint32_t pkt) {
 void Nic::onData(Packet& p) {
   counters_->dataBytesDelivered += p.payload;
   QueuePair& q = fabric_->qp(p.qp);
+  if (params_->notify && (p.flags & Packet::kCongestionExperienced)) {
+    const Time now = sim_->now();
+    if (!q.notified || now - q.lastNotify >= params_->notifyInterval) {
+      q.notified = true;
+      q.lastNotify = now;
+      if (params_->framing.infiniband) ++counters_->becns;
+      else ++counters_->cnps;
+      sendControl(params_->framing.infiniband ? PacketType::Becn : PacketType::Cnp, p.qp, 0);
+    }
+  }
   if (p.psn == q.ePsn) {
     ++q.ePsn;
     q.nackSent = false;
     counters_->goodputBytes += p.payload;
     const bool last = p.flags & Packet::kLastOfMessage;
-    if (++q.ackCount >= ackEvery_ || last) {
+    if (++q.ackCount >= params_->ackEvery || last) {
       q.ackCount = 0;
       sendControl(PacketType::Ack, p.qp, p.psn);
     }
@@ -128,7 +194,8 @@ void Nic::sendControl(PacketType type, uint32_t qpId, uint32_t psn) {
   c.tuple = q.reverseTuple;
   c.tc = kControlClass;
   c.payload = 0;
-  c.wireBytes = RoceFraming::ackWireBytes();
+  c.wireBytes = (type == PacketType::Cnp || type == PacketType::Becn) ? params_->framing.notification
+                                                                        : params_->framing.ack;
   ++counters_->packetsSent;
   port_->enqueue(pkt);
 }
@@ -140,7 +207,7 @@ void Nic::onAck(const Packet& p) {
   if (acked <= q.sndUna) return;  // stale
   q.sndUna = acked;
   if (q.sndNxt < q.sndUna) q.sndNxt = q.sndUna;
-  q.rtoDeadline = sim_->now() + rto_;
+  q.rtoDeadline = sim_->now() + params_->rto;
   // Release fully acknowledged messages.
   while (q.msgHead != 0xFFFFFFFFu && fabric_->message(q.msgHead).lastPsn < q.sndUna) {
     const uint32_t m = q.msgHead;
@@ -175,14 +242,19 @@ void Nic::goBackTo(uint32_t qpId, uint32_t psn) {
   activate(qpId);
 }
 
-void Nic::onEvent(uint32_t qpId) {
+void Nic::onEvent(uint32_t tag) {
+  if (tag == kPaceWake) {
+    wakeParked();
+    return;
+  }
+  const uint32_t qpId = tag;
   QueuePair& q = fabric_->qp(qpId);
   q.timerArmed = false;
   if (q.sndUna >= q.highestSent) return;  // nothing outstanding; re-armed by the next send
   const Time now = sim_->now();
   if (now >= q.rtoDeadline) {
     ++counters_->timeouts;
-    q.rtoDeadline = now + rto_;
+    q.rtoDeadline = now + params_->rto;
     goBackTo(qpId, q.sndUna);
   }
   QueuePair& q2 = fabric_->qp(qpId);

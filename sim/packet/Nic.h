@@ -1,19 +1,28 @@
-// Nic: a RoCEv2 network interface: the sender and receiver ends of reliable connections.
+// Nic: a network interface running reliable connections (RoCEv2 RC, or InfiniBand RC): the
+// sender and receiver ends.
 //
-// Models: segmentation of messages into MTU-sized packets with RoCEv2 framing, transmission
-// at line rate with per-packet round-robin among active QPs (ACK/NACK replies first), PSN
+// Models: segmentation of messages into MTU-sized packets with the link technology's framing,
+// transmission with per-packet round-robin among active QPs (ACK/NACK/CNP replies first), PSN
 // checking, ACKs (one per `ackEvery` in-order packets and at every message end), go-back-N on
-// NACK or timeout, optional per-QP window, and message completion when the last byte arrives.
-// Congestion control hooks in at pullData() (a rate limiter decides whether a QP may send).
-// Leaves out: DCQCN and PFC (later issues), PCIe and host memory, multiple ports per NIC.
+// NACK or timeout, an optional per-QP window, and message completion when the last byte arrives.
+// Congestion control: before each data packet the QP's allowed rate (CongestionControl) spaces
+// its packets (a QP waits in a pacing heap until its next packet may start); the receiver
+// answers ECN-marked (FECN) packets with at most one CNP (BECN) per QP per interval; the
+// sender feeds CNPs/BECNs to the controller. PFC PAUSE frames from the leaf stop the NIC's
+// paused classes. InfiniBand credits are enforced by the NIC's EgressPort.
+// Leaves out: PCIe and host memory, multiple ports per NIC, the NIC sending PFC itself
+// (its receive buffer is assumed to drain at line rate).
 // Units: bytes, Time (ps).
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <queue>
+#include <vector>
 
 #include "sim/core/Simulator.h"
 #include "sim/packet/EgressPort.h"
+#include "sim/packet/NicParams.h"
 #include "sim/packet/PacketCounters.h"
 #include "sim/packet/PacketPool.h"
 
@@ -24,29 +33,34 @@ class PacketFabric;
 class Nic final : public EventHandler {
  public:
   void init(uint32_t index, Simulator* sim, PacketFabric* fabric, PacketPool* pool, PacketCounters* counters,
-            EgressPort* port, uint32_t mtu, int ackEvery, uint32_t windowPackets, Time rto);
+            EgressPort* port, const NicParams* params);
 
   /// A packet's last bit has arrived from the fabric.
   void receive(uint32_t pkt);
-  /// Next data packet to transmit, or kNoPacket. Called by the port when it is idle.
-  uint32_t pullData();
+  /// Next data packet to transmit in one of the `allowed` classes, or kNoPacket. Called by the
+  /// port when it is idle.
+  uint32_t pullData(uint8_t allowed);
   bool hasPendingData() const { return !active_.empty(); }
   /// Puts a QP with data to send into the round-robin list and wakes the port.
   void activate(uint32_t qp);
 
-  /// Retransmission timer of QP `tag`.
+  /// Retransmission timer of QP `tag`, or (tag == kPaceWake) the pacing heap's wake-up.
   void onEvent(uint32_t tag) override;
 
   uint32_t index() const { return index_; }
 
  private:
+  static constexpr uint32_t kPaceWake = 0x80000000u;
+
   void onData(Packet& p);
   void onAck(const Packet& p);
   void onNack(const Packet& p);
   void sendControl(PacketType type, uint32_t qp, uint32_t psn);
   void goBackTo(uint32_t qp, uint32_t psn);
+  void park(uint32_t qp, Time at);
+  void wakeParked();
   bool windowOpen(uint32_t sndNxt, uint32_t sndUna) const {
-    return windowPackets_ == 0 || sndNxt - sndUna < windowPackets_;
+    return params_->windowPackets == 0 || sndNxt - sndUna < params_->windowPackets;
   }
 
   uint32_t index_ = 0;
@@ -55,11 +69,11 @@ class Nic final : public EventHandler {
   PacketPool* pool_ = nullptr;
   PacketCounters* counters_ = nullptr;
   EgressPort* port_ = nullptr;
-  uint32_t mtu_ = 4096;
-  int ackEvery_ = 1;
-  uint32_t windowPackets_ = 0;
-  Time rto_;
+  const NicParams* params_ = nullptr;
   std::deque<uint32_t> active_;
+  using Parked = std::pair<Time, uint32_t>;
+  std::priority_queue<Parked, std::vector<Parked>, std::greater<>> parked_;
+  Time wakeAt_ = Time::max();
 };
 
 }  // namespace fabricsim

@@ -1,9 +1,11 @@
 // Packet: one frame on the wire, as a flat record owned by exactly one place at a time
 // (a queue, a link, or a NIC while it is being processed).
 //
-// Models: RoCEv2 data packets (one MTU of payload or less, with PSN and a last-of-message
-// flag) and their ACK/NACK replies; wireBytes counts every byte the frame occupies on the link
-// (see RoceFraming). Protocol variety is an enum plus fields, not a class hierarchy.
+// Models: data packets (one MTU of payload or less, with PSN, a last-of-message flag and the
+// ECN congestion-experienced / IB FECN bit), their ACK/NACK replies, congestion notifications
+// (RoCEv2 CNP, InfiniBand BECN) and PFC PAUSE frames (priority in tc, quanta in psn). wireBytes
+// counts every byte the frame occupies on the link (RoceFraming, IbFraming). Protocol variety
+// is an enum plus fields, not a class hierarchy.
 // Leaves out: the data itself; headers exist only as byte counts.
 // Units: bytes, Time (ps).
 #pragma once
@@ -13,11 +15,12 @@
 
 namespace fabricsim {
 
-enum class PacketType : uint8_t { Data, Ack, Nack };
+enum class PacketType : uint8_t { Data, Ack, Nack, Cnp, Becn, Pause };
 
 inline constexpr uint32_t kNoPacket = 0xFFFFFFFFu;
 inline constexpr uint8_t kControlClass = 7;  ///< traffic class of ACK/NACK (strict highest priority)
 inline constexpr int kTrafficClasses = 8;
+inline constexpr int kMacControlQueue = 8;  ///< PAUSE frames: above every class, never paused
 
 struct Packet {
   uint64_t tuple = 0;   ///< five-tuple digest, for ECMP hashing
@@ -30,6 +33,7 @@ struct Packet {
   uint8_t tc = 0;
   uint8_t flags = 0;
   static constexpr uint8_t kLastOfMessage = 1;
+  static constexpr uint8_t kCongestionExperienced = 2;  ///< ECN CE (RoCEv2) or FECN (InfiniBand)
 };
 
 }  // namespace fabricsim

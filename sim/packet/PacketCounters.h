@@ -20,6 +20,13 @@ struct PacketCounters {
   uint64_t nacks = 0;
   uint64_t outOfOrder = 0;
   uint64_t linkTransmissions = 0;
+  uint64_t ecnMarks = 0;            ///< ECN CE (RoCEv2) or FECN (InfiniBand) marks
+  uint64_t cnps = 0;                ///< CNPs sent by RoCEv2 receivers
+  uint64_t becns = 0;               ///< BECNs sent by InfiniBand receivers
+  uint64_t pfcPauseFrames = 0;      ///< PAUSE frames with quanta > 0 (first pauses and refreshes)
+  uint64_t pfcResumeFrames = 0;     ///< PAUSE frames with quanta 0
+  uint64_t pfcPausePropagated = 0;  ///< pauses sent while the sender was itself paused downstream
+  uint64_t losslessDrops = 0;       ///< lossless-class packets dropped (buffer exhausted)
   Time lastDelivery;  ///< when the last packet reached a NIC (or NVLink delivered)
 };
 

@@ -15,10 +15,31 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
     : sim_(sim), topo_(topo), spec_(spec), fib_(fib), mtu_(static_cast<uint32_t>(spec.links.mtu)) {
   SIM_CHECK(topo.nicCount() < (1u << 22), "more than 4M NICs");
   const size_t hosts = topo.hostCount();
+  const bool ib = spec.links.technology == "infiniband";
   ports_.resize(topo.portCount());
   switches_.resize(topo.switchCount());
   nics_.resize(topo.nicCount());
   qpsPerNic_.assign(topo.nicCount(), 0);
+
+  nicParams_.framing = ib ? LinkFraming::ib() : LinkFraming::roce();
+  switchParams_.buffer = static_cast<uint64_t>(spec.sw.buffer);
+  switchParams_.dtAlpha = spec.sw.dtAlpha;
+  switchParams_.ecn = spec.sw.ecn;
+  switchParams_.pfc = spec.sw.pfc;
+  if (ib) switchParams_.pfc.enabled = false;  // InfiniBand uses credits, not PFC
+  switchParams_.infiniband = ib;
+  switchParams_.maxFrame = nicParams_.framing.dataWireBytes(mtu_);
+  switchParams_.pauseFrame = RoceFraming::pauseWireBytes();
+
+  cc_ = makeCongestionControl(spec.congestionControl);
+  nicParams_.mtu = mtu_;
+  nicParams_.ackEvery = spec.nic.ackEvery;
+  nicParams_.windowPackets = spec.nic.window > 0 ? static_cast<uint32_t>((spec.nic.window + mtu_ - 1) / mtu_) : 0;
+  nicParams_.rto = spec.nic.retransmitTimeout;
+  nicParams_.cc = cc_.get();
+  nicParams_.notify = cc_ != nullptr;
+  nicParams_.notifyInterval =
+      spec.congestionControl.algorithm == "ibcc" ? spec.congestionControl.ibcc.becnInterval : spec.congestionControl.dcqcn.cnpInterval;
 
   auto endpointOf = [&](NodeId n, uint32_t local) -> EgressPort::Endpoint {
     EgressPort::Endpoint e;
@@ -33,26 +54,29 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
     Time delay = topo.portLatency(p);
     if (!topo.isHost(pn)) delay += spec.sw.latency;
     ports_[p].init(&sim, &pool_, &counters_, topo.portRate(p), delay, endpointOf(n, topo.portLocal(p)),
-                   endpointOf(pn, topo.portLocal(peer)), topo.portLocal(peer));
+                   endpointOf(pn, topo.portLocal(peer)), topo.portLocal(peer), &ports_[peer]);
+    if (!topo.isHost(n)) ports_[p].enableHistogram();
+    if (ib && !topo.isHost(pn)) {
+      // The peer switch's receive buffer for this input port, per virtual lane.
+      const uint64_t perVl = spec.sw.creditBuffer > 0 ? static_cast<uint64_t>(spec.sw.creditBuffer)
+                                                      : static_cast<uint64_t>(spec.sw.buffer) / topo.degree(pn);
+      SIM_CHECK(perVl >= switchParams_.maxFrame, "credit buffer smaller than one frame");
+      ports_[p].enableCredits(perVl, switchParams_.maxFrame);
+    }
   }
   for (NodeId s = static_cast<NodeId>(hosts); s < topo.nodeCount(); ++s) {
     const PortId first = topo.port(s, 0);
-    switches_[s - hosts].init(s, &fib, &pool_, &counters_, &ports_[first], first,
-                              static_cast<uint64_t>(spec.sw.buffer), spec.sw.dtAlpha);
+    switches_[s - hosts].init(s, &sim, &fib, &pool_, &counters_, &ports_[first], first, topo.degree(s),
+                              &switchParams_);
   }
-  const uint32_t window =
-      spec.nic.window > 0 ? static_cast<uint32_t>((spec.nic.window + mtu_ - 1) / mtu_) : 0;
   for (uint32_t i = 0; i < topo.nicCount(); ++i)
-    nics_[i].init(i, &sim, this, &pool_, &counters_, &ports_[topo.nicPort(i)], mtu_, spec.nic.ackEvery, window,
-                  spec.nic.retransmitTimeout);
+    nics_[i].init(i, &sim, this, &pool_, &counters_, &ports_[topo.nicPort(i)], &nicParams_);
   nvlink_ = std::make_unique<NvlinkModel>(sim, topo.gpuCount(), spec.hosts.nvlinkBandwidth, spec.hosts.nvlinkLatency,
                                           [this](uint32_t record) { complete(record, sim_.now()); });
 }
 
 uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) {
-  const uint64_t key = (static_cast<uint64_t>(srcNic) << 41) | (static_cast<uint64_t>(dstNic) << 19) |
-                       (static_cast<uint64_t>(tc & 7) << 16) | qpIndex;
-  auto [it, inserted] = qpIndex_.try_emplace(key, static_cast<uint32_t>(qps_.size()));
+  auto [it, inserted] = qpIndex_.try_emplace(qpKey(srcNic, dstNic, tc, qpIndex), static_cast<uint32_t>(qps_.size()));
   if (!inserted) return it->second;
   // RoCEv2 NICs derive the UDP source port from the QP number; QP numbers are handed out per
   // NIC in creation order, and the port keeps 14 bits of entropy (49152..65535).
@@ -70,6 +94,7 @@ uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc
   q.reverseTuple = FlowHash::tupleHash(
       FiveTuple{FlowHash::nicAddress(dstNic), FlowHash::nicAddress(srcNic), dportBack, 4791, 17});
   qps_.push_back(q);
+  if (cc_) cc_->addFlow(it->second, topo_.portRate(topo_.nicPort(srcNic)), sim_.now());
   return it->second;
 }
 
@@ -157,9 +182,10 @@ Time PacketFabric::idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t t
   const uint32_t npkts = bytes == 0 ? 1 : static_cast<uint32_t>((bytes + mtu_ - 1) / mtu_);
   const uint32_t firstPayload = npkts == 1 ? static_cast<uint32_t>(bytes) : mtu_;
   const uint32_t lastPayload = static_cast<uint32_t>(bytes - static_cast<Bytes>(npkts - 1) * mtu_);
-  const uint32_t wireFull = RoceFraming::dataWireBytes(mtu_);
-  const uint32_t wireFirst = RoceFraming::dataWireBytes(firstPayload);
-  const uint32_t wireLast = RoceFraming::dataWireBytes(lastPayload);
+  const LinkFraming& f = nicParams_.framing;
+  const uint32_t wireFull = f.dataWireBytes(mtu_);
+  const uint32_t wireFirst = f.dataWireBytes(firstPayload);
+  const uint32_t wireLast = f.dataWireBytes(lastPayload);
   // Store-and-forward tandem with every packet ready at time 0: the last bit arrives after
   // max over hops j of [first packet through hops < j] + [all packets at hop j] + [last packet
   // through hops > j], plus every hop's fixed delay (a max-plus identity for FIFO tandems).
@@ -195,11 +221,21 @@ NetworkCounters PacketFabric::networkCounters() const {
   c.outOfOrderPackets = counters_.outOfOrder;
   c.linkTransmissions = counters_.linkTransmissions;
   c.activeTime = counters_.lastDelivery;
+  c.ecnMarks = counters_.ecnMarks;
+  c.cnps = counters_.cnps;
+  c.becns = counters_.becns;
+  c.pfcPauseFrames = counters_.pfcPauseFrames;
+  c.pfcResumeFrames = counters_.pfcResumeFrames;
+  c.pfcPausePropagated = counters_.pfcPausePropagated;
+  c.losslessDrops = counters_.losslessDrops;
 
   // Per tier and direction: 0 host->leaf, 1 leaf->host, then up/down per switch tier.
-  const double simTime = std::max(1.0, static_cast<double>(counters_.lastDelivery.picos()));
+  const Time end = counters_.lastDelivery;
+  const double simTime = std::max(1.0, static_cast<double>(end.picos()));
   const int tiers = std::max(1, topo_.tiers());
   std::vector<TierCounters> tc(static_cast<size_t>(2 * tiers));
+  std::vector<QueueHistogram> tierHist(tc.size());
+  QueueHistogram all;
   static const char* kTierNames[] = {"host-leaf", "leaf-spine", "spine-core", "tier3-tier4"};
   for (int t = 0; t < tiers; ++t) {
     tc[2 * t].name = std::string(kTierNames[std::min(t, 3)]) + " up";
@@ -207,6 +243,9 @@ NetworkCounters PacketFabric::networkCounters() const {
   }
   double utilSum = 0;
   uint64_t directed = 0;
+  std::vector<QueueStat> queues;
+  int64_t minCredits = 0;
+  bool anyCredits = false;
   for (PortId p = 0; p < ports_.size(); ++p) {
     const EgressPort& e = ports_[p];
     const LinkInfo& l = topo_.link(topo_.portLink(p));
@@ -221,16 +260,49 @@ NetworkCounters PacketFabric::networkCounters() const {
     t.utilMax = std::max(t.utilMax, util);
     t.packetsDropped += e.drops();
     t.wireBytes += static_cast<Bytes>(e.wireBytesSent());
-    if (!topo_.isHost(n)) {
+    const double paused = e.pausedTime(end).micros();
+    t.pfcPausedUs += paused;
+    c.pfcPausedUs += paused;
+    if (e.creditsEnabled()) {
+      minCredits = anyCredits ? std::min(minCredits, e.minCreditsSeen()) : e.minCreditsSeen();
+      anyCredits = true;
+    }
+    if (const QueueHistogram* h = e.histogram()) {
       t.maxQueueBytes = std::max<Bytes>(t.maxQueueBytes, static_cast<Bytes>(e.maxQueuedBytes()));
       c.maxQueueBytes = std::max<Bytes>(c.maxQueueBytes, static_cast<Bytes>(e.maxQueuedBytes()));
+      tierHist[idx].merge(*h);
+      all.merge(*h);
+      if (h->count() > 0) {
+        QueueStat q;
+        q.node = topo_.node(n).name;
+        q.port = topo_.portLocal(p);
+        q.peer = topo_.node(peer).name;
+        q.p50 = static_cast<Bytes>(h->percentile(0.5));
+        q.p99 = static_cast<Bytes>(h->percentile(0.99));
+        q.max = static_cast<Bytes>(e.maxQueuedBytes());
+        q.samples = h->count();
+        queues.push_back(std::move(q));
+      }
     }
     utilSum += util;
     ++directed;
     c.linkUtilMax = std::max(c.linkUtilMax, util);
   }
-  for (auto& t : tc)
-    if (t.links) t.utilMean /= static_cast<double>(t.links);
+  for (size_t i = 0; i < tc.size(); ++i) {
+    if (tc[i].links) tc[i].utilMean /= static_cast<double>(tc[i].links);
+    tc[i].queueP50 = static_cast<Bytes>(tierHist[i].percentile(0.5));
+    tc[i].queueP90 = static_cast<Bytes>(tierHist[i].percentile(0.9));
+    tc[i].queueP99 = static_cast<Bytes>(tierHist[i].percentile(0.99));
+  }
+  c.queueP50 = static_cast<Bytes>(all.percentile(0.5));
+  c.queueP90 = static_cast<Bytes>(all.percentile(0.9));
+  c.queueP99 = static_cast<Bytes>(all.percentile(0.99));
+  std::stable_sort(queues.begin(), queues.end(), [](const QueueStat& a, const QueueStat& b) {
+    return a.p99 != b.p99 ? a.p99 > b.p99 : a.max > b.max;
+  });
+  if (queues.size() > 10) queues.resize(10);
+  c.topQueues = std::move(queues);
+  c.minCreditBytes = minCredits;
   c.linkUtilMean = directed ? utilSum / static_cast<double>(directed) : 0;
   c.perTier = std::move(tc);
   return c;

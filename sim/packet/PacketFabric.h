@@ -5,7 +5,9 @@
 // through NvlinkModel. Transfers between GPUs whose NICs sit in different, unconnected rails
 // leave through this host's NIC on the destination's rail (PXN, as NCCL does); the NVLink hop
 // to that NIC is not timed (it is pipelined with the network transfer and faster than the NIC).
-// Leaves out: the congestion control, PFC and alternative routing of later issues.
+// Link technology (RoCEv2 or InfiniBand framing and flow control), ECN, PFC and congestion
+// control (DCQCN, IB CC) follow the topology spec.
+// Leaves out: alternative routing (adaptive, spraying) and failures.
 // Units: bytes, Time (ps).
 #pragma once
 
@@ -18,12 +20,16 @@
 #include "sim/fabric/Fabric.h"
 #include "sim/packet/EgressPort.h"
 #include "sim/packet/Nic.h"
+#include "sim/packet/LinkFraming.h"
+#include "sim/packet/NicParams.h"
 #include "sim/packet/NvlinkModel.h"
 #include "sim/packet/PacketCounters.h"
 #include "sim/packet/PacketPool.h"
 #include "sim/packet/QueuePair.h"
 #include "sim/packet/RdmaMessage.h"
 #include "sim/packet/Switch.h"
+#include "sim/packet/SwitchParams.h"
+#include "sim/cc/CongestionControl.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/topology/Topology.h"
 
@@ -50,13 +56,26 @@ class PacketFabric final : public Fabric {
   // ---- inspection (tests, benchmarks) ----
   const PacketCounters& counters() const { return counters_; }
   const PacketPool& pool() const { return pool_; }
+  EgressPort& mutablePort(PortId p) { return ports_[p]; }
+  const Switch& switchAt(NodeId n) const { return switches_[n - topo_.hostCount()]; }
+  CongestionControl* congestionControl() const { return cc_.get(); }
+  const LinkFraming& framing() const { return nicParams_.framing; }
   const EgressPort& port(PortId p) const { return ports_[p]; }
   size_t queuePairs() const { return qps_.size(); }
+  /// The QP carrying (srcNic -> dstNic, class, index), or kInvalid if none was created yet.
+  uint32_t findQueuePair(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) const {
+    const auto it = qpIndex_.find(qpKey(srcNic, dstNic, tc, qpIndex));
+    return it == qpIndex_.end() ? kInvalid : it->second;
+  }
   /// Unloaded time for `bytes` from srcNic to dstNic along the path the hash picks for `tuple`.
   Time idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const;
 
  private:
   uint32_t queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex);
+  static uint64_t qpKey(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) {
+    return (static_cast<uint64_t>(srcNic) << 41) | (static_cast<uint64_t>(dstNic) << 19) |
+           (static_cast<uint64_t>(tc & 7) << 16) | qpIndex;
+  }
   void complete(uint32_t record, Time when);
 
   Simulator& sim_;
@@ -64,6 +83,9 @@ class PacketFabric final : public Fabric {
   const TopologySpec& spec_;
   const EcmpFib& fib_;
   uint32_t mtu_;
+  SwitchParams switchParams_;
+  NicParams nicParams_;
+  std::unique_ptr<CongestionControl> cc_;
   PacketPool pool_;
   PacketCounters counters_;
   std::vector<EgressPort> ports_;  // one per directed port of the topology

@@ -16,12 +16,14 @@ class PacketQueue {
   struct Entry {
     uint32_t packet;
     uint32_t wireBytes;
+    uint32_t inPort;  ///< local ingress port at this switch (for PFC and credit accounting)
   };
   bool empty() const { return ring_.empty(); }
   uint64_t bytes() const { return bytes_; }
   uint32_t packets() const { return ring_.size(); }
-  void push(uint32_t packet, uint32_t wireBytes) {
-    ring_.push(Entry{packet, wireBytes});
+  const Entry& front() const { return ring_.front(); }
+  void push(uint32_t packet, uint32_t wireBytes, uint32_t inPort = 0) {
+    ring_.push(Entry{packet, wireBytes, inPort});
     bytes_ += wireBytes;
   }
   Entry pop() {

@@ -29,6 +29,10 @@ struct QueuePair {
   uint32_t msgTail = 0xFFFFFFFFu;
   uint32_t sendMsg = 0xFFFFFFFFu;  ///< message containing sndNxt
   Time rtoDeadline;
+  Time lastSend;    ///< when its last data packet started transmission (pacing)
+  Time nextSend;    ///< earliest start of its next data packet under its allowed rate
+  uint32_t lastWire = 0;
+  Time lastNotify;  ///< receiver: when it last sent a CNP/BECN for this QP
   // receiver
   uint32_t ePsn = 0;               ///< expected PSN
   uint32_t rcvMsg = 0xFFFFFFFFu;   ///< message being received
@@ -37,6 +41,8 @@ struct QueuePair {
   bool active = false;             ///< in its NIC's round-robin list
   bool nackSent = false;
   bool timerArmed = false;
+  bool parked = false;             ///< waiting in its NIC's pacing heap
+  bool notified = false;           ///< receiver: has sent a CNP/BECN before
 };
 
 }  // namespace fabricsim

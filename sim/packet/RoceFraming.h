@@ -38,9 +38,17 @@ struct RoceFraming {
   static constexpr uint32_t ackWireBytes() {
     return frameOnWire(kEthernetHeader + kIpv4 + kUdp + kBth + kAeth + kIcrc + kFcs);
   }
+  /// Wire bytes of a CNP (BTH + 16 reserved bytes, RoCEv2 annex A17).
+  static constexpr uint32_t cnpWireBytes() {
+    return frameOnWire(kEthernetHeader + kIpv4 + kUdp + kBth + 16 + kIcrc + kFcs);
+  }
+  /// Wire bytes of an 802.1Qbb PFC frame (a minimum-size MAC control frame).
+  static constexpr uint32_t pauseWireBytes() { return frameOnWire(kMinFrame); }
 };
 
 static_assert(RoceFraming::dataWireBytes(4096) == 4096 + 82);
 static_assert(RoceFraming::ackWireBytes() == 86);
+static_assert(RoceFraming::cnpWireBytes() == 98);
+static_assert(RoceFraming::pauseWireBytes() == 84);
 
 }  // namespace fabricsim

@@ -1,36 +1,164 @@
 #include "sim/packet/Switch.h"
 
+#include <algorithm>
+
 namespace fabricsim {
 
-void Switch::init(NodeId id, const EcmpFib* fib, PacketPool* pool, PacketCounters* counters, EgressPort* ports,
-                  PortId firstPort, uint64_t bufferBytes, double alpha) {
+void Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* pool, PacketCounters* counters,
+                  EgressPort* ports, PortId firstPort, uint32_t degree, const SwitchParams* params) {
   id_ = id;
+  sim_ = sim;
   fib_ = fib;
   pool_ = pool;
   counters_ = counters;
   ports_ = ports;
   firstPort_ = firstPort;
-  buffer_ = bufferBytes;
-  alpha_ = alpha;
+  degree_ = degree;
+  params_ = params;
+  if (params->pfc.enabled || params->infiniband) {
+    ingress_.assign(static_cast<size_t>(degree) * kTrafficClasses, 0);
+    pauseSent_.assign(degree, 0);
+    refreshAt_.assign(static_cast<size_t>(degree) * kTrafficClasses, Time::max());
+  }
+  rng_ = sim->rngStream(Rng::streamId("switch/ecn") ^ (static_cast<uint64_t>(id) << 20));
 }
 
-void Switch::receive(uint32_t pkt, uint32_t /*inPort*/) {
+uint64_t Switch::headroom(uint32_t inPort) const {
+  const EgressPort& p = ports_[inPort];
+  const uint64_t inFlight = static_cast<uint64_t>(bytesInTime(p.delay(), p.rate()));
+  return 2 * inFlight + 2 * params_->maxFrame + params_->pauseFrame;
+}
+
+uint64_t Switch::xoff() const {
+  if (params_->pfc.dynamicAlpha > 0)
+    return static_cast<uint64_t>(params_->pfc.dynamicAlpha * static_cast<double>(params_->buffer - std::min(used_, params_->buffer)));
+  return static_cast<uint64_t>(params_->pfc.xoff);
+}
+
+uint64_t Switch::xon() const {
+  if (params_->pfc.dynamicAlpha > 0) {
+    const uint64_t delta = params_->pfc.xonDelta > 0 ? static_cast<uint64_t>(params_->pfc.xonDelta) : 2ULL * params_->maxFrame;
+    const uint64_t off = xoff();
+    return off > delta ? off - delta : 0;
+  }
+  return static_cast<uint64_t>(params_->pfc.xon);
+}
+
+bool Switch::redMark(uint64_t q) {
+  const EcnSpec& e = params_->ecn;
+  if (q <= static_cast<uint64_t>(e.kmin)) return false;
+  if (q > static_cast<uint64_t>(e.kmax)) return true;
+  const double span = static_cast<double>(e.kmax - e.kmin);
+  const double p = span > 0 ? e.pmax * static_cast<double>(q - static_cast<uint64_t>(e.kmin)) / span : 1.0;
+  return rng_.uniform() < p;
+}
+
+void Switch::receive(uint32_t pkt, uint32_t inPort) {
   Packet& p = pool_->get(pkt);
-  const PortId out = fib_->nextHop(id_, p.dstNic, p.tuple);
-  EgressPort& port = ports_[out - firstPort_];
-  const uint64_t freeBytes = buffer_ - used_;
-  const uint64_t threshold = static_cast<uint64_t>(alpha_ * static_cast<double>(freeBytes));
-  if (p.wireBytes > freeBytes || port.queueBytes(p.tc) + p.wireBytes > threshold) {
-    ++drops_;
-    port.countDrop();
-    ++counters_->packetsDropped;
-    if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
+  if (p.type == PacketType::Pause) {  // consumed by the MAC: pauses our egress toward the sender
+    ports_[inPort].applyPause(p.tc, static_cast<int>(p.psn));
     pool_->release(pkt);
     return;
   }
-  used_ += p.wireBytes;
+  const PortId out = fib_->nextHop(id_, p.dstNic, p.tuple);
+  EgressPort& port = ports_[out - firstPort_];
+  const uint8_t tc = p.tc;
+  const uint32_t wire = p.wireBytes;
+  if (params_->infiniband) {
+    ingress_[inPort * kTrafficClasses + tc] += wire;  // the credit loop bounds this
+  } else if (lossless(tc)) {
+    if (used_ + wire > params_->buffer) {
+      ++drops_;
+      port.countDrop();
+      ++counters_->packetsDropped;
+      ++counters_->losslessDrops;
+      if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
+      pool_->release(pkt);
+      return;
+    }
+    uint64_t& ing = ingress_[inPort * kTrafficClasses + tc];
+    ing += wire;
+    const uint8_t bit = static_cast<uint8_t>(1u << tc);
+    if (!(pauseSent_[inPort] & bit) && ing >= xoff()) {
+      bool propagated = false;
+      for (uint32_t i = 0; i < degree_ && !propagated; ++i) propagated = ports_[i].pausedMask() & bit;
+      if (propagated) ++counters_->pfcPausePropagated;
+      pauseSent_[inPort] |= bit;
+      sendPause(inPort, tc, params_->pfc.quanta);
+      scheduleRefresh(inPort, tc);
+    }
+  } else {
+    const uint64_t freeBytes = params_->buffer - std::min(used_, params_->buffer);
+    const uint64_t threshold = static_cast<uint64_t>(params_->dtAlpha * static_cast<double>(freeBytes));
+    if (wire > freeBytes || port.queueBytes(tc) + wire > threshold) {
+      ++drops_;
+      port.countDrop();
+      ++counters_->packetsDropped;
+      if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
+      pool_->release(pkt);
+      return;
+    }
+  }
+  used_ += wire;
   if (used_ > maxUsed_) maxUsed_ = used_;
-  port.enqueue(pkt);
+  if (params_->ecn.enabled && !params_->ecn.markOnDequeue && p.type == PacketType::Data &&
+      ((params_->ecn.classMask >> tc) & 1) && redMark(port.queueBytes(tc))) {
+    p.flags |= Packet::kCongestionExperienced;
+    ++counters_->ecnMarks;
+  }
+  port.enqueue(pkt, inPort);
+}
+
+void Switch::onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, uint64_t queueAfter) {
+  used_ -= e.wireBytes;
+  if (params_->infiniband) {
+    ingress_[e.inPort * kTrafficClasses + tc] -= e.wireBytes;
+    EgressPort& back = ports_[e.inPort];
+    back.reverse()->returnCredits(tc, e.wireBytes, sim_->now() + back.delay());
+  } else if (lossless(tc)) {
+    uint64_t& ing = ingress_[e.inPort * kTrafficClasses + tc];
+    ing -= e.wireBytes;
+    const uint8_t bit = static_cast<uint8_t>(1u << tc);
+    if ((pauseSent_[e.inPort] & bit) && ing <= xon()) {
+      pauseSent_[e.inPort] &= static_cast<uint8_t>(~bit);
+      sendPause(e.inPort, tc, 0);
+    }
+  }
+  if (params_->ecn.enabled && params_->ecn.markOnDequeue && ((params_->ecn.classMask >> tc) & 1)) {
+    Packet& p = pool_->get(pkt);
+    if (p.type == PacketType::Data && redMark(queueAfter)) {
+      p.flags |= Packet::kCongestionExperienced;
+      ++counters_->ecnMarks;
+    }
+  }
+}
+
+void Switch::sendPause(uint32_t inPort, uint8_t tc, int quanta) {
+  const uint32_t pkt = pool_->allocate();
+  Packet& p = pool_->get(pkt);
+  p.type = PacketType::Pause;
+  p.tc = tc;
+  p.psn = static_cast<uint32_t>(quanta);
+  p.wireBytes = params_->pauseFrame;
+  if (quanta > 0) ++counters_->pfcPauseFrames;
+  else ++counters_->pfcResumeFrames;
+  ports_[inPort].enqueue(pkt);
+}
+
+void Switch::onEvent(uint32_t tag) {
+  const uint32_t inPort = tag / kTrafficClasses;
+  const uint8_t tc = static_cast<uint8_t>(tag % kTrafficClasses);
+  const uint8_t bit = static_cast<uint8_t>(1u << tc);
+  if (!(pauseSent_[inPort] & bit) || refreshAt_[tag] != sim_->now()) return;  // resumed, or superseded
+  // Still congested: refresh the PAUSE before the upstream's timer runs out.
+  sendPause(inPort, tc, params_->pfc.quanta);
+  scheduleRefresh(inPort, tc);
+}
+
+void Switch::scheduleRefresh(uint32_t inPort, uint8_t tc) {
+  const uint32_t idx = inPort * kTrafficClasses + tc;
+  refreshAt_[idx] = sim_->now() + ports_[inPort].pauseDuration(params_->pfc.quanta) / 2 + Time::ps(1);
+  sim_->schedule(refreshAt_[idx], this, idx);
 }
 
 }  // namespace fabricsim

@@ -50,6 +50,17 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   fabric_ = std::make_unique<PacketFabric>(*sim_, *topo_, spec_, *fib_);
   for (const auto& w : workloadSpecs_)
     workloads_.push_back(std::make_unique<PatternWorkload>(*sim_, *fabric_, w, topo_->gpuCount()));
+  if (!options_.probes.empty()) {
+    const auto interval = parseTime(options_.probeInterval);
+    if (!interval.value) throw InputError("", 0, 0, "--probe-interval", interval.error);
+    auto done = [this] {
+      for (const auto& w : workloads_)
+        if (!w->finished()) return false;
+      return true;
+    };
+    for (const auto& p : options_.probes)
+      probes_.push_back(std::make_unique<Probe>(p, *interval.value, *sim_, *topo_, *fabric_, done));
+  }
   buildSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -63,20 +74,19 @@ void Experiment::checkSupported() const {
   if (spec_.routing.algorithm != "ecmp")
     unsupported("routing.algorithm", "expected 'ecmp' (the only path selection in this version), found '" +
                                          spec_.routing.algorithm + "'");
-  if (spec_.congestionControl.algorithm != "none")
-    unsupported("congestion_control.algorithm",
-                "expected 'none' (congestion control is not part of this version), found '" +
-                    spec_.congestionControl.algorithm + "'");
-  if (spec_.links.technology != "roce")
-    unsupported("links.technology", "expected 'roce' (InfiniBand links are not part of this version), found '" +
-                                        spec_.links.technology + "'");
-  if (spec_.sw.pfc.enabled)
-    unsupported("switch.pfc.enabled", "PFC is not part of this version; set it to false (the fabric is lossy, "
-                                      "recovering with go-back-N)");
-  if (spec_.sw.ecn.enabled)
-    unsupported("switch.ecn", "ECN marking is not part of this version; remove the key");
+  const std::string& cc = spec_.congestionControl.algorithm;
+  if ((cc == "dcqcn" || cc == "ibcc") && !spec_.sw.ecn.enabled)
+    unsupported("switch.ecn", "congestion_control.algorithm '" + cc +
+                                  "' reacts to ECN/FECN marks: set switch.ecn {kmin, kmax, pmax}");
+  if (cc == "dcqcn" && spec_.links.technology != "roce")
+    unsupported("congestion_control.algorithm", "dcqcn runs on RoCEv2 links; use ibcc on InfiniBand");
+  if (cc == "ibcc" && spec_.links.technology != "infiniband")
+    unsupported("congestion_control.algorithm", "ibcc runs on InfiniBand links; use dcqcn on RoCEv2");
+  if (spec_.links.technology == "infiniband" && spec_.sw.pfc.enabled)
+    unsupported("switch.pfc.enabled", "InfiniBand links use credit-based flow control, not PFC; set it to false");
   if (spec_.nic.reorder != "strict")
-    unsupported("nic.reorder", "expected 'strict' (go-back-N) in this version, found '" + spec_.nic.reorder + "'");
+    unsupported("nic.reorder", "expected 'strict' (go-back-N) in this version, found '" + spec_.nic.reorder +
+                                   "'; InfiniBand runs are lossless, so strict costs nothing there");
   if (!spec_.failures.empty())
     unsupported("failures", "link and switch failures are not part of this version; remove the list");
   if (!d.empty()) throw InputError(std::move(d));
@@ -88,6 +98,7 @@ void Experiment::run() {
   ProgressReporter progress(options_.progress);
   Bytes requested = 0;
   for (auto& w : workloads_) w->start();
+  for (auto& p : probes_) p->start();
   for (auto& w : workloads_) requested += w->bytesRequested();
   if (progress.enabled()) {
     sim_->setProgressCallback([&](const Simulator& s) {
@@ -115,6 +126,9 @@ nlohmann::json Experiment::results() const {
   for (const auto& w : workloadSpecs_) workloads.push_back(toJson(w));
   doc["spec"] = {{"topology", toJson(spec_)}, {"workloads", workloads}};
   doc["backend"] = fabric_->backendName();
+  doc["congestion_control"] = spec_.congestionControl.algorithm;
+  doc["link_technology"] = spec_.links.technology;
+  doc["pfc"] = spec_.sw.pfc.enabled && spec_.links.technology == "roce";
 
   const NetworkCounters net = fabric_->networkCounters();
   doc["summary"] = {{"sim_time_s", net.activeTime.seconds()},
@@ -171,8 +185,19 @@ nlohmann::json Experiment::results() const {
                      {"util_mean", t.utilMean},
                      {"util_max", t.utilMax},
                      {"max_queue_bytes", t.maxQueueBytes},
+                     {"queue_bytes", {{"p50", t.queueP50}, {"p90", t.queueP90}, {"p99", t.queueP99}}},
                      {"packets_dropped", t.packetsDropped},
+                     {"pfc_paused_us", t.pfcPausedUs},
                      {"wire_bytes", t.wireBytes}};
+  json topQueues = json::array();
+  for (const auto& q : net.topQueues)
+    topQueues.push_back({{"node", q.node}, {"port", q.port}, {"peer", q.peer}, {"p50_bytes", q.p50},
+                         {"p99_bytes", q.p99}, {"max_bytes", q.max}, {"samples", q.samples}});
+  if (!probes_.empty()) {
+    json probes = json::array();
+    for (const auto& p : probes_) probes.push_back(p->toJson());
+    doc["probes"] = probes;
+  }
   doc["network"] = {{"bytes_sent", net.bytesSent},
                     {"bytes_delivered", net.bytesDelivered},
                     {"bytes_dropped", net.bytesDropped},
@@ -185,9 +210,17 @@ nlohmann::json Experiment::results() const {
                     {"out_of_order_packets", net.outOfOrderPackets},
                     {"ecn_marks", net.ecnMarks},
                     {"cnps", net.cnps},
+                    {"becns", net.becns},
                     {"pfc_pause_frames", net.pfcPauseFrames},
+                    {"pfc_resume_frames", net.pfcResumeFrames},
+                    {"pfc_pause_propagated", net.pfcPausePropagated},
                     {"pfc_paused_us", net.pfcPausedUs},
+                    {"lossless_drops", net.losslessDrops},
+                    {"min_credit_bytes", net.minCreditBytes},
                     {"max_queue_bytes", net.maxQueueBytes},
+                    {"queue_bytes", {{"p50", net.queueP50}, {"p90", net.queueP90}, {"p99", net.queueP99},
+                                     {"max", net.maxQueueBytes}}},
+                    {"top_queues", topQueues},
                     {"link_util", {{"mean", net.linkUtilMean}, {"max", net.linkUtilMax}}},
                     {"per_tier", tiers}};
   return doc;

@@ -19,6 +19,7 @@
 #include "sim/core/Simulator.h"
 #include "sim/packet/PacketFabric.h"
 #include "sim/routing/EcmpFib.h"
+#include "sim/runtime/Probe.h"
 #include "sim/runtime/RunOptions.h"
 #include "sim/topology/Topology.h"
 #include "sim/workload/Workload.h"
@@ -54,6 +55,7 @@ class Experiment {
   std::unique_ptr<EcmpFib> fib_;
   std::unique_ptr<PacketFabric> fabric_;
   std::vector<std::unique_ptr<Workload>> workloads_;
+  std::vector<std::unique_ptr<Probe>> probes_;
   double wallSeconds_ = 0;
   double buildSeconds_ = 0;
   bool ran_ = false;

@@ -17,6 +17,8 @@ struct RunOptions {
   std::string cc;       ///< --cc, overrides congestion_control.algorithm when set
   uint64_t seed = 1;
   bool progress = true;  ///< progress line on stderr (when it is a terminal)
+  std::vector<std::string> probes;            ///< --probe queue=NODE:PORT | flow=SRC-DST
+  std::string probeInterval = "1us";          ///< --probe-interval
 };
 
 }  // namespace fabricsim

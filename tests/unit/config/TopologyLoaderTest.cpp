@@ -71,7 +71,7 @@ TEST(TopologyLoaderTest, ReadsEveryKey) {
                            "         ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.1}, pfc: {xoff: 60KB, xon: 48KB}}\n"
                            "routing: {algorithm: adaptive, hash_seed: 7}\n"
                            "nic: {retransmit_timeout: 5ms, ack_every: 4, window: 1MiB}\n"
-                           "congestion_control: {algorithm: dcqcn}\n"
+                           "congestion_control: {algorithm: ibcc}\n"
                            "workload: ../w/perm.yaml\n"
                            "failures:\n"
                            "  - {at: 100us, action: down, link: [leaf-0, spine-0]}\n"
@@ -97,7 +97,7 @@ TEST(TopologyLoaderTest, ReadsEveryKey) {
   EXPECT_EQ(s.routing.hashSeed, 7u);
   EXPECT_EQ(s.nic.ackEvery, 4);
   EXPECT_EQ(s.nic.window, 1LL << 20);
-  EXPECT_EQ(s.congestionControl.algorithm, "dcqcn");
+  EXPECT_EQ(s.congestionControl.algorithm, "ibcc");
   EXPECT_EQ(s.workload, "w/perm.yaml");
   ASSERT_EQ(s.failures.size(), 2u);
   EXPECT_EQ(s.failures[0].link, (std::vector<std::string>{"leaf-0", "spine-0"}));

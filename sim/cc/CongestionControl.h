@@ -1,0 +1,41 @@
+// CongestionControl: the sender-side rate controller of every queue pair in a run (the
+// "reaction point"), which the NIC consults before sending each data packet.
+//
+// Models: a per-QP allowed sending rate that falls on congestion notifications (DCQCN CNPs on
+// RoCEv2, BECNs on InfiniBand) and recovers on timers and bytes sent. Timers are evaluated
+// lazily: every call first advances the QP's periodic timers to `now`, in time order, so no
+// simulator events are needed; nextTimer() tells the NIC when a paced QP should look again.
+// Leaves out: the notification point (CNP/BECN generation lives in the receiving NIC) and the
+// marking (switches).
+// Units: BitRate (bit/s), Time (ps), bytes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/core/Time.h"
+#include "sim/core/Units.h"
+
+namespace fabricsim {
+
+class CongestionControl {
+ public:
+  virtual ~CongestionControl() = default;
+  /// Registers QP `qp` (ids are dense, 0, 1, 2, ...) whose NIC sends at `lineRate`.
+  virtual void addFlow(uint32_t qp, BitRate lineRate, Time now) = 0;
+  /// The rate QP `qp` may send at, at time `now` (advances its timers to now first).
+  virtual BitRate rate(uint32_t qp, Time now) = 0;
+  /// The NIC has just started transmitting `wireBytes` of QP `qp` at `now` (byte counter).
+  virtual void onSent(uint32_t qp, Time now, uint32_t wireBytes) = 0;
+  /// A congestion notification for QP `qp` arrived at its sender at `now`.
+  virtual void onNotification(uint32_t qp, Time now) = 0;
+  /// The next time after `now` at which rate(qp) can change by a timer alone; Time::max() if never.
+  virtual Time nextTimer(uint32_t qp, Time now) = 0;
+  virtual const char* name() const = 0;
+};
+
+/// The controller for spec.algorithm ("dcqcn" or "ibcc"); nullptr for "none".
+std::unique_ptr<CongestionControl> makeCongestionControl(const CongestionControlSpec& spec);
+
+}  // namespace fabricsim

@@ -1,0 +1,131 @@
+#include "sim/cc/Dcqcn.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fabricsim {
+
+Dcqcn::Dcqcn(const DcqcnSpec& spec) : spec_(spec), oneMinusG_(1.0 - spec.g) {
+  SIM_CHECK(spec.g > 0 && spec.g <= 1, "DCQCN g must be in (0, 1]");
+  SIM_CHECK(spec.initialAlpha >= 0 && spec.initialAlpha <= 1, "DCQCN initial alpha must be in [0, 1]");
+  SIM_CHECK(spec.alphaTimer > Time::zero(), "DCQCN alpha timer must be positive");
+  SIM_CHECK(spec.rateIncreaseTimer > Time::zero(), "DCQCN rate-increase timer must be positive");
+  SIM_CHECK(spec.byteCounter > 0, "DCQCN byte counter must be positive");
+  SIM_CHECK(spec.fastRecoveryStages >= 0, "DCQCN fast-recovery stages must be >= 0");
+  SIM_CHECK(spec.minRate.bitsPerSecond() > 0, "DCQCN min rate must be positive");
+  SIM_CHECK(spec.maxDecreaseFraction > 0 && spec.maxDecreaseFraction <= 1,
+            "DCQCN max decrease fraction must be in (0, 1]");
+  SIM_CHECK(spec.rateReduceInterval >= Time::zero(), "DCQCN rate-reduce interval must be >= 0");
+}
+
+void Dcqcn::addFlow(uint32_t qp, BitRate lineRate, Time now) {
+  SIM_CHECK(lineRate.bitsPerSecond() > 0, "Dcqcn::addFlow: line rate must be positive");
+  if (qp >= qps_.size()) qps_.resize(static_cast<size_t>(qp) + 1);
+  QpState& s = qps_[qp];
+  s = QpState{};
+  s.line = static_cast<double>(lineRate.bitsPerSecond());
+  s.rc = s.rt = s.line;
+  s.rateBps = lineRate.bitsPerSecond();
+  s.alphaBase = spec_.initialAlpha;
+  s.alphaAnchor = now;
+  s.nextIncrease = Time::max();
+  s.lastDecrease = now;
+}
+
+double Dcqcn::alpha(uint32_t qp, Time now) const {
+  const QpState& s = qps_[qp];
+  if (!s.cnpSeen || now <= s.alphaAnchor) return s.alphaBase;
+  const int64_t k = (now - s.alphaAnchor).picos() / spec_.alphaTimer.picos();
+  return k == 0 ? s.alphaBase : s.alphaBase * std::pow(oneMinusG_, static_cast<double>(k));
+}
+
+void Dcqcn::setRate(QpState& s) {
+  if (s.line - s.rc < 1.0) {  // back at line rate: stop pacing (Rc <= Rt <= line, so Rt is too)
+    s.rc = s.rt = s.line;
+    s.paced = false;
+  }
+  s.rateBps = std::max<int64_t>(1, std::llround(s.rc));
+}
+
+void Dcqcn::increase(QpState& s) {
+  const int f = spec_.fastRecoveryStages;
+  const int32_t hi = std::max(s.timerStages, s.byteStages);
+  const int32_t lo = std::min(s.timerStages, s.byteStages);
+  if (hi < f) {
+    // fast recovery: Rt unchanged
+  } else if (lo > f) {
+    s.rt += static_cast<double>(lo - f) * static_cast<double>(spec_.hyperIncrease.bitsPerSecond());
+  } else {
+    s.rt += static_cast<double>(spec_.additiveIncrease.bitsPerSecond());
+  }
+  s.rt = std::min(s.rt, s.line);
+  s.rc = std::min((s.rt + s.rc) / 2, s.line);
+  setRate(s);
+}
+
+void Dcqcn::advance(QpState& s, Time now) {
+  while (s.paced && s.nextIncrease <= now) {
+    increase(s);
+    ++s.timerStages;
+    s.timerIncreaseSinceDecrease = true;
+    s.nextIncrease += spec_.rateIncreaseTimer;
+  }
+}
+
+void Dcqcn::onSent(uint32_t qp, Time now, uint32_t wireBytes) {
+  SIM_DCHECK(qp < qps_.size(), "Dcqcn::onSent: unknown QP");
+  QpState& s = qps_[qp];
+  if (!s.paced) return;
+  if (s.nextIncrease <= now) advance(s, now);
+  s.bytes += wireBytes;
+  while (s.paced && s.bytes >= spec_.byteCounter) {
+    s.bytes -= spec_.byteCounter;
+    increase(s);
+    ++s.byteStages;
+  }
+}
+
+void Dcqcn::onNotification(uint32_t qp, Time now) {
+  SIM_DCHECK(qp < qps_.size(), "Dcqcn::onNotification: unknown QP");
+  QpState& s = qps_[qp];
+  if (s.paced) {
+    advance(s, now);
+  } else if (s.cnpSeen && s.nextIncrease <= now) {
+    // Back at line rate, the rate-increase timer would have kept firing (without effect).
+    s.timerIncreaseSinceDecrease = true;
+  }
+  const double a = alpha(qp, now);
+  const bool suppressed =
+      spec_.rateReduceInterval > Time::zero() && s.cnpSeen && now - s.lastDecrease < spec_.rateReduceInterval;
+  if (!suppressed) {
+    if (!s.cnpSeen && spec_.rateOnFirstCnp.bitsPerSecond() > 0) {
+      s.rc = s.rt = std::min(static_cast<double>(spec_.rateOnFirstCnp.bitsPerSecond()), s.line);
+    } else {
+      if (spec_.clampTargetRate || (spec_.clampTargetRateAfterTimeIncrease && s.timerIncreaseSinceDecrease))
+        s.rt = s.rc;
+      const double factor = std::max(1.0 - a / 2, 1.0 - spec_.maxDecreaseFraction);
+      const double floor = std::min(static_cast<double>(spec_.minRate.bitsPerSecond()), s.line);
+      s.rc = std::max(s.rc * factor, floor);
+    }
+    s.timerStages = 0;
+    s.byteStages = 0;
+    s.bytes = 0;
+    s.timerIncreaseSinceDecrease = false;
+    s.lastDecrease = now;
+    s.nextIncrease = now + spec_.rateIncreaseTimer;
+    s.paced = true;
+    setRate(s);
+  }
+  s.alphaBase = oneMinusG_ * a + spec_.g;
+  s.alphaAnchor = now;
+  s.cnpSeen = true;
+}
+
+Time Dcqcn::nextTimer(uint32_t qp, Time now) {
+  SIM_DCHECK(qp < qps_.size(), "Dcqcn::nextTimer: unknown QP");
+  QpState& s = qps_[qp];
+  if (s.paced && s.nextIncrease <= now) advance(s, now);
+  return s.paced ? s.nextIncrease : Time::max();
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,22 @@
+// SwitchParams: the settings every switch of a run shares, resolved once from the topology
+// file (thresholds in bytes, probabilities, technology).
+// Units: bytes, Time (ps).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/config/TopologySpec.h"
+
+namespace fabricsim {
+
+struct SwitchParams {
+  uint64_t buffer = 0;
+  double dtAlpha = 1.0;
+  EcnSpec ecn;
+  PfcSpec pfc;
+  bool infiniband = false;
+  uint32_t maxFrame = 0;    ///< wire bytes of a full-MTU data packet
+  uint32_t pauseFrame = 84;  ///< wire bytes of a PFC frame
+};
+
+}  // namespace fabricsim
