@@ -83,7 +83,7 @@ TEST(CongestionControlConfigTest, PresetValues) {
   EXPECT_FALSE(cx.clampTargetRate);
   EXPECT_TRUE(cx.clampTargetRateAfterTimeIncrease);
   EXPECT_EQ(cx.rateOnFirstCnp, BitRate::bps(0));
-  EXPECT_EQ(cx.cnpInterval, Time::us(50));
+  EXPECT_EQ(cx.cnpInterval, Time::us(4));  // MIN_TIME_BETWEEN_CNPS firmware default
 
   const DcqcnSpec p = preset("dcqcn-paper");
   EXPECT_DOUBLE_EQ(p.g, 1.0 / 256);
