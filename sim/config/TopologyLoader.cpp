@@ -453,7 +453,7 @@ void readCongestionControl(YamlReader& r, const Node& root, TopologySpec& spec) 
   CongestionControlSpec& cc = spec.congestionControl;
   const std::string p = "congestion_control";
   Node m;
-  std::string preset = "connectx";
+  std::string preset = "dcqcn-paper";  // the preset that reproduces DCQCN's published behaviour here (README)
   if (YamlReader::has(root, p)) {
     m = root[p];
     if (!r.expectMap(m, p)) m = Node();

@@ -277,9 +277,9 @@ NetworkCounters PacketFabric::networkCounters() const {
         q.node = topo_.node(n).name;
         q.port = topo_.portLocal(p);
         q.peer = topo_.node(peer).name;
-        q.p50 = static_cast<Bytes>(h->percentile(0.5));
-        q.p99 = static_cast<Bytes>(h->percentile(0.99));
         q.max = static_cast<Bytes>(e.maxQueuedBytes());
+        q.p50 = std::min<Bytes>(static_cast<Bytes>(h->percentile(0.5)), q.max);
+        q.p99 = std::min<Bytes>(static_cast<Bytes>(h->percentile(0.99)), q.max);
         q.samples = h->count();
         queues.push_back(std::move(q));
       }
@@ -290,13 +290,15 @@ NetworkCounters PacketFabric::networkCounters() const {
   }
   for (size_t i = 0; i < tc.size(); ++i) {
     if (tc[i].links) tc[i].utilMean /= static_cast<double>(tc[i].links);
-    tc[i].queueP50 = static_cast<Bytes>(tierHist[i].percentile(0.5));
-    tc[i].queueP90 = static_cast<Bytes>(tierHist[i].percentile(0.9));
-    tc[i].queueP99 = static_cast<Bytes>(tierHist[i].percentile(0.99));
+    // Bucket upper bounds can exceed the largest queue actually seen: clamp to it.
+    const auto clampTo = [](uint64_t v, Bytes cap) { return std::min<Bytes>(static_cast<Bytes>(v), cap); };
+    tc[i].queueP50 = clampTo(tierHist[i].percentile(0.5), tc[i].maxQueueBytes);
+    tc[i].queueP90 = clampTo(tierHist[i].percentile(0.9), tc[i].maxQueueBytes);
+    tc[i].queueP99 = clampTo(tierHist[i].percentile(0.99), tc[i].maxQueueBytes);
   }
-  c.queueP50 = static_cast<Bytes>(all.percentile(0.5));
-  c.queueP90 = static_cast<Bytes>(all.percentile(0.9));
-  c.queueP99 = static_cast<Bytes>(all.percentile(0.99));
+  c.queueP50 = std::min<Bytes>(static_cast<Bytes>(all.percentile(0.5)), c.maxQueueBytes);
+  c.queueP90 = std::min<Bytes>(static_cast<Bytes>(all.percentile(0.9)), c.maxQueueBytes);
+  c.queueP99 = std::min<Bytes>(static_cast<Bytes>(all.percentile(0.99)), c.maxQueueBytes);
   std::stable_sort(queues.begin(), queues.end(), [](const QueueStat& a, const QueueStat& b) {
     return a.p99 != b.p99 ? a.p99 > b.p99 : a.max > b.max;
   });

@@ -105,14 +105,15 @@ TEST(CongestionControlConfigTest, PresetValues) {
   expectSameDcqcn(untouched, cx);
 }
 
-TEST(CongestionControlConfigTest, DefaultIsNoneWithConnectxParameters) {
+TEST(CongestionControlConfigTest, DefaultIsNoneWithPaperParameters) {
   const TopologySpec s = parseTopologyYaml(kTopo, "cc.yaml");
   EXPECT_EQ(s.congestionControl.algorithm, "none");
-  expectSameDcqcn(s.congestionControl.dcqcn, preset("connectx"));
+  expectSameDcqcn(s.congestionControl.dcqcn, preset("dcqcn-paper"));
 }
 
 TEST(CongestionControlConfigTest, PresetsLoad) {
-  const TopologySpec cx = parseTopologyYaml(kTopo + "congestion_control: {algorithm: dcqcn}\n", "cc.yaml");
+  const TopologySpec cx =
+      parseTopologyYaml(kTopo + "congestion_control: {algorithm: dcqcn, preset: connectx}\n", "cc.yaml");
   EXPECT_EQ(cx.congestionControl.algorithm, "dcqcn");
   expectSameDcqcn(cx.congestionControl.dcqcn, preset("connectx"));
   const TopologySpec p =
@@ -156,7 +157,7 @@ TEST(CongestionControlConfigTest, OverridesApplyOnTopOfThePreset) {
           kTopo + "congestion_control: {algorithm: dcqcn, dcqcn: {min_rate: 1Gbps, rate_on_first_cnp: 0}}\n",
           "cc.yaml")
           .congestionControl.dcqcn;
-  DcqcnSpec expected = preset("connectx");
+  DcqcnSpec expected = preset("dcqcn-paper");
   expected.minRate = BitRate::gbps(1);
   expectSameDcqcn(partial, expected);
 }
