@@ -56,6 +56,7 @@ struct NetworkCounters {
   uint64_t pfcPausePropagated = 0;
   double pfcPausedUs = 0;          ///< summed over every port and class
   uint64_t losslessDrops = 0;      ///< lossless packets dropped (must stay 0 with PFC or credits)
+  Bytes pfcMaxHeadroomUsed = 0;    ///< most bytes a (port, priority) held beyond XOFF
   int64_t minCreditBytes = 0;      ///< lowest credit balance any port reached (InfiniBand; never < 0)
   Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;  ///< over all switch queues
   std::vector<QueueStat> topQueues;  ///< the busiest switch queues by p99

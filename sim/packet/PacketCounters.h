@@ -26,7 +26,8 @@ struct PacketCounters {
   uint64_t pfcPauseFrames = 0;      ///< PAUSE frames with quanta > 0 (first pauses and refreshes)
   uint64_t pfcResumeFrames = 0;     ///< PAUSE frames with quanta 0
   uint64_t pfcPausePropagated = 0;  ///< pauses sent while the sender was itself paused downstream
-  uint64_t losslessDrops = 0;       ///< lossless-class packets dropped (buffer exhausted)
+  uint64_t losslessDrops = 0;       ///< lossless-class packets dropped (headroom or buffer exhausted)
+  uint64_t maxHeadroomUsed = 0;     ///< most bytes any (port, priority) held beyond XOFF
   Time lastDelivery;  ///< when the last packet reached a NIC (or NVLink delivered)
 };
 

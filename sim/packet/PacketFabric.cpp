@@ -228,6 +228,7 @@ NetworkCounters PacketFabric::networkCounters() const {
   c.pfcResumeFrames = counters_.pfcResumeFrames;
   c.pfcPausePropagated = counters_.pfcPausePropagated;
   c.losslessDrops = counters_.losslessDrops;
+  c.pfcMaxHeadroomUsed = static_cast<Bytes>(counters_.maxHeadroomUsed);
 
   // Per tier and direction: 0 host->leaf, 1 leaf->host, then up/down per switch tier.
   const Time end = counters_.lastDelivery;

@@ -24,9 +24,14 @@ void Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* poo
 }
 
 uint64_t Switch::headroom(uint32_t inPort) const {
+  if (params_->pfc.headroom > 0) return static_cast<uint64_t>(params_->pfc.headroom);
+  // After XOFF is crossed, data keeps arriving for: the PAUSE's trip upstream (our delay toward
+  // the peer) plus the trip of what the peer had already sent (its delay toward us, which in this
+  // model includes our forwarding latency), one frame we may be sending ahead of the PAUSE, one
+  // the peer may have started, and the PAUSE frame itself.
   const EgressPort& p = ports_[inPort];
-  const uint64_t inFlight = static_cast<uint64_t>(bytesInTime(p.delay(), p.rate()));
-  return 2 * inFlight + 2 * params_->maxFrame + params_->pauseFrame;
+  const Time roundTrip = p.delay() + p.reverse()->delay();
+  return static_cast<uint64_t>(bytesInTime(roundTrip, p.rate())) + 2 * params_->maxFrame + params_->pauseFrame;
 }
 
 uint64_t Switch::xoff() const {
@@ -67,7 +72,11 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
   if (params_->infiniband) {
     ingress_[inPort * kTrafficClasses + tc] += wire;  // the credit loop bounds this
   } else if (lossless(tc)) {
-    if (used_ + wire > params_->buffer) {
+    // Static thresholds: beyond XOFF a (port, priority) may use only its headroom. Dynamic XOFF
+    // moves with the free buffer, so there only the whole buffer bounds admission.
+    const bool headroomExhausted = params_->pfc.dynamicAlpha <= 0 &&
+                                   ingress_[inPort * kTrafficClasses + tc] + wire > xoff() + headroom(inPort);
+    if (headroomExhausted || used_ + wire > params_->buffer) {
       ++drops_;
       port.countDrop();
       ++counters_->packetsDropped;
@@ -79,6 +88,10 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
     uint64_t& ing = ingress_[inPort * kTrafficClasses + tc];
     ing += wire;
     const uint8_t bit = static_cast<uint8_t>(1u << tc);
+    if (pauseSent_[inPort] & bit) {
+      const uint64_t off = xoff();
+      if (ing > off && ing - off > counters_->maxHeadroomUsed) counters_->maxHeadroomUsed = ing - off;
+    }
     if (!(pauseSent_[inPort] & bit) && ing >= xoff()) {
       bool propagated = false;
       for (uint32_t i = 0; i < degree_ && !propagated; ++i) propagated = ports_[i].pausedMask() & bit;

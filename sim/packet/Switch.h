@@ -8,8 +8,9 @@
 // - Lossless classes (PFC on): accounted per (ingress port, priority). Crossing XOFF (static,
 //   or dynamicAlpha x free buffer) sends a PAUSE upstream, refreshed every half pause time
 //   while above XON; falling to XON sends a resume (quanta 0). Packets that arrive after XOFF
-//   land in headroom; a lossless packet is dropped only if the whole buffer is full (counted
-//   as a lossless violation, which correct headroom prevents). A PAUSE sent while one of this
+//   land in the (port, priority)'s headroom (pfc.headroom, or sized from the link as below); a
+//   lossless packet is dropped only when that headroom or the whole buffer is exhausted (counted
+//   as a lossless violation, which correct thresholds prevent). A PAUSE sent while one of this
 //   switch's own egress ports is paused for that priority counts as propagated.
 // - InfiniBand: never drops; every packet forwarded returns its bytes as credits to the
 //   upstream port after the link's delay.
@@ -57,10 +58,10 @@ class Switch final : public EventHandler {
   uint64_t ingressBytes(uint32_t inPort, uint8_t tc) const {
     return ingress_.empty() ? 0 : ingress_[inPort * kTrafficClasses + tc];
   }
-  /// Headroom needed on `inPort`: what keeps arriving while a PAUSE takes effect: twice the
-  /// link's delay at its rate (the PAUSE travelling up, data still in flight down), plus a
-  /// maximum frame the upstream may have started, one this switch may be sending ahead of the
-  /// PAUSE, and the PAUSE itself.
+  /// Headroom of `inPort` (pfc.headroom when set, else what keeps arriving while a PAUSE takes
+  /// effect): the link's round trip (both directions' delays, forwarding latency included) at its
+  /// rate, plus a maximum frame the upstream may have started, one this switch may be sending
+  /// ahead of the PAUSE, and the PAUSE itself.
   uint64_t headroom(uint32_t inPort) const;
 
  private:

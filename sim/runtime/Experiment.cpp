@@ -218,6 +218,7 @@ nlohmann::json Experiment::results() const {
                     {"pfc_pause_propagated", net.pfcPausePropagated},
                     {"pfc_paused_us", net.pfcPausedUs},
                     {"lossless_drops", net.losslessDrops},
+                    {"pfc_max_headroom_used_bytes", net.pfcMaxHeadroomUsed},
                     {"min_credit_bytes", net.minCreditBytes},
                     {"max_queue_bytes", net.maxQueueBytes},
                     {"queue_bytes", {{"p50", net.queueP50}, {"p90", net.queueP90}, {"p99", net.queueP99},
