@@ -21,50 +21,55 @@ void EgressPort::init(Simulator* sim, PacketPool* pool, PacketCounters* counters
 }
 
 void EgressPort::enableCredits(uint64_t perClass, uint32_t maxFrame) {
-  creditsEnabled_ = true;
-  for (auto& c : credits_) c = static_cast<int64_t>(perClass);
-  minCredits_ = static_cast<int64_t>(perClass);
-  maxPullWire_ = maxFrame;
+  FlowControlState& f = fc();
+  f.creditsEnabled = true;
+  for (auto& c : f.credits) c = static_cast<int64_t>(perClass);
+  f.minCredits = static_cast<int64_t>(perClass);
+  f.maxPullWire = maxFrame;
 }
 
 void EgressPort::returnCredits(uint8_t vl, uint32_t bytes, Time arrival) {
-  if (!creditsEnabled_) return;
-  creditsInFlight_.push(CreditReturn{arrival, bytes, vl});
+  if (!creditsEnabled()) return;
+  fc_->inFlight.push(CreditReturn{arrival, bytes, vl});
   // An idle port that is waiting for credits and has no wake-up pending looks again then.
   const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
   if (work && sim_->now() >= busyUntil_ && txEventAt_ == Time::max()) scheduleTx(arrival);
 }
 
 void EgressPort::absorbCredits() {
+  if (!fc_) return;
   const Time now = sim_->now();
-  while (!creditsInFlight_.empty() && creditsInFlight_.front().arrival <= now) {
-    const CreditReturn c = creditsInFlight_.pop();
-    credits_[c.vl] += c.bytes;
+  while (!fc_->inFlight.empty() && fc_->inFlight.front().arrival <= now) {
+    const CreditReturn c = fc_->inFlight.pop();
+    fc_->credits[c.vl] += c.bytes;
   }
 }
 
 void EgressPort::applyPause(uint8_t tc, int quanta) {
   const Time now = sim_->now();
-  ++pausesReceived_;
-  if (now >= pausedUntil_[tc]) {
-    pausedTotal_ += pausedUntil_[tc] - pauseStart_[tc];  // close the previous interval
-    pauseStart_[tc] = now;
+  FlowControlState& f = fc();
+  ++f.pausesReceived;
+  if (now >= f.pausedUntil[tc]) {
+    f.pausedTotal += f.pausedUntil[tc] - f.pauseStart[tc];  // close the previous interval
+    f.pauseStart[tc] = now;
   }
-  pausedUntil_[tc] = quanta > 0 ? now + pauseDuration(quanta) : now;
+  f.pausedUntil[tc] = quanta > 0 ? now + pauseDuration(quanta) : now;
   if (quanta == 0) kick();
 }
 
 uint8_t EgressPort::pausedMask() const {
+  if (!fc_ || fc_->pausesReceived == 0) return 0;
   const Time now = sim_->now();
   uint8_t m = 0;
   for (int tc = 0; tc < kTrafficClasses; ++tc)
-    if (now < pausedUntil_[tc]) m |= static_cast<uint8_t>(1u << tc);
+    if (now < fc_->pausedUntil[tc]) m |= static_cast<uint8_t>(1u << tc);
   return m;
 }
 
 Time EgressPort::pausedTime(Time end) const {
-  Time t = pausedTotal_;
-  for (int tc = 0; tc < kTrafficClasses; ++tc) t += std::min(pausedUntil_[tc], end) - pauseStart_[tc];
+  if (!fc_) return Time::zero();
+  Time t = fc_->pausedTotal;
+  for (int tc = 0; tc < kTrafficClasses; ++tc) t += std::min(fc_->pausedUntil[tc], end) - fc_->pauseStart[tc];
   return t;
 }
 
@@ -96,18 +101,22 @@ void EgressPort::transmitNext() {
     // Classes that may send now: not paused, and (with credits) with room at the peer.
     uint8_t paused = 0;
     Time wake = Time::max();
-    for (int tc = 0; tc < kTrafficClasses; ++tc)
-      if (now < pausedUntil_[tc]) {
-        paused |= static_cast<uint8_t>(1u << tc);
-        wake = std::min(wake, pausedUntil_[tc]);
-      }
-    if (creditsEnabled_) absorbCredits();
+    const bool credits = fc_ && fc_->creditsEnabled;
+    if (fc_) {
+      if (fc_->pausesReceived)
+        for (int tc = 0; tc < kTrafficClasses; ++tc)
+          if (now < fc_->pausedUntil[tc]) {
+            paused |= static_cast<uint8_t>(1u << tc);
+            wake = std::min(wake, fc_->pausedUntil[tc]);
+          }
+      if (credits) absorbCredits();
+    }
     uint16_t cand = static_cast<uint16_t>(nonEmpty_ & ~paused & 0xFF);
     bool creditBlocked = false;
     while (cand) {
       const int tc = 31 - __builtin_clz(static_cast<unsigned>(cand));
       const PacketQueue::Entry& head = queues_[tc].front();
-      if (creditsEnabled_ && credits_[tc] < static_cast<int64_t>(head.wireBytes)) {
+      if (credits && fc_->credits[tc] < static_cast<int64_t>(head.wireBytes)) {
         cand &= static_cast<uint16_t>(~(1u << tc));
         creditBlocked = true;
         continue;
@@ -123,9 +132,9 @@ void EgressPort::transmitNext() {
     }
     if (pkt == kNoPacket && owner_.nic && !(nonEmpty_ & 0xFF & ~paused)) {
       uint8_t allowed = static_cast<uint8_t>(~paused);
-      if (creditsEnabled_)
+      if (credits)
         for (int tc = 0; tc < kTrafficClasses; ++tc)
-          if (credits_[tc] < static_cast<int64_t>(maxPullWire_)) {
+          if (fc_->credits[tc] < static_cast<int64_t>(fc_->maxPullWire)) {
             allowed &= static_cast<uint8_t>(~(1u << tc));
             creditBlocked = true;
           }
@@ -140,13 +149,13 @@ void EgressPort::transmitNext() {
       // Nothing may go now: wake at the first pause expiry or credit arrival that could help.
       const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
       if (!work) return;
-      if (creditBlocked && !creditsInFlight_.empty()) wake = std::min(wake, creditsInFlight_.front().arrival);
+      if (creditBlocked && !fc_->inFlight.empty()) wake = std::min(wake, fc_->inFlight.front().arrival);
       if (wake != Time::max()) scheduleTx(wake);
       return;
     }
-    if (creditsEnabled_) {
-      credits_[vl] -= wire;
-      if (credits_[vl] < minCredits_) minCredits_ = credits_[vl];
+    if (credits) {
+      fc_->credits[vl] -= wire;
+      if (fc_->credits[vl] < fc_->minCredits) fc_->minCredits = fc_->credits[vl];
     }
   }
   if (wire != lastWire_) {

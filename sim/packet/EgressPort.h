@@ -50,7 +50,11 @@ class EgressPort final : public EventHandler {
   void enqueue(uint32_t pkt, uint32_t inPort = 0) {
     const Packet& p = pool_->get(pkt);
     const int q = p.type == PacketType::Pause ? kMacControlQueue : p.tc;
-    if (histogram_) histogram_->add(queues_[q].bytes());
+    if (histogram_) {
+      const uint64_t seen = queues_[q].bytes();
+      if (seen == 0) ++emptyArrivals_;  // most arrivals: counted here, on the port's hot line
+      else histogram_->add(seen);
+    }
     queues_[q].push(pkt, p.wireBytes, inPort);
     nonEmpty_ |= static_cast<uint16_t>(1u << q);
     queuedBytes_ += p.wireBytes;
@@ -82,13 +86,13 @@ class EgressPort final : public EventHandler {
   void enableCredits(uint64_t perClass, uint32_t maxFrame);
   /// The peer freed `bytes` of class `vl`; the update reaches this port at `arrival`.
   void returnCredits(uint8_t vl, uint32_t bytes, Time arrival);
-  bool creditsEnabled() const { return creditsEnabled_; }
+  bool creditsEnabled() const { return fc_ && fc_->creditsEnabled; }
   /// Credits currently available for class `vl` (after absorbing updates that have arrived).
   int64_t credits(uint8_t vl) {
     absorbCredits();
-    return credits_[vl];
+    return fc_ ? fc_->credits[vl] : 0;
   }
-  int64_t minCreditsSeen() const { return minCredits_; }
+  int64_t minCreditsSeen() const { return fc_ ? fc_->minCredits : 0; }
 
   void onEvent(uint32_t tag) override;
 
@@ -106,8 +110,14 @@ class EgressPort final : public EventHandler {
   Endpoint owner() const { return owner_; }
   /// Records the queue length every arriving packet sees (switch ports).
   void enableHistogram() { histogram_ = std::make_unique<QueueHistogram>(); }
-  const QueueHistogram* histogram() const { return histogram_.get(); }
-  uint64_t pauseFramesReceived() const { return pausesReceived_; }
+  /// The occupancy histogram including empty-queue arrivals (nullptr when not enabled).
+  std::unique_ptr<QueueHistogram> histogram() const {
+    if (!histogram_) return nullptr;
+    auto h = std::make_unique<QueueHistogram>(*histogram_);
+    h->addZeros(emptyArrivals_);
+    return h;
+  }
+  uint64_t pauseFramesReceived() const { return fc_ ? fc_->pausesReceived : 0; }
 
  private:
   static constexpr uint32_t kArrival = 1;  // odd tags; transmitter events carry (generation << 1)
@@ -154,18 +164,26 @@ class EgressPort final : public EventHandler {
   Time busyTime_;
   uint32_t lastWire_ = 0;  // serialization time of the last frame size, to skip the division
   Time lastSer_;
-  // PFC
-  Time pausedUntil_[kTrafficClasses]{};
-  Time pauseStart_[kTrafficClasses]{};
-  Time pausedTotal_;
-  uint64_t pausesReceived_ = 0;
-  // credits
-  bool creditsEnabled_ = false;
-  int64_t credits_[kTrafficClasses]{};
-  int64_t minCredits_ = 0;
-  uint64_t maxPullWire_ = 0;  // NIC: credits a class needs before the NIC may pull a packet of it
-  PacketRing<CreditReturn> creditsInFlight_;
+  // Link-level flow control state, allocated on the first PAUSE or when credits are enabled, so
+  // the common port stays small and its hot fields share few cache lines.
+  struct FlowControlState {
+    Time pausedUntil[kTrafficClasses]{};
+    Time pauseStart[kTrafficClasses]{};
+    Time pausedTotal;
+    uint64_t pausesReceived = 0;
+    bool creditsEnabled = false;
+    int64_t credits[kTrafficClasses]{};
+    int64_t minCredits = 0;
+    uint64_t maxPullWire = 0;  // NIC: credit a class needs before the NIC may pull a packet of it
+    PacketRing<CreditReturn> inFlight;
+  };
+  FlowControlState& fc() {
+    if (!fc_) fc_ = std::make_unique<FlowControlState>();
+    return *fc_;
+  }
+  std::unique_ptr<FlowControlState> fc_;
   std::unique_ptr<QueueHistogram> histogram_;
+  uint64_t emptyArrivals_ = 0;
 };
 
 }  // namespace fabricsim

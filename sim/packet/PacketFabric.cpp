@@ -268,7 +268,7 @@ NetworkCounters PacketFabric::networkCounters() const {
       minCredits = anyCredits ? std::min(minCredits, e.minCreditsSeen()) : e.minCreditsSeen();
       anyCredits = true;
     }
-    if (const QueueHistogram* h = e.histogram()) {
+    if (const auto h = e.histogram()) {
       t.maxQueueBytes = std::max<Bytes>(t.maxQueueBytes, static_cast<Bytes>(e.maxQueuedBytes()));
       c.maxQueueBytes = std::max<Bytes>(c.maxQueueBytes, static_cast<Bytes>(e.maxQueuedBytes()));
       tierHist[idx].merge(*h);

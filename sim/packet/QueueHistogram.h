@@ -14,19 +14,22 @@ namespace fabricsim {
 class QueueHistogram {
  public:
   static constexpr int kBuckets = 128;
-  void add(uint64_t v) {
-    ++counts_[bucket(v)];
-    ++total_;
-  }
+  void add(uint64_t v) { ++counts_[bucket(v)]; }
+  /// Adds `n` samples of value 0 (callers count empty-queue arrivals on a hot cache line).
+  void addZeros(uint64_t n) { counts_[0] += static_cast<uint32_t>(n); }
   void merge(const QueueHistogram& o) {
     for (int i = 0; i < kBuckets; ++i) counts_[i] += o.counts_[i];
-    total_ += o.total_;
   }
-  uint64_t count() const { return total_; }
+  uint64_t count() const {
+    uint64_t t = 0;
+    for (uint32_t c : counts_) t += c;
+    return t;
+  }
   /// Smallest bucket upper bound with at least q of the samples at or below it.
   uint64_t percentile(double q) const {
-    if (total_ == 0) return 0;
-    const double need = q * static_cast<double>(total_);
+    const uint64_t total = count();
+    if (total == 0) return 0;
+    const double need = q * static_cast<double>(total);
     uint64_t seen = 0;
     for (int i = 0; i < kBuckets; ++i) {
       seen += counts_[i];
@@ -50,7 +53,6 @@ class QueueHistogram {
 
  private:
   std::array<uint32_t, kBuckets> counts_{};
-  uint64_t total_ = 0;
 };
 
 }  // namespace fabricsim
