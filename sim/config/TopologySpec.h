@@ -99,9 +99,30 @@ struct SwitchSpec {
   Bytes creditBuffer = 0;
 };
 
+/// RFC 7938 eBGP control plane settings.
+struct BgpSpec {
+  /// rfc7938: every leaf its own ASN, the spine/aggregation switches of a pod (or of a
+  /// leaf-spine cluster) share one ASN, all cores (top tier) share one ASN;
+  /// unique: every switch its own ASN.
+  std::string asnScheme = "rfc7938";
+  Time updateDelay = Time::us(50);   ///< processing delay of one received UPDATE
+  Time mrai = Time::zero();          ///< min route advertisement interval per neighbour (0: at once)
+  std::string detection = "bfd";     ///< bfd (interval x multiplier) | los (loss of light: at once)
+  Time bfdInterval = Time::ms(50);
+  int bfdMultiplier = 3;
+};
+
 struct RoutingSpec {
-  std::string algorithm = "ecmp";  ///< ecmp (this release); bgp | adaptive | flowlet | spray later
-  uint64_t hashSeed = 0;           ///< mixed with each switch's id to give per-switch seeds
+  /// Per-packet path selection: ecmp (five-tuple hash) | flowlet | adaptive | spray.
+  /// `bgp` is accepted as ecmp over BGP-derived tables (control_plane: bgp).
+  std::string algorithm = "ecmp";
+  /// Where forwarding tables come from: static (shortest paths computed from the graph) | bgp.
+  std::string controlPlane = "static";
+  uint64_t hashSeed = 0;             ///< mixed with each switch's id to give per-switch seeds
+  Time flowletGap = Time::us(5);     ///< flowlet: idle gap after which a flow may be re-hashed
+  Bytes adaptiveBias = 0;            ///< adaptive: keep the hashed port unless another is this much emptier
+  std::string spray = "random";      ///< spray: random | round-robin
+  BgpSpec bgp;
 };
 
 struct NicSpec {

@@ -7,12 +7,13 @@
 // on the port cabled to the NIC. Lookup is O(1): one table read (switch, leaf) -> group id,
 // then the hash picks a member. Distinct groups are stored once per switch, so memory is
 // (switches x leaves in the same connected plane) x 4 bytes plus the distinct groups.
-// Leaves out: BGP (a later control plane will fill the same tables), link failures,
-// weighted groups. Hosts never transit traffic.
+// A control plane (BgpControlPlane) may replace any group at run time with setRoute; an empty
+// group means no route. Leaves out: weighted groups. Hosts never transit traffic.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/routing/FlowHash.h"
@@ -27,14 +28,26 @@ class EcmpFib {
 
   /// Egress port (global directed-port id) at switch `sw` for a packet to NIC `dstNic` whose
   /// five-tuple digest is `tuple`. Precondition: reachable(sw, dstNic).
+  /// Returns kInvalid when the switch has no route (an empty group: traffic is black-holed).
   PortId nextHop(NodeId sw, uint32_t dstNic, uint64_t tuple) const {
     const NicRoute& d = nicRoute_[dstNic];
     if (sw == d.leaf) return d.leafPort;
     const uint32_t g = table_[switchRow_[sw] + d.leafIndex];
     const Group& grp = groups_[g];
     if (grp.size == 1) return groupPorts_[grp.offset];
+    if (grp.size == 0) return kInvalid;
     return groupPorts_[grp.offset + FlowHash::select(tuple, seeds_[sw], grp.size)];
   }
+
+  // ---- control-plane interface (BgpControlPlane installs routes here) ----
+  /// Replaces the group of switch `sw` toward destination leaf `leaf` (a switch with hosts in
+  /// the same connected plane) by `ports` (egress ports of `sw`; empty: no route).
+  void setRoute(NodeId sw, NodeId leaf, std::span<const PortId> ports);
+  /// The group of switch `sw` toward leaf `leaf` (empty when sw == leaf or no route).
+  std::span<const PortId> routeToLeaf(NodeId sw, NodeId leaf) const;
+  /// Leaves (switches with hosts) of connected plane `component`.
+  const std::vector<NodeId>& leavesOf(uint32_t component) const { return compLeaves_[component]; }
+  size_t components() const { return compLeaves_.size(); }
   /// All members of the group at `sw` toward the leaf of `dstNic` (empty at the leaf itself).
   std::span<const PortId> group(NodeId sw, uint32_t dstNic) const;
   /// True when a packet at `sw` can reach `dstNic` (same connected plane).
@@ -66,6 +79,13 @@ class EcmpFib {
   std::vector<PortId> groupPorts_;
   std::vector<NicRoute> nicRoute_;
   std::vector<uint64_t> seeds_;
+  std::vector<std::vector<NodeId>> compLeaves_;
+  std::vector<uint32_t> leafIndex_;  // per node: index among its component's leaves, or kInvalid
+  uint32_t intern(NodeId sw, std::span<const PortId> ports);
+  void rebuildIntern();
+  static uint64_t internKey(std::span<const PortId> members);
+  size_t internedBytes() const;
+  std::vector<std::unordered_map<uint64_t, uint32_t>> interned_;
 };
 
 }  // namespace fabricsim
