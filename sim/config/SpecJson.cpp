@@ -81,7 +81,20 @@ nlohmann::json toJson(const TopologySpec& spec) {
                    {"headroom_bytes", spec.sw.pfc.headroom},
                    {"quanta", spec.sw.pfc.quanta},
                    {"classes", classList(spec.sw.pfc.classMask)}}}};
-  j["routing"] = {{"algorithm", spec.routing.algorithm}, {"hash_seed", spec.routing.hashSeed}};
+  const BgpSpec& bgp = spec.routing.bgp;
+  j["routing"] = {{"algorithm", spec.routing.algorithm},
+                  {"control_plane", spec.routing.controlPlane},
+                  {"hash_seed", spec.routing.hashSeed},
+                  {"flowlet_gap_ps", spec.routing.flowletGap.picos()},
+                  {"adaptive_bias_bytes", spec.routing.adaptiveBias},
+                  {"spray", spec.routing.spray},
+                  {"bgp",
+                   {{"asn_scheme", bgp.asnScheme},
+                    {"update_delay_ps", bgp.updateDelay.picos()},
+                    {"mrai_ps", bgp.mrai.picos()},
+                    {"detection", bgp.detection},
+                    {"bfd_interval_ps", bgp.bfdInterval.picos()},
+                    {"bfd_multiplier", bgp.bfdMultiplier}}}};
   j["nic"] = {{"reorder", spec.nic.reorder},
               {"retransmit_timeout_ps", spec.nic.retransmitTimeout.picos()},
               {"ack_every", spec.nic.ackEvery},

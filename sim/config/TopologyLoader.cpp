@@ -483,10 +483,34 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
   if (YamlReader::has(root, "routing")) {
     const Node m = root["routing"];
     if (r.expectMap(m, "routing")) {
-      r.checkKeys(m, "routing", {"algorithm", "hash_seed"});
+      r.checkKeys(m, "routing",
+                  {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias", "spray", "bgp"});
       r.getChoice(m, "routing", "algorithm", spec.routing.algorithm, {"ecmp", "bgp", "adaptive", "flowlet", "spray"});
+      r.getChoice(m, "routing", "control_plane", spec.routing.controlPlane, {"static", "bgp"});
       r.getUint64(m, "routing", "hash_seed", spec.routing.hashSeed);
+      r.getTime(m, "routing", "flowlet_gap", spec.routing.flowletGap, Time::ps(1));
+      r.getBytes(m, "routing", "adaptive_bias", spec.routing.adaptiveBias, false, 0);
+      r.getChoice(m, "routing", "spray", spec.routing.spray, {"random", "round-robin"});
+      if (YamlReader::has(m, "bgp")) {
+        const Node b = m["bgp"];
+        const std::string bp = "routing.bgp";
+        if (r.expectMap(b, bp)) {
+          r.checkKeys(b, bp, {"asn_scheme", "update_delay", "mrai", "detection", "bfd_interval", "bfd_multiplier"});
+          BgpSpec& g = spec.routing.bgp;
+          r.getChoice(b, bp, "asn_scheme", g.asnScheme, {"rfc7938", "unique"});
+          r.getTime(b, bp, "update_delay", g.updateDelay);
+          r.getTime(b, bp, "mrai", g.mrai);
+          r.getChoice(b, bp, "detection", g.detection, {"bfd", "los"});
+          r.getTime(b, bp, "bfd_interval", g.bfdInterval, Time::ps(1));
+          r.getInt(b, bp, "bfd_multiplier", g.bfdMultiplier, 1, 255);
+        }
+      }
     }
+  }
+  // `algorithm: bgp` (DESIGN.md's spelling) means ECMP hashing over BGP-derived tables.
+  if (spec.routing.algorithm == "bgp") {
+    spec.routing.algorithm = "ecmp";
+    spec.routing.controlPlane = "bgp";
   }
   spec.nic.reorder = spec.links.technology == "infiniband" ? "tolerant" : "strict";
   if (YamlReader::has(root, "nic")) {

@@ -157,6 +157,10 @@ void Nic::onData(Packet& p) {
       sendControl(params_->framing.infiniband ? PacketType::Becn : PacketType::Cnp, p.qp, 0);
     }
   }
+  if (params_->tolerant) {
+    onDataTolerant(p);
+    return;
+  }
   if (p.psn == q.ePsn) {
     ++q.ePsn;
     q.nackSent = false;
@@ -181,6 +185,40 @@ void Nic::onData(Packet& p) {
   } else {
     sendControl(PacketType::Ack, p.qp, q.ePsn - 1);
   }
+}
+
+void Nic::onDataTolerant(Packet& p) {
+  const uint32_t qpId = p.qp;
+  QueuePair& q = fabric_->qp(qpId);
+  if (p.psn < q.ePsn) {  // duplicate of something already placed: re-acknowledge
+    sendControl(PacketType::Ack, qpId, q.ePsn - 1);
+    return;
+  }
+  if (p.psn > q.ePsn) {  // ahead of a gap: place it and remember it
+    ++counters_->outOfOrder;
+    if (fabric_->reorderBuffer(qpId).insert(q.ePsn, p.psn)) counters_->goodputBytes += p.payload;
+    return;
+  }
+  counters_->goodputBytes += p.payload;
+  uint32_t e = q.ePsn + 1;
+  if (q.reorder != 0xFFFFFFFFu) e = fabric_->reorderBuffer(qpId).advance(e);
+  q.ePsn = e;
+  // Complete every message whose last PSN is now below the expected one, in order.
+  completedScratch_.clear();
+  while (q.rcvMsg != 0xFFFFFFFFu && fabric_->message(q.rcvMsg).lastPsn < q.ePsn) {
+    completedScratch_.push_back(q.rcvMsg);
+    q.rcvMsg = fabric_->message(q.rcvMsg).next;
+  }
+  const bool completed = !completedScratch_.empty();
+  if (++q.ackCount >= params_->ackEvery || completed) {
+    q.ackCount = 0;
+    sendControl(PacketType::Ack, qpId, q.ePsn - 1);
+  }
+  if (!completed) return;
+  // Delivering may post new messages (reallocating qps, q is stale after this) and re-enter this
+  // NIC, so iterate over a copy.
+  const std::vector<uint32_t> done = completedScratch_;
+  for (uint32_t m : done) fabric_->messageDelivered(m);
 }
 
 void Nic::sendControl(PacketType type, uint32_t qpId, uint32_t psn) {

@@ -5,6 +5,9 @@
 // transmission with per-packet round-robin among active QPs (ACK/NACK/CNP replies first), PSN
 // checking, ACKs (one per `ackEvery` in-order packets and at every message end), go-back-N on
 // NACK or timeout, an optional per-QP window, and message completion when the last byte arrives.
+// Receivers are strict (a gap triggers one NACK; out-of-order packets are discarded) or tolerant
+// (out-of-order packets are placed and remembered in a ReorderBuffer, no NACK; losses are then
+// recovered by the sender's timeout).
 // Congestion control: before each data packet the QP's allowed rate (CongestionControl) spaces
 // its packets (a QP waits in a pacing heap until its next packet may start); the receiver
 // answers ECN-marked (FECN) packets with at most one CNP (BECN) per QP per interval; the
@@ -53,6 +56,7 @@ class Nic final : public EventHandler {
   static constexpr uint32_t kPaceWake = 0x80000000u;
 
   void onData(Packet& p);
+  void onDataTolerant(Packet& p);
   void onAck(const Packet& p);
   void onNack(const Packet& p);
   void sendControl(PacketType type, uint32_t qp, uint32_t psn);
@@ -74,6 +78,7 @@ class Nic final : public EventHandler {
   using Parked = std::pair<Time, uint32_t>;
   std::priority_queue<Parked, std::vector<Parked>, std::greater<>> parked_;
   Time wakeAt_ = Time::max();
+  std::vector<uint32_t> completedScratch_;
 };
 
 }  // namespace fabricsim

@@ -20,6 +20,7 @@ struct NicParams {
   CongestionControl* cc = nullptr;  ///< sender-side rate control; nullptr: line rate
   bool notify = false;              ///< receiver sends CNPs (RoCEv2) / BECNs (InfiniBand) on marks
   Time notifyInterval = Time::us(50);
+  bool tolerant = false;            ///< receiver places out-of-order packets (no NACK on a gap)
 };
 
 }  // namespace fabricsim

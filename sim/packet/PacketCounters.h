@@ -28,6 +28,10 @@ struct PacketCounters {
   uint64_t pfcPausePropagated = 0;  ///< pauses sent while the sender was itself paused downstream
   uint64_t losslessDrops = 0;       ///< lossless-class packets dropped (headroom or buffer exhausted)
   uint64_t maxHeadroomUsed = 0;     ///< most bytes any (port, priority) held beyond XOFF
+  uint64_t blackholedPackets = 0;   ///< dropped for lack of a route
+  uint64_t blackholedBytes = 0;     ///< data payload of those
+  uint64_t deadLinkPackets = 0;     ///< lost on a link that was down
+  uint64_t deadLinkBytes = 0;       ///< data payload of those
   Time lastDelivery;  ///< when the last packet reached a NIC (or NVLink delivered)
 };
 

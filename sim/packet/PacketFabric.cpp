@@ -30,6 +30,15 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
   switchParams_.infiniband = ib;
   switchParams_.maxFrame = nicParams_.framing.dataWireBytes(mtu_);
   switchParams_.pauseFrame = RoceFraming::pauseWireBytes();
+  const std::string& algo = spec.routing.algorithm;
+  switchParams_.selection = algo == "flowlet"    ? PathSelection::Flowlet
+                            : algo == "adaptive" ? PathSelection::Adaptive
+                            : algo == "spray"    ? PathSelection::Spray
+                                                 : PathSelection::Ecmp;
+  switchParams_.flowletGap = spec.routing.flowletGap;
+  switchParams_.adaptiveBias = static_cast<uint64_t>(spec.routing.adaptiveBias);
+  switchParams_.sprayRoundRobin = spec.routing.spray == "round-robin";
+  nicParams_.tolerant = spec.nic.reorder == "tolerant";
 
   cc_ = makeCongestionControl(spec.congestionControl);
   nicParams_.mtu = mtu_;

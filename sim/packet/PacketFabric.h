@@ -11,6 +11,7 @@
 // Units: bytes, Time (ps).
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "sim/packet/PacketPool.h"
 #include "sim/packet/QueuePair.h"
 #include "sim/packet/RdmaMessage.h"
+#include "sim/packet/ReorderBuffer.h"
 #include "sim/packet/Switch.h"
 #include "sim/packet/SwitchParams.h"
 #include "sim/cc/CongestionControl.h"
@@ -47,6 +49,15 @@ class PacketFabric final : public Fabric {
   // ---- used by Nic ----
   QueuePair& qp(uint32_t id) { return qps_[id]; }
   RdmaMessage& message(uint32_t id) { return messages_[id]; }
+  /// The reorder buffer of QP `qp` (created on first use).
+  ReorderBuffer& reorderBuffer(uint32_t qp) {
+    QueuePair& q = qps_[qp];
+    if (q.reorder == 0xFFFFFFFFu) {
+      q.reorder = static_cast<uint32_t>(reorder_.size());
+      reorder_.emplace_back();
+    }
+    return reorder_[q.reorder];
+  }
   /// The receiver has accepted the last packet of message `id`.
   void messageDelivered(uint32_t id);
   /// The sender has seen every PSN of message `id` acknowledged: its record can be reused.
@@ -95,6 +106,7 @@ class PacketFabric final : public Fabric {
   std::unordered_map<uint64_t, uint32_t> qpIndex_;
   std::vector<uint32_t> qpsPerNic_;
   std::vector<RdmaMessage> messages_;
+  std::deque<ReorderBuffer> reorder_;  // stable references
   std::vector<uint32_t> freeMessages_;
   std::vector<FlowRecord> records_;
   struct Pending {

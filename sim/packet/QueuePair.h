@@ -36,6 +36,7 @@ struct QueuePair {
   // receiver
   uint32_t ePsn = 0;               ///< expected PSN
   uint32_t rcvMsg = 0xFFFFFFFFu;   ///< message being received
+  uint32_t reorder = 0xFFFFFFFFu;  ///< tolerant receiver: its ReorderBuffer slot, once it needs one
   uint16_t ackCount = 0;           ///< in-order packets since the last ACK
   uint8_t tc = 0;
   bool active = false;             ///< in its NIC's round-robin list

@@ -21,6 +21,54 @@ void Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* poo
     refreshAt_.assign(static_cast<size_t>(degree) * kTrafficClasses, Time::max());
   }
   rng_ = sim->rngStream(Rng::streamId("switch/ecn") ^ (static_cast<uint64_t>(id) << 20));
+  if (params->selection == PathSelection::Flowlet) flowlets_.assign(kFlowletEntries, Flowlet{});
+}
+
+PortId Switch::selectPort(const Packet& p) {
+  if (params_->selection == PathSelection::Ecmp) return fib_->nextHop(id_, p.dstNic, p.tuple);
+  const std::span<const PortId> group = fib_->group(id_, p.dstNic);
+  if (group.size() <= 1) return fib_->nextHop(id_, p.dstNic, p.tuple);  // leaf port, single path, or none
+  const auto n = static_cast<uint32_t>(group.size());
+  switch (params_->selection) {
+    case PathSelection::Flowlet: {
+      Flowlet& f = flowlets_[FlowHash::mix(p.tuple ^ fib_->switchSeed(id_)) & (kFlowletEntries - 1)];
+      const Time now = sim_->now();
+      if (f.tuple != p.tuple || now - f.lastSeen > params_->flowletGap || f.member >= n) {
+        f.tuple = p.tuple;
+        f.member = static_cast<uint32_t>(rng_.below(n));  // a new flowlet may take any member
+      }
+      f.lastSeen = now;
+      return group[f.member];
+    }
+    case PathSelection::Adaptive: {
+      // The least-loaded member by bytes queued in this class. With a bias, the hashed member is
+      // kept unless another is emptier by more than the bias; without one, ties are broken at
+      // random, so an idle fabric spreads packets instead of degenerating to ECMP.
+      uint64_t bestQ = UINT64_MAX;
+      uint32_t ties = 0, pick = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t q = ports_[group[i] - firstPort_].queueBytes(p.tc);
+        if (q < bestQ) {
+          bestQ = q;
+          ties = 1;
+          pick = i;
+        } else if (q == bestQ && rng_.below(++ties) == 0) {
+          pick = i;  // reservoir sampling: uniform among the tied members
+        }
+      }
+      if (params_->adaptiveBias > 0) {
+        const uint32_t hashed = FlowHash::select(p.tuple, fib_->switchSeed(id_), n);
+        if (ports_[group[hashed] - firstPort_].queueBytes(p.tc) <= bestQ + params_->adaptiveBias) return group[hashed];
+      }
+      return group[pick];
+    }
+    case PathSelection::Spray:
+      if (params_->sprayRoundRobin) return group[sprayNext_++ % n];
+      return group[rng_.below(n)];
+    case PathSelection::Ecmp:
+      break;
+  }
+  return fib_->nextHop(id_, p.dstNic, p.tuple);
 }
 
 uint64_t Switch::headroom(uint32_t inPort) const {
@@ -65,7 +113,18 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
     pool_->release(pkt);
     return;
   }
-  const PortId out = fib_->nextHop(id_, p.dstNic, p.tuple);
+  const PortId out = selectPort(p);
+  if (out == kInvalid) {  // no route: black hole
+    ++drops_;
+    ++counters_->packetsDropped;
+    ++counters_->blackholedPackets;
+    if (p.type == PacketType::Data) {
+      counters_->dataBytesDropped += p.payload;
+      counters_->blackholedBytes += p.payload;
+    }
+    pool_->release(pkt);
+    return;
+  }
   EgressPort& port = ports_[out - firstPort_];
   const uint8_t tc = p.tc;
   const uint32_t wire = p.wireBytes;

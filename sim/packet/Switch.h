@@ -18,6 +18,15 @@
 //   kmin, rising linearly to pmax at kmax, and 1 above kmax, judged on its class queue at
 //   enqueue (before it joins) or at dequeue (what remains behind it). On InfiniBand the same
 //   marking sets FECN.
+// - Path selection among the ECMP group (routing.algorithm): ecmp hashes the five-tuple with
+//   the switch's seed; flowlet keeps a flow on its port until it pauses longer than the flowlet
+//   gap, then picks again (a 1,024-entry flowlet table indexed by the flow hash, as switch ASICs
+//   keep, so colliding flows share an entry); adaptive sends each packet to the member with the
+//   fewest bytes queued in its class, keeping the hashed member unless another is emptier by more
+//   than the bias (InfiniBand AR / Spectrum-X style); spray picks a random member per packet, or
+//   round-robin.
+// - A packet for which the switch has no route (an empty group, e.g. while BGP reconverges) is
+//   black-holed and counted.
 // Buffer is held from admission until the packet starts transmission. The forwarding latency
 // is applied by the upstream link (see EgressPort).
 // Leaves out: ingress queueing, cut-through, multicast, per-port buffer quotas.
@@ -69,6 +78,8 @@ class Switch final : public EventHandler {
   uint64_t xoff() const;
   uint64_t xon() const;
   bool redMark(uint64_t queueBytes);
+  /// Egress port (global id) for a packet, or kInvalid when there is no route.
+  PortId selectPort(const Packet& p);
   void sendPause(uint32_t inPort, uint8_t tc, int quanta);
   void scheduleRefresh(uint32_t inPort, uint8_t tc);
 
@@ -88,6 +99,14 @@ class Switch final : public EventHandler {
   std::vector<uint8_t> pauseSent_;  // per port: classes for which a PAUSE is in force upstream
   std::vector<Time> refreshAt_;     // per (port, class): the valid pending refresh
   Rng rng_;
+  struct Flowlet {
+    Time lastSeen;
+    uint64_t tuple = 0;
+    uint32_t member = 0;
+  };
+  static constexpr uint32_t kFlowletEntries = 1024;
+  std::vector<Flowlet> flowlets_;  // allocated only for flowlet switching
+  uint32_t sprayNext_ = 0;
 };
 
 }  // namespace fabricsim

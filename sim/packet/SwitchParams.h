@@ -6,10 +6,17 @@
 #include <cstdint>
 
 #include "sim/config/TopologySpec.h"
+#include "sim/core/Time.h"
 
 namespace fabricsim {
 
+enum class PathSelection : uint8_t { Ecmp, Flowlet, Adaptive, Spray };
+
 struct SwitchParams {
+  PathSelection selection = PathSelection::Ecmp;
+  Time flowletGap = Time::us(5);
+  uint64_t adaptiveBias = 0;
+  bool sprayRoundRobin = false;
   uint64_t buffer = 0;
   double dtAlpha = 1.0;
   EcnSpec ecn;

@@ -71,9 +71,9 @@ void Experiment::checkSupported() const {
   auto unsupported = [&](const std::string& key, const std::string& what) {
     d.push_back(Diagnostic{spec_.file, 0, 0, key, what});
   };
-  if (spec_.routing.algorithm != "ecmp")
-    unsupported("routing.algorithm", "expected 'ecmp' (the only path selection in this version), found '" +
-                                         spec_.routing.algorithm + "'");
+  if (spec_.routing.controlPlane != "static")
+    unsupported("routing.control_plane", "expected 'static' (the BGP control plane is not wired into runs yet), found '" +
+                                             spec_.routing.controlPlane + "'");
   const std::string& cc = spec_.congestionControl.algorithm;
   if ((cc == "dcqcn" || cc == "ibcc") && !spec_.sw.ecn.enabled)
     unsupported("switch.ecn", "congestion_control.algorithm '" + cc +
@@ -84,11 +84,6 @@ void Experiment::checkSupported() const {
     unsupported("congestion_control.algorithm", "ibcc runs on InfiniBand links; use dcqcn on RoCEv2");
   if (spec_.links.technology == "infiniband" && spec_.sw.pfc.enabled)
     unsupported("switch.pfc.enabled", "InfiniBand links use credit-based flow control, not PFC; set it to false");
-  // The NIC delivers in order (go-back-N). On InfiniBand with per-flow ECMP nothing reorders,
-  // so the 'tolerant' default there behaves identically; on RoCEv2 it would not.
-  if (spec_.nic.reorder != "strict" && spec_.links.technology != "infiniband")
-    unsupported("nic.reorder", "expected 'strict' (go-back-N) in this version, found '" + spec_.nic.reorder +
-                                   "'; InfiniBand runs are lossless, so strict costs nothing there");
   if (!spec_.failures.empty())
     unsupported("failures", "link and switch failures are not part of this version; remove the list");
   if (!d.empty()) throw InputError(std::move(d));

@@ -196,18 +196,23 @@ TEST(RunCli, WorkloadWithUnknownKeyExitsTwoNamingFileLineAndKey) {
   EXPECT_NE(r.out.find("mesage_count"), std::string::npos) << r.out;
 }
 
-TEST(RunCli, UnsupportedRoutingExitsTwo) {
+TEST(RunCli, UnsupportedControlPlaneExitsTwo) {
   const CliResult r = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
-                                " --set routing.algorithm=adaptive --quiet");
+                                " --set routing.control_plane=bgp --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(kTopo), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("routing.algorithm"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("adaptive"), std::string::npos) << r.out;
-  // --routing is the same override.
+  EXPECT_NE(r.out.find("routing.control_plane"), std::string::npos) << r.out;
+  // An unknown path-selection scheme through --routing is refused with the choices.
   const CliResult r2 =
-      fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing adaptive --quiet");
+      fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing magic --quiet");
   EXPECT_EQ(r2.status, 2) << r2.out;
   EXPECT_NE(r2.out.find("routing.algorithm"), std::string::npos) << r2.out;
+  // Supported schemes run.
+  for (const char* scheme : {"flowlet", "adaptive", "spray"}) {
+    const CliResult ok = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing " +
+                                   scheme + " --set nic.reorder=tolerant --quiet");
+    EXPECT_EQ(ok.status, 0) << scheme << ": " << ok.out;
+  }
 }
 
 TEST(RunCli, MissingTopologyFileExitsTwo) {
