@@ -57,6 +57,11 @@ struct NetworkCounters {
   double pfcPausedUs = 0;          ///< summed over every port and class
   uint64_t losslessDrops = 0;      ///< lossless packets dropped (must stay 0 with PFC or credits)
   Bytes pfcMaxHeadroomUsed = 0;    ///< most bytes a (port, priority) held beyond XOFF
+  uint64_t blackholedPackets = 0;  ///< dropped by switches without a route (e.g. during reconvergence)
+  Bytes blackholedBytes = 0;       ///< data payload of those
+  uint64_t deadLinkPackets = 0;    ///< lost on links that were down
+  Bytes deadLinkBytes = 0;         ///< data payload of those
+  Time lastRouteLoss = Time::ps(-1);  ///< time of the last such loss (negative: none)
   int64_t minCreditBytes = 0;      ///< lowest credit balance any port reached (InfiniBand; never < 0)
   Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;  ///< over all switch queues
   std::vector<QueueStat> topQueues;  ///< the busiest switch queues by p99

@@ -176,8 +176,23 @@ void EgressPort::transmitNext() {
 }
 
 void EgressPort::deliverHead() {
-  const uint32_t pkt = wire_.pop().packet;
+  const OnWire w = wire_.pop();
+  const uint32_t pkt = w.packet;
   if (!wire_.empty()) sim_->schedule(wire_.front().arrival, this, kArrival);
+  // Lost if the link is down now, or went down while this packet was on the wire.
+  if (!up_ || lastDownAt_ >= w.arrival - delay_ - lastSer_) {
+    Packet& p = pool_->get(pkt);
+    ++counters_->packetsDropped;
+    ++counters_->deadLinkPackets;
+    counters_->lastRouteLoss = sim_->now();
+    if (p.type == PacketType::Data) {
+      counters_->dataBytesDropped += p.payload;
+      counters_->deadLinkBytes += p.payload;
+    }
+    ++drops_;
+    pool_->release(pkt);
+    return;
+  }
   if (peer_.sw) {
     peer_.sw->receive(pkt, peerLocalPort_);
   } else {

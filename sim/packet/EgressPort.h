@@ -96,6 +96,16 @@ class EgressPort final : public EventHandler {
 
   void onEvent(uint32_t tag) override;
 
+  // ---- failures ----
+  /// Takes the link direction down or up. While down (and for packets already on the wire when it
+  /// goes down) packets are lost at the far end and counted; the transmitter keeps draining its
+  /// queue into the dead link, as a port does until routing moves traffic away.
+  void setUp(bool up) {
+    if (!up && up_) lastDownAt_ = sim_->now();
+    up_ = up;
+  }
+  bool up() const { return up_; }
+
   uint64_t queueBytes(uint8_t tc) const { return queues_[tc].bytes(); }
   uint64_t queuedBytes() const { return queuedBytes_; }
   uint64_t maxQueuedBytes() const { return maxQueuedBytes_; }
@@ -184,6 +194,8 @@ class EgressPort final : public EventHandler {
   std::unique_ptr<FlowControlState> fc_;
   std::unique_ptr<QueueHistogram> histogram_;
   uint64_t emptyArrivals_ = 0;
+  bool up_ = true;
+  Time lastDownAt_ = Time::ps(-1);
 };
 
 }  // namespace fabricsim

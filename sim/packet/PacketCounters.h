@@ -32,6 +32,7 @@ struct PacketCounters {
   uint64_t blackholedBytes = 0;     ///< data payload of those
   uint64_t deadLinkPackets = 0;     ///< lost on a link that was down
   uint64_t deadLinkBytes = 0;       ///< data payload of those
+  Time lastRouteLoss = Time::ps(-1);  ///< when the last packet was black-holed or lost on a dead link
   Time lastDelivery;  ///< when the last packet reached a NIC (or NVLink delivered)
 };
 

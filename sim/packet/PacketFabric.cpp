@@ -238,6 +238,11 @@ NetworkCounters PacketFabric::networkCounters() const {
   c.pfcPausePropagated = counters_.pfcPausePropagated;
   c.losslessDrops = counters_.losslessDrops;
   c.pfcMaxHeadroomUsed = static_cast<Bytes>(counters_.maxHeadroomUsed);
+  c.blackholedPackets = counters_.blackholedPackets;
+  c.blackholedBytes = static_cast<Bytes>(counters_.blackholedBytes);
+  c.deadLinkPackets = counters_.deadLinkPackets;
+  c.deadLinkBytes = static_cast<Bytes>(counters_.deadLinkBytes);
+  c.lastRouteLoss = counters_.lastRouteLoss;
 
   // Per tier and direction: 0 host->leaf, 1 leaf->host, then up/down per switch tier.
   const Time end = counters_.lastDelivery;

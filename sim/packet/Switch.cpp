@@ -118,6 +118,7 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
     ++drops_;
     ++counters_->packetsDropped;
     ++counters_->blackholedPackets;
+    counters_->lastRouteLoss = sim_->now();
     if (p.type == PacketType::Data) {
       counters_->dataBytesDropped += p.payload;
       counters_->blackholedBytes += p.payload;

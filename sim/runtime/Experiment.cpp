@@ -48,6 +48,15 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   sim_ = std::make_unique<Simulator>(options_.seed);
   fib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed);
   fabric_ = std::make_unique<PacketFabric>(*sim_, *topo_, spec_, *fib_);
+  if (spec_.routing.controlPlane == "bgp") {
+    // Tables start empty: every route the run uses comes from BGP's RIBs.
+    for (NodeId s = static_cast<NodeId>(topo_->hostCount()); s < topo_->nodeCount(); ++s)
+      for (NodeId leaf : fib_->leavesOf(fib_->component(s)))
+        if (leaf != s) fib_->setRoute(s, leaf, {});
+    bgp_ = std::make_unique<BgpControlPlane>(*sim_, *topo_, *fib_, spec_.routing.bgp);
+  }
+  if (!spec_.failures.empty())
+    failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, bgp_.get(), spec_);
   for (const auto& w : workloadSpecs_)
     workloads_.push_back(std::make_unique<PatternWorkload>(*sim_, *fabric_, w, topo_->gpuCount()));
   if (!options_.probes.empty()) {
@@ -71,9 +80,9 @@ void Experiment::checkSupported() const {
   auto unsupported = [&](const std::string& key, const std::string& what) {
     d.push_back(Diagnostic{spec_.file, 0, 0, key, what});
   };
-  if (spec_.routing.controlPlane != "static")
-    unsupported("routing.control_plane", "expected 'static' (the BGP control plane is not wired into runs yet), found '" +
-                                             spec_.routing.controlPlane + "'");
+  if (!spec_.failures.empty() && spec_.routing.controlPlane != "bgp")
+    unsupported("failures", "failures need routing.control_plane: bgp (static tables never route around a failure, "
+                            "so traffic into the dead link would be retransmitted forever)");
   const std::string& cc = spec_.congestionControl.algorithm;
   if ((cc == "dcqcn" || cc == "ibcc") && !spec_.sw.ecn.enabled)
     unsupported("switch.ecn", "congestion_control.algorithm '" + cc +
@@ -84,8 +93,6 @@ void Experiment::checkSupported() const {
     unsupported("congestion_control.algorithm", "ibcc runs on InfiniBand links; use dcqcn on RoCEv2");
   if (spec_.links.technology == "infiniband" && spec_.sw.pfc.enabled)
     unsupported("switch.pfc.enabled", "InfiniBand links use credit-based flow control, not PFC; set it to false");
-  if (!spec_.failures.empty())
-    unsupported("failures", "link and switch failures are not part of this version; remove the list");
   if (!d.empty()) throw InputError(std::move(d));
 }
 
@@ -94,7 +101,15 @@ void Experiment::run() {
   ran_ = true;
   ProgressReporter progress(options_.progress);
   Bytes requested = 0;
-  for (auto& w : workloads_) w->start();
+  if (bgp_) {
+    // Initial convergence: BGP alone runs until quiet; the workloads start then.
+    bgp_->start();
+    sim_->run();
+    SIM_CHECK(bgp_->converged(), "BGP did not converge");
+    origin_ = sim_->now();
+  }
+  for (auto& w : workloads_) w->start(origin_);
+  if (failures_) failures_->start(origin_);
   for (auto& p : probes_) p->start();
   for (auto& w : workloads_) requested += w->bytesRequested();
   if (progress.enabled()) {
@@ -190,6 +205,45 @@ nlohmann::json Experiment::results() const {
   for (const auto& q : net.topQueues)
     topQueues.push_back({{"node", q.node}, {"port", q.port}, {"peer", q.peer}, {"p50_bytes", q.p50},
                          {"p99_bytes", q.p99}, {"max_bytes", q.max}, {"samples", q.samples}});
+  json routing = {{"algorithm", spec_.routing.algorithm},
+                  {"control_plane", spec_.routing.controlPlane},
+                  {"bytes_blackholed", net.blackholedBytes},
+                  {"packets_blackholed", net.blackholedPackets},
+                  {"bytes_lost_dead_links", net.deadLinkBytes},
+                  {"packets_lost_dead_links", net.deadLinkPackets},
+                  {"last_route_loss_s", net.lastRouteLoss >= Time::zero() ? json(net.lastRouteLoss.seconds()) : json(nullptr)}};
+  if (bgp_) {
+    static const char* kKinds[] = {"link_down", "link_up", "switch_down", "switch_up"};
+    auto groups = [](const BgpControlPlane::GroupSummary& g) {
+      return json{{"pairs", g.pairs}, {"mean", g.mean()}, {"min", g.minSize}, {"empty", g.emptyGroups}};
+    };
+    routing["bgp_updates_sent"] = bgp_->updatesSent();
+    routing["bgp_withdrawals_sent"] = bgp_->withdrawalsSent();
+    routing["initial_convergence_s"] = origin_.seconds();
+    json events = json::array();
+    for (const auto& f : bgp_->failureStats()) {
+      const bool isLink = f.kind == BgpControlPlane::EventKind::LinkDown || f.kind == BgpControlPlane::EventKind::LinkUp;
+      std::string target;
+      if (isLink) {
+        const LinkInfo& l = topo_->link(f.element);
+        target = topo_->node(l.a).name + "--" + topo_->node(l.b).name;
+      } else {
+        target = topo_->node(f.element).name;
+      }
+      events.push_back({{"event", kKinds[static_cast<int>(f.kind)]},
+                        {"target", target},
+                        {"at_s", f.failed.seconds()},
+                        {"detected_s", f.detected.seconds()},
+                        {"last_fib_change_s", f.lastFibChange.seconds()},
+                        {"convergence_time_s", f.convergence().seconds()},
+                        {"updates_sent", f.updatesSent},
+                        {"withdrawals_sent", f.withdrawalsSent},
+                        {"ecmp_groups_before", groups(f.before)},
+                        {"ecmp_groups_after", groups(f.after)}});
+    }
+    routing["failures"] = events;
+  }
+  doc["routing"] = routing;
   if (!probes_.empty()) {
     json probes = json::array();
     for (const auto& p : probes_) probes.push_back(p->toJson());

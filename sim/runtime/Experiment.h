@@ -19,6 +19,8 @@
 #include "sim/core/Simulator.h"
 #include "sim/packet/PacketFabric.h"
 #include "sim/routing/EcmpFib.h"
+#include "sim/routing/BgpControlPlane.h"
+#include "sim/runtime/FailureInjector.h"
 #include "sim/runtime/Probe.h"
 #include "sim/runtime/RunOptions.h"
 #include "sim/topology/Topology.h"
@@ -56,6 +58,9 @@ class Experiment {
   std::unique_ptr<PacketFabric> fabric_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<std::unique_ptr<Probe>> probes_;
+  std::unique_ptr<BgpControlPlane> bgp_;
+  std::unique_ptr<FailureInjector> failures_;
+  Time origin_;  ///< when the workloads start (after BGP's initial convergence)
   double wallSeconds_ = 0;
   double buildSeconds_ = 0;
   bool ran_ = false;

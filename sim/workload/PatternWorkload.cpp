@@ -59,11 +59,12 @@ PatternWorkload::PatternWorkload(Simulator& sim, Fabric& fabric, const WorkloadS
   sent_.assign(pairs_.size(), 0);
 }
 
-void PatternWorkload::start() {
+void PatternWorkload::start(Time origin) {
   started_ = true;
+  origin_ = origin;
   outstanding_ = pairs_.size() * static_cast<uint64_t>(spec_.repetitions);
   requested_ = static_cast<Bytes>(outstanding_) * spec_.messageSize;
-  sim_.schedule(spec_.start, this, kStartAll);
+  sim_.schedule(origin + spec_.start, this, kStartAll);
 }
 
 void PatternWorkload::post(uint32_t pair) {

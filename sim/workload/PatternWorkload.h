@@ -30,9 +30,9 @@ class PatternWorkload final : public Workload, public TransferObserver, public E
   PatternWorkload(Simulator& sim, Fabric& fabric, const WorkloadSpec& spec, size_t totalGpus);
 
   const std::string& name() const override { return name_; }
-  void start() override;
+  void start(Time origin = Time::zero()) override;
   bool finished() const override { return outstanding_ == 0 && started_; }
-  Time startTime() const override { return spec_.start; }
+  Time startTime() const override { return origin_ + spec_.start; }
   Time finishTime() const override { return finish_; }
   Bytes bytesRequested() const override { return requested_; }
   Bytes bytesDelivered() const override { return delivered_; }
@@ -55,6 +55,7 @@ class PatternWorkload final : public Workload, public TransferObserver, public E
   uint64_t outstanding_ = 0;
   bool started_ = false;
   Time finish_;
+  Time origin_;
   Bytes requested_ = 0;
   Bytes delivered_ = 0;
 };

@@ -17,8 +17,9 @@ class Workload {
  public:
   virtual ~Workload() = default;
   virtual const std::string& name() const = 0;
-  /// Schedules the workload's first events. Called once before the simulation runs.
-  virtual void start() = 0;
+  /// Schedules the workload's first events, with its times relative to `origin` (the moment the
+  /// fabric is ready: 0, or when the routing control plane has converged). Called once.
+  virtual void start(Time origin = Time::zero()) = 0;
   virtual bool finished() const = 0;
   /// When it started issuing traffic and when its last transfer was delivered.
   virtual Time startTime() const = 0;

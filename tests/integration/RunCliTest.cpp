@@ -196,12 +196,19 @@ TEST(RunCli, WorkloadWithUnknownKeyExitsTwoNamingFileLineAndKey) {
   EXPECT_NE(r.out.find("mesage_count"), std::string::npos) << r.out;
 }
 
-TEST(RunCli, UnsupportedControlPlaneExitsTwo) {
+TEST(RunCli, FailuresWithoutBgpAndUnknownSchemesExitTwo) {
+  // Static tables never route around a failure: refused, naming the key.
   const CliResult r = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
-                                " --set routing.control_plane=bgp --quiet");
+                                " --set 'failures=[{at: 10us, action: down, link: [leaf-0, spine-0]}]' --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(kTopo), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("routing.control_plane"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("failures"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("control_plane"), std::string::npos) << r.out;
+  // An unknown node name in a failure is refused too, with BGP on.
+  const CliResult r3 = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
+                                 " --set routing.control_plane=bgp --set 'failures=[{at: 10us, action: down, switch: spine-99}]' --quiet");
+  EXPECT_EQ(r3.status, 2) << r3.out;
+  EXPECT_NE(r3.out.find("spine-99"), std::string::npos) << r3.out;
   // An unknown path-selection scheme through --routing is refused with the choices.
   const CliResult r2 =
       fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing magic --quiet");

@@ -1,0 +1,89 @@
+#include "sim/runtime/FailureInjector.h"
+
+#include "sim/core/Error.h"
+
+namespace fabricsim {
+
+FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, PacketFabric& fabric, BgpControlPlane* bgp,
+                                 const TopologySpec& spec)
+    : sim_(sim), topo_(topo), fabric_(fabric), bgp_(bgp) {
+  std::vector<Diagnostic> diags;
+  for (size_t i = 0; i < spec.failures.size(); ++i) {
+    const FailureSpec& f = spec.failures[i];
+    const std::string key = "failures[" + std::to_string(i) + "]";
+    auto bad = [&](const std::string& why) { diags.push_back(Diagnostic{spec.file, f.line, 0, key, why}); };
+    Event e;
+    e.spec = f;
+    if (!f.link.empty()) {
+      if (f.link.size() != 2) {
+        bad("expected a link as two node names, found " + std::to_string(f.link.size()));
+        continue;
+      }
+      const NodeId a = topo.findNode(f.link[0]), b = topo.findNode(f.link[1]);
+      if (a == kInvalid || b == kInvalid) {
+        bad("no node named '" + (a == kInvalid ? f.link[0] : f.link[1]) + "' (names: host-<i>, leaf-<i>, spine-<j>, "
+            "edge-<pod>-<i>, agg-<pod>-<i>, core-<j>, rail<r>-...)");
+        continue;
+      }
+      for (uint32_t p = 0; p < topo.degree(a); ++p)
+        if (topo.peerNode(topo.port(a, p)) == b) e.links.push_back(topo.portLink(topo.port(a, p)));
+      if (e.links.empty()) {
+        bad("'" + f.link[0] + "' and '" + f.link[1] + "' share no link");
+        continue;
+      }
+      if (topo.isHost(a) || topo.isHost(b)) {
+        bad("host links cannot fail in this version (a host has no other path); fail a switch-to-switch link");
+        continue;
+      }
+    } else {
+      e.node = topo.findNode(f.node);
+      if (e.node == kInvalid) {
+        bad("no switch named '" + f.node + "'");
+        continue;
+      }
+      if (topo.isHost(e.node)) {
+        bad("'" + f.node + "' is a host; only switches can fail");
+        continue;
+      }
+      for (uint32_t p = 0; p < topo.degree(e.node); ++p) {
+        if (topo.isHost(topo.peerNode(topo.port(e.node, p)))) {
+          bad("'" + f.node + "' has hosts attached; failing a leaf would cut them off (fail a spine, aggregation "
+              "or core switch)");
+          break;
+        }
+        e.links.push_back(topo.portLink(topo.port(e.node, p)));
+      }
+    }
+    events_.push_back(std::move(e));
+  }
+  if (!diags.empty()) throw InputError(std::move(diags));
+}
+
+void FailureInjector::start(Time origin) {
+  for (uint32_t i = 0; i < events_.size(); ++i) {
+    events_[i].at = origin + events_[i].spec.at;
+    sim_.schedule(events_[i].at, this, i);
+  }
+}
+
+void FailureInjector::onEvent(uint32_t index) {
+  const Event& e = events_[index];
+  const bool up = e.spec.action == "up";
+  for (LinkId l : e.links) {
+    const LinkInfo& info = topo_.link(l);
+    fabric_.mutablePort(topo_.port(info.a, info.aPort)).setUp(up);
+    fabric_.mutablePort(topo_.port(info.b, info.bPort)).setUp(up);
+  }
+  if (!bgp_) return;
+  if (e.node != kInvalid) {
+    if (up) bgp_->switchUp(e.node);
+    else bgp_->switchDown(e.node);
+  } else {
+    for (LinkId l : e.links) {
+      if (up) bgp_->linkUp(l);
+      else bgp_->linkDown(l);
+    }
+  }
+}
+
+}  // namespace fabricsim

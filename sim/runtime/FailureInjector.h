@@ -1,0 +1,50 @@
+// FailureInjector: the `failures:` list of a topology file played out during a run.
+//
+// Models: at each event's time (relative to when the workloads start) the named link (every
+// parallel link between the two nodes) or switch (every link of it) goes down or up in the data
+// plane at once (both directions of each link; packets on a dead link are lost and counted),
+// and the control plane is told, which then reacts on its own timers (BGP: detection delay,
+// update processing, MRAI).
+// Leaves out: host and NIC failures, partial (unidirectional) failures, flapping detection.
+// Units: Time (ps).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/core/Simulator.h"
+#include "sim/packet/PacketFabric.h"
+#include "sim/routing/BgpControlPlane.h"
+#include "sim/topology/Topology.h"
+
+namespace fabricsim {
+
+class FailureInjector final : public EventHandler {
+ public:
+  /// Resolves every event's node names; throws InputError (file, line, key) for unknown names,
+  /// hosts, or nodes that share no link.
+  FailureInjector(Simulator& sim, const Topology& topo, PacketFabric& fabric, BgpControlPlane* bgp,
+                  const TopologySpec& spec);
+
+  /// Schedules every event at origin + its time.
+  void start(Time origin);
+  void onEvent(uint32_t index) override;
+
+  struct Event {
+    FailureSpec spec;
+    std::vector<LinkId> links;  ///< link failures: the links between the two nodes
+    NodeId node = kInvalid;     ///< switch failures
+    Time at;                    ///< absolute time, set by start()
+  };
+  const std::vector<Event>& events() const { return events_; }
+
+ private:
+  Simulator& sim_;
+  const Topology& topo_;
+  PacketFabric& fabric_;
+  BgpControlPlane* bgp_;
+  std::vector<Event> events_;
+};
+
+}  // namespace fabricsim
