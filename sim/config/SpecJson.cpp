@@ -87,6 +87,7 @@ nlohmann::json toJson(const TopologySpec& spec) {
                   {"hash_seed", spec.routing.hashSeed},
                   {"flowlet_gap_ps", spec.routing.flowletGap.picos()},
                   {"adaptive_bias_bytes", spec.routing.adaptiveBias},
+                  {"adaptive_quantum_bytes", spec.routing.adaptiveQuantum},
                   {"spray", spec.routing.spray},
                   {"bgp",
                    {{"asn_scheme", bgp.asnScheme},

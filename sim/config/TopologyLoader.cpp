@@ -484,12 +484,14 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
     const Node m = root["routing"];
     if (r.expectMap(m, "routing")) {
       r.checkKeys(m, "routing",
-                  {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias", "spray", "bgp"});
+                  {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias", "adaptive_quantum",
+                   "spray", "bgp"});
       r.getChoice(m, "routing", "algorithm", spec.routing.algorithm, {"ecmp", "bgp", "adaptive", "flowlet", "spray"});
       r.getChoice(m, "routing", "control_plane", spec.routing.controlPlane, {"static", "bgp"});
       r.getUint64(m, "routing", "hash_seed", spec.routing.hashSeed);
       r.getTime(m, "routing", "flowlet_gap", spec.routing.flowletGap, Time::ps(1));
       r.getBytes(m, "routing", "adaptive_bias", spec.routing.adaptiveBias, false, 0);
+      r.getBytes(m, "routing", "adaptive_quantum", spec.routing.adaptiveQuantum, false, 0);
       r.getChoice(m, "routing", "spray", spec.routing.spray, {"random", "round-robin"});
       if (YamlReader::has(m, "bgp")) {
         const Node b = m["bgp"];

@@ -121,6 +121,9 @@ struct RoutingSpec {
   uint64_t hashSeed = 0;             ///< mixed with each switch's id to give per-switch seeds
   Time flowletGap = Time::us(5);     ///< flowlet: idle gap after which a flow may be re-hashed
   Bytes adaptiveBias = 0;            ///< adaptive: keep the hashed port unless another is this much emptier
+  /// adaptive: queues are compared in units of this many bytes (0 = eight maximum frames), the way
+  /// switch ASICs grade port load into a few bands rather than comparing exact byte counts.
+  Bytes adaptiveQuantum = 0;
   std::string spray = "random";      ///< spray: random | round-robin
   BgpSpec bgp;
 };

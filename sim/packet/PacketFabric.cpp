@@ -37,6 +37,8 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
                                                  : PathSelection::Ecmp;
   switchParams_.flowletGap = spec.routing.flowletGap;
   switchParams_.adaptiveBias = static_cast<uint64_t>(spec.routing.adaptiveBias);
+  switchParams_.adaptiveQuantum = spec.routing.adaptiveQuantum > 0 ? static_cast<uint64_t>(spec.routing.adaptiveQuantum)
+                                                                   : 8ULL * switchParams_.maxFrame;
   switchParams_.sprayRoundRobin = spec.routing.spray == "round-robin";
   nicParams_.tolerant = spec.nic.reorder == "tolerant";
 

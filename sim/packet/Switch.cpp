@@ -44,10 +44,14 @@ PortId Switch::selectPort(const Packet& p) {
       // The least-loaded member by bytes queued in this class. With a bias, the hashed member is
       // kept unless another is emptier by more than the bias; without one, ties are broken at
       // random, so an idle fabric spreads packets instead of degenerating to ECMP.
+      // Queues are compared in grades (routing.adaptive_quantum, default eight maximum frames), as
+      // switch ASICs grade port load coarsely: exact byte counts make packets arriving in lock-step
+      // settle into a fixed rotation that pins each flow to one port.
+      const uint64_t quantum = params_->adaptiveQuantum;
       uint64_t bestQ = UINT64_MAX;
       uint32_t ties = 0, pick = 0;
       for (uint32_t i = 0; i < n; ++i) {
-        const uint64_t q = ports_[group[i] - firstPort_].queueBytes(p.tc);
+        const uint64_t q = ports_[group[i] - firstPort_].queueBytes(p.tc) / quantum;
         if (q < bestQ) {
           bestQ = q;
           ties = 1;
@@ -58,7 +62,8 @@ PortId Switch::selectPort(const Packet& p) {
       }
       if (params_->adaptiveBias > 0) {
         const uint32_t hashed = FlowHash::select(p.tuple, fib_->switchSeed(id_), n);
-        if (ports_[group[hashed] - firstPort_].queueBytes(p.tc) <= bestQ + params_->adaptiveBias) return group[hashed];
+        if (ports_[group[hashed] - firstPort_].queueBytes(p.tc) <= bestQ * quantum + params_->adaptiveBias)
+          return group[hashed];
       }
       return group[pick];
     }

@@ -22,9 +22,10 @@
 //   the switch's seed; flowlet keeps a flow on its port until it pauses longer than the flowlet
 //   gap, then picks again (a 1,024-entry flowlet table indexed by the flow hash, as switch ASICs
 //   keep, so colliding flows share an entry); adaptive sends each packet to the member with the
-//   fewest bytes queued in its class, keeping the hashed member unless another is emptier by more
-//   than the bias (InfiniBand AR / Spectrum-X style); spray picks a random member per packet, or
-//   round-robin.
+//   least queued in its class, graded in quanta (ties broken at random), keeping the hashed member
+//   unless another is emptier by more than the bias (InfiniBand AR / Spectrum-X style); it sees
+//   only its own queues, so downstream congestion reaches it through back-pressure alone; spray
+//   picks a random member per packet, or round-robin.
 // - A packet for which the switch has no route (an empty group, e.g. while BGP reconverges) is
 //   black-holed and counted.
 // Buffer is held from admission until the packet starts transmission. The forwarding latency

@@ -16,6 +16,7 @@ struct SwitchParams {
   PathSelection selection = PathSelection::Ecmp;
   Time flowletGap = Time::us(5);
   uint64_t adaptiveBias = 0;
+  uint64_t adaptiveQuantum = 1;  ///< bytes per load grade (resolved: never 0)
   bool sprayRoundRobin = false;
   uint64_t buffer = 0;
   double dtAlpha = 1.0;
