@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/config/DcqcnPresets.h"
+#include "tests/support/PacketBench.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,33 +31,6 @@ constexpr Bytes kKiB = 1024;
 constexpr Bytes kMiB = 1024 * 1024;
 
 // Every field the tests rely on is set explicitly: a spec built in code skips the loader.
-TopologySpec leafSpine(int leaves, int spines, int hostsPerLeaf, const char* technology = "roce") {
-  TopologySpec s;
-  s.name = "flowcontrol";
-  s.kind = TopologyKind::LeafSpine;
-  s.leafSpine.leaves = leaves;
-  s.leafSpine.spines = spines;
-  s.leafSpine.hostsPerLeaf = hostsPerLeaf;
-  s.leafSpine.linksPerSpine = 1;
-  s.hosts.gpusPerHost = 1;
-  s.hosts.nicsPerHost = 1;
-  s.links.technology = technology;
-  s.links.hostSpeed = BitRate::gbps(100);
-  s.links.fabricSpeed = BitRate::gbps(100);
-  s.links.latency = 1_us;
-  s.links.mtu = 4096;
-  s.sw.buffer = 32 * kMiB;
-  s.sw.latency = 0_ns;
-  s.sw.dtAlpha = 1.0;
-  s.sw.ecn = EcnSpec{};
-  s.sw.pfc = PfcSpec{};
-  s.sw.creditBuffer = 0;
-  s.congestionControl.algorithm = "none";
-  s.nic.retransmitTimeout = 1000_us;
-  s.nic.ackEvery = 1;
-  s.nic.window = 0;
-  return s;
-}
 
 void enablePfc(TopologySpec& s, Bytes xoff, Bytes xon) {
   s.sw.pfc = PfcSpec{};
@@ -69,20 +43,13 @@ void enablePfc(TopologySpec& s, Bytes xoff, Bytes xon) {
   s.sw.pfc.classMask = 0x7F;
 }
 
-struct Bench {
-  explicit Bench(const TopologySpec& s, uint64_t seed = 1)
-      : spec(s), topo(buildTopology(spec)), sim(seed), fib(*topo, seed), fabric(sim, *topo, spec, fib) {}
-  TopologySpec spec;
-  std::unique_ptr<Topology> topo;
-  Simulator sim;
-  EcmpFib fib;
-  PacketFabric fabric;
-};
 
-struct Done : TransferObserver {
-  std::map<uint64_t, Time> at;
-  void onTransferDelivered(uint64_t tag, Time when) override { at[tag] = when; }
-};
+using Bench = testsupport::PacketBench;
+using Done = testsupport::DeliveryLog;
+
+TopologySpec leafSpine(int leaves, int spines, int hostsPerLeaf, const std::string& technology = "roce") {
+  return testsupport::leafSpineSpec(leaves, spines, hostsPerLeaf, technology);
+}
 
 WorkloadSpec incast(uint32_t receiver, int senders, Bytes message) {
   WorkloadSpec w;

@@ -14,40 +14,21 @@
 #include "sim/routing/EcmpFib.h"
 #include "sim/topology/TopologyBuilder.h"
 #include "sim/workload/PatternWorkload.h"
+#include "tests/support/PacketBench.h"
 
 using namespace fabricsim;
 using namespace fabricsim::literals;
 
 namespace {
 
+
+
+using Bench = testsupport::PacketBench;
+using Done = testsupport::DeliveryLog;
+
 TopologySpec leafSpine(int leaves, int spines, int hostsPerLeaf) {
-  TopologySpec s;
-  s.name = "test";
-  s.kind = TopologyKind::LeafSpine;
-  s.leafSpine.leaves = leaves;
-  s.leafSpine.spines = spines;
-  s.leafSpine.hostsPerLeaf = hostsPerLeaf;
-  s.links.hostSpeed = BitRate::gbps(100);
-  s.links.fabricSpeed = BitRate::gbps(100);
-  s.links.latency = 1_us;
-  s.links.mtu = 4096;
-  return s;
+  return testsupport::leafSpineSpec(leaves, spines, hostsPerLeaf);
 }
-
-struct Bench {
-  explicit Bench(const TopologySpec& s, uint64_t seed = 1)
-      : spec(s), topo(buildTopology(spec)), sim(seed), fib(*topo, seed), fabric(sim, *topo, spec, fib) {}
-  TopologySpec spec;
-  std::unique_ptr<Topology> topo;
-  Simulator sim;
-  EcmpFib fib;
-  PacketFabric fabric;
-};
-
-struct Done : TransferObserver {
-  std::map<uint64_t, Time> at;
-  void onTransferDelivered(uint64_t tag, Time when) override { at[tag] = when; }
-};
 
 // Hand derivation for H equal-rate store-and-forward hops: packet i leaves the NIC at i*ser(full);
 // a short last packet catches up with its predecessor at every later hop, so the last bit

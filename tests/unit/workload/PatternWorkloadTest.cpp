@@ -1,6 +1,8 @@
 // PatternWorkload: the pairs each pattern draws, input checks, and closed-loop repetitions.
 #include <gtest/gtest.h>
 
+#include "tests/support/PacketBench.h"
+
 #include <algorithm>
 #include <memory>
 #include <set>
@@ -75,27 +77,12 @@ void expectDerangement(const Pairs& pairs, uint32_t first, uint32_t n) {
 
 std::string firstKey(const InputError& e) { return e.diagnostics().empty() ? "" : e.diagnostics()[0].key; }
 
-TopologySpec leafSpine(int leaves, int spines, int hostsPerLeaf) {
-  TopologySpec s;
-  s.name = "test";
-  s.kind = TopologyKind::LeafSpine;
-  s.leafSpine.leaves = leaves;
-  s.leafSpine.spines = spines;
-  s.leafSpine.hostsPerLeaf = hostsPerLeaf;
-  s.links.latency = 1_us;
-  s.links.mtu = 4096;
-  return s;
-}
 
-struct Bench {
-  explicit Bench(const TopologySpec& s, uint64_t seed = 1)
-      : spec(s), topo(buildTopology(spec)), sim(seed), fib(*topo, seed), fabric(sim, *topo, spec, fib) {}
-  TopologySpec spec;
-  std::unique_ptr<Topology> topo;
-  Simulator sim;
-  EcmpFib fib;
-  PacketFabric fabric;
-};
+using Bench = testsupport::PacketBench;
+
+TopologySpec leafSpine(int leaves, int spines, int hostsPerLeaf) {
+  return testsupport::leafSpineSpec(leaves, spines, hostsPerLeaf);
+}
 
 }  // namespace
 
