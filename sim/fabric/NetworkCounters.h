@@ -28,6 +28,15 @@ struct TierCounters {
   double pfcPausedUs = 0;       ///< time the tier's ports spent paused, summed over ports
 };
 
+/// One port's time paused by PFC, for the most-paused list.
+struct PausedPort {
+  std::string node;
+  uint32_t port = 0;
+  std::string peer;
+  double pausedUs = 0;
+  uint64_t pauseFrames = 0;  ///< PAUSE frames it received (quanta > 0 and resumes)
+};
+
 /// One switch egress port's occupancy, for the busiest-queue list.
 struct QueueStat {
   std::string node;
@@ -65,6 +74,8 @@ struct NetworkCounters {
   int64_t minCreditBytes = 0;      ///< lowest credit balance any port reached (InfiniBand; never < 0)
   Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;  ///< over all switch queues
   std::vector<QueueStat> topQueues;  ///< the busiest switch queues by p99
+  std::vector<PausedPort> mostPausedPorts;  ///< the ports (switch or NIC) paused longest, up to 10
+  uint64_t pausedPorts = 0;                 ///< ports paused at least once
   Bytes maxQueueBytes = 0;       ///< largest switch egress queue seen
   uint64_t linkTransmissions = 0;  ///< packets put on any link (each hop counts)
   /// Time of the last delivery: the end of network activity (trailing retransmission timers

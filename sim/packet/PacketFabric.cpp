@@ -261,6 +261,7 @@ NetworkCounters PacketFabric::networkCounters() const {
   double utilSum = 0;
   uint64_t directed = 0;
   std::vector<QueueStat> queues;
+  std::vector<PausedPort> pausedList;
   int64_t minCredits = 0;
   bool anyCredits = false;
   for (PortId p = 0; p < ports_.size(); ++p) {
@@ -280,6 +281,11 @@ NetworkCounters PacketFabric::networkCounters() const {
     const double paused = e.pausedTime(end).micros();
     t.pfcPausedUs += paused;
     c.pfcPausedUs += paused;
+    if (e.pauseFramesReceived() > 0) {
+      ++c.pausedPorts;
+      pausedList.push_back(PausedPort{topo_.node(n).name, topo_.portLocal(p), topo_.node(peer).name, paused,
+                                   e.pauseFramesReceived()});
+    }
     if (e.creditsEnabled()) {
       minCredits = anyCredits ? std::min(minCredits, e.minCreditsSeen()) : e.minCreditsSeen();
       anyCredits = true;
@@ -321,6 +327,10 @@ NetworkCounters PacketFabric::networkCounters() const {
   });
   if (queues.size() > 10) queues.resize(10);
   c.topQueues = std::move(queues);
+  std::stable_sort(pausedList.begin(), pausedList.end(),
+                   [](const PausedPort& a, const PausedPort& b) { return a.pausedUs > b.pausedUs; });
+  if (pausedList.size() > 10) pausedList.resize(10);
+  c.mostPausedPorts = std::move(pausedList);
   c.minCreditBytes = minCredits;
   c.linkUtilMean = directed ? utilSum / static_cast<double>(directed) : 0;
   c.perTier = std::move(tc);

@@ -201,6 +201,10 @@ nlohmann::json Experiment::results() const {
                      {"packets_dropped", t.packetsDropped},
                      {"pfc_paused_us", t.pfcPausedUs},
                      {"wire_bytes", t.wireBytes}};
+  json pausedPorts = json::array();
+  for (const auto& p : net.mostPausedPorts)
+    pausedPorts.push_back({{"node", p.node}, {"port", p.port}, {"peer", p.peer}, {"paused_us", p.pausedUs},
+                           {"pause_frames", p.pauseFrames}});
   json topQueues = json::array();
   for (const auto& q : net.topQueues)
     topQueues.push_back({{"node", q.node}, {"port", q.port}, {"peer", q.peer}, {"p50_bytes", q.p50},
@@ -273,6 +277,8 @@ nlohmann::json Experiment::results() const {
                     {"queue_bytes", {{"p50", net.queueP50}, {"p90", net.queueP90}, {"p99", net.queueP99},
                                      {"max", net.maxQueueBytes}}},
                     {"top_queues", topQueues},
+                    {"pfc_paused_ports", net.pausedPorts},
+                    {"pfc_most_paused_ports", pausedPorts},
                     {"link_util", {{"mean", net.linkUtilMean}, {"max", net.linkUtilMax}}},
                     {"per_tier", tiers}};
   return doc;

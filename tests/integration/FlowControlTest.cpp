@@ -95,6 +95,17 @@ TEST(FlowControl, PfcIncastIsLossless) {
   EXPECT_EQ(c.bytesSent, c.bytesDelivered + c.bytesDropped);
   EXPECT_GT(c.pfcPauseFrames, 0u);
   EXPECT_GT(c.pfcPausedUs, 0.0);
+  // Per-port paused time: the most-paused list is sorted, each entry bounded by the run, and its
+  // sum by the total.
+  ASSERT_FALSE(c.mostPausedPorts.empty());
+  EXPECT_GE(c.pausedPorts, c.mostPausedPorts.size());
+  double listed = 0;
+  for (size_t i = 0; i < c.mostPausedPorts.size(); ++i) {
+    listed += c.mostPausedPorts[i].pausedUs;
+    EXPECT_LE(c.mostPausedPorts[i].pausedUs, c.activeTime.micros() + 1e-6);
+    if (i > 0) EXPECT_LE(c.mostPausedPorts[i].pausedUs, c.mostPausedPorts[i - 1].pausedUs);
+  }
+  EXPECT_LE(listed, c.pfcPausedUs + 1e-6);
   EXPECT_EQ(b.fabric.pool().live(), 0u);
 
   // The receiver's downlink must carry 16 MiB of payload in 4096 full frames. Lower bound: that
