@@ -59,7 +59,9 @@ TEST(IbCongestionControlTest, RateIsLineOverOnePlusIndexOverScale) {
   for (int i = 1; i <= 20; ++i) {
     cc.onNotification(0, Time::us(1));
     EXPECT_EQ(cc.rate(0, Time::us(1)), expectedRate(i, 8.0)) << i;
-    if (i == 8) EXPECT_EQ(cc.rate(0, Time::us(1)), BitRate::gbps(100));  // index = scale: half the line rate
+    if (i == 8) {
+      EXPECT_EQ(cc.rate(0, Time::us(1)), BitRate::gbps(100));  // index = scale: half the line rate
+    }
   }
   // 5 periods later (10 us each, first expiry at 10 us): index 15.
   EXPECT_EQ(cc.rate(0, Time::us(50)), expectedRate(15, 8.0));
