@@ -103,7 +103,9 @@ TEST(FlowControl, PfcIncastIsLossless) {
   for (size_t i = 0; i < c.mostPausedPorts.size(); ++i) {
     listed += c.mostPausedPorts[i].pausedUs;
     EXPECT_LE(c.mostPausedPorts[i].pausedUs, c.activeTime.micros() + 1e-6);
-    if (i > 0) EXPECT_LE(c.mostPausedPorts[i].pausedUs, c.mostPausedPorts[i - 1].pausedUs);
+    if (i > 0) {
+      EXPECT_LE(c.mostPausedPorts[i].pausedUs, c.mostPausedPorts[i - 1].pausedUs);
+    }
   }
   EXPECT_LE(listed, c.pfcPausedUs + 1e-6);
   EXPECT_EQ(b.fabric.pool().live(), 0u);

@@ -240,7 +240,9 @@ TEST(PatternWorkload, RepetitionsAreClosedLoop) {
       EXPECT_EQ(recs[i].srcGpu, 0u);
       EXPECT_EQ(recs[i].dstGpu, 3u);
       EXPECT_EQ(recs[i].bytes, 100'000);
-      if (i > 0) EXPECT_EQ(recs[i].start, recs[i - 1].finish + gap) << "repetition " << i;
+      if (i > 0) {
+        EXPECT_EQ(recs[i].start, recs[i - 1].finish + gap) << "repetition " << i;
+      }
     }
     EXPECT_EQ(job.startTime(), 2_us);
     EXPECT_EQ(job.finishTime(), recs[2].finish);
