@@ -1,6 +1,8 @@
 // `fabricsim run` end to end: reproducibility of the results JSON, the keys of DESIGN.md
 // section 7, byte conservation, and exit status 2 with a precise message on bad input.
 #include <gtest/gtest.h>
+
+#include "tests/support/CliRunner.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,23 +17,10 @@
 
 namespace {
 
-struct CliResult {
-  int status = -1;
-  std::string out;  ///< stdout and stderr together
-};
+using fabricsim::testsupport::CliResult;
 
-CliResult fabricsim(const std::string& args) {
-  const std::string cmd = std::string("'") + FABRICSIM_BINARY + "' " + args + " 2>&1";
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+CliResult runCli(const std::string& args) { return fabricsim::testsupport::runFabricsim(args, "2>&1"); }
+
 
 const std::string kData = std::string(FABRICSIM_SOURCE_DIR) + "/tests/data/run";
 const std::string kTopo = kData + "/leafspine-4x2.yaml";
@@ -68,7 +57,7 @@ nlohmann::json readJson(const std::string& path) {
 /// Runs the small scenario with `seed`, returns the parsed results.
 nlohmann::json runScenario(const TempDir& dir, const std::string& name, uint64_t seed) {
   const std::string out = dir.file(name);
-  const CliResult r = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --seed " +
+  const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --seed " +
                                 std::to_string(seed) + " --out " + quoted(out) + " --quiet");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(std::filesystem::exists(out)) << r.out;
@@ -182,7 +171,7 @@ TEST(RunCli, ResultsHaveTheContractKeys) {
 }
 
 TEST(RunCli, UnknownBackendExitsTwo) {
-  const CliResult r = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --backend fluid --quiet");
+  const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --backend fluid --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--backend"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fluid"), std::string::npos) << r.out;
@@ -190,7 +179,7 @@ TEST(RunCli, UnknownBackendExitsTwo) {
 
 TEST(RunCli, WorkloadWithUnknownKeyExitsTwoNamingFileLineAndKey) {
   const std::string bad = kData + "/unknown-key.yaml";
-  const CliResult r = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(bad) + " --quiet");
+  const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(bad) + " --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(bad + ":5:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mesage_count"), std::string::npos) << r.out;
@@ -198,25 +187,25 @@ TEST(RunCli, WorkloadWithUnknownKeyExitsTwoNamingFileLineAndKey) {
 
 TEST(RunCli, FailuresWithoutBgpAndUnknownSchemesExitTwo) {
   // Static tables never route around a failure: refused, naming the key.
-  const CliResult r = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
+  const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
                                 " --set 'failures=[{at: 10us, action: down, link: [leaf-0, spine-0]}]' --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(kTopo), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("failures"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("control_plane"), std::string::npos) << r.out;
   // An unknown node name in a failure is refused too, with BGP on.
-  const CliResult r3 = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
+  const CliResult r3 = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
                                  " --set routing.control_plane=bgp --set 'failures=[{at: 10us, action: down, switch: spine-99}]' --quiet");
   EXPECT_EQ(r3.status, 2) << r3.out;
   EXPECT_NE(r3.out.find("spine-99"), std::string::npos) << r3.out;
   // An unknown path-selection scheme through --routing is refused with the choices.
   const CliResult r2 =
-      fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing magic --quiet");
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing magic --quiet");
   EXPECT_EQ(r2.status, 2) << r2.out;
   EXPECT_NE(r2.out.find("routing.algorithm"), std::string::npos) << r2.out;
   // Supported schemes run.
   for (const char* scheme : {"flowlet", "adaptive", "spray"}) {
-    const CliResult ok = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing " +
+    const CliResult ok = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing " +
                                    scheme + " --set nic.reorder=tolerant --quiet");
     EXPECT_EQ(ok.status, 0) << scheme << ": " << ok.out;
   }
@@ -225,14 +214,14 @@ TEST(RunCli, FailuresWithoutBgpAndUnknownSchemesExitTwo) {
 TEST(RunCli, MissingTopologyFileExitsTwo) {
   TempDir dir;
   const std::string missing = dir.file("no-such-topology.yaml");
-  const CliResult r = fabricsim("run " + quoted(missing) + " --workload " + quoted(kWorkload) + " --quiet");
+  const CliResult r = runCli("run " + quoted(missing) + " --workload " + quoted(kWorkload) + " --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(missing), std::string::npos) << r.out;
 }
 
 TEST(RunCli, SetWithoutEqualsExitsTwo) {
   const CliResult r =
-      fabricsim("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --set routing.algorithm --quiet");
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --set routing.algorithm --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(kTopo), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--set"), std::string::npos) << r.out;
@@ -242,19 +231,19 @@ TEST(RunCli, SetWithoutEqualsExitsTwo) {
 TEST(RunCli, MissingWorkloadFileAndBadOptionsExitTwo) {
   TempDir dir;
   const std::string missing = dir.file("no-such-workload.yaml");
-  const CliResult r = fabricsim("run " + quoted(kTopo) + " --workload " + quoted(missing) + " --quiet");
+  const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(missing) + " --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(missing), std::string::npos) << r.out;
   // No workload at all: the topology names no default.
-  const CliResult r2 = fabricsim("run " + quoted(kTopo) + " --quiet");
+  const CliResult r2 = runCli("run " + quoted(kTopo) + " --quiet");
   EXPECT_EQ(r2.status, 2) << r2.out;
   EXPECT_NE(r2.out.find("workload"), std::string::npos) << r2.out;
-  EXPECT_EQ(fabricsim("run " + quoted(kTopo) + " --frobnicate").status, 2);
-  EXPECT_EQ(fabricsim("run").status, 2);
+  EXPECT_EQ(runCli("run " + quoted(kTopo) + " --frobnicate").status, 2);
+  EXPECT_EQ(runCli("run").status, 2);
 }
 
 TEST(RunCli, HelpExitsZero) {
-  const CliResult r = fabricsim("run --help");
+  const CliResult r = runCli("run --help");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("--workload"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--seed"), std::string::npos) << r.out;

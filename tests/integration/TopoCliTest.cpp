@@ -1,5 +1,7 @@
 // `fabricsim topo` end to end: exit status and diagnostics on bad input, JSON on good input.
 #include <gtest/gtest.h>
+
+#include "tests/support/CliRunner.h"
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -8,30 +10,19 @@
 
 namespace {
 
-struct CliResult {
-  int status = -1;
-  std::string out;
-};
+using fabricsim::testsupport::CliResult;
 
 /// Runs `fabricsim <args>`; captures stdout, or stderr when `stderrOnly`.
-CliResult fabricsim(const std::string& args, bool stderrOnly) {
-  const std::string cmd = std::string("'") + FABRICSIM_BINARY + "' " + args + (stderrOnly ? " 2>&1 >/dev/null" : " 2>/dev/null");
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+CliResult runCli(const std::string& args, bool stderrOnly) {
+  return fabricsim::testsupport::runFabricsim(args, stderrOnly ? "2>&1 >/dev/null" : "2>/dev/null");
 }
+
 
 const std::string kSrc = FABRICSIM_SOURCE_DIR;
 
 TEST(TopoCliTest, BadFileExitsTwoNamingFileLineAndKey) {
   const std::string file = kSrc + "/tests/data/bad/odd-radix.yaml";
-  const CliResult r = fabricsim("topo '" + file + "'", true);
+  const CliResult r = runCli("topo '" + file + "'", true);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find(file + ":5:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("topology.radix"), std::string::npos) << r.out;
@@ -39,20 +30,20 @@ TEST(TopoCliTest, BadFileExitsTwoNamingFileLineAndKey) {
 
 TEST(TopoCliTest, SeveralErrorsAreAllPrinted) {
   const std::string file = kSrc + "/tests/data/bad/several-errors.yaml";
-  const CliResult r = fabricsim("topo '" + file + "'", true);
+  const CliResult r = runCli("topo '" + file + "'", true);
   EXPECT_EQ(r.status, 2);
   for (const char* key : {"topology.radix", "links.latency", "links.technology", "switch.ecn.kmin", "switch.bogus"})
     EXPECT_NE(r.out.find(key), std::string::npos) << key << "\n" << r.out;
 }
 
 TEST(TopoCliTest, UnknownOptionAndMissingFileExitTwo) {
-  EXPECT_EQ(fabricsim("topo --frobnicate " + kSrc + "/topologies/leafspine-16.yaml", true).status, 2);
-  EXPECT_EQ(fabricsim("topo /nonexistent.yaml", true).status, 2);
-  EXPECT_EQ(fabricsim("topo " + kSrc + "/topologies/leafspine-16.yaml --set novalue", true).status, 2);
+  EXPECT_EQ(runCli("topo --frobnicate " + kSrc + "/topologies/leafspine-16.yaml", true).status, 2);
+  EXPECT_EQ(runCli("topo /nonexistent.yaml", true).status, 2);
+  EXPECT_EQ(runCli("topo " + kSrc + "/topologies/leafspine-16.yaml --set novalue", true).status, 2);
 }
 
 TEST(TopoCliTest, JsonSummaryOfAFatTree) {
-  const CliResult r = fabricsim("topo " + kSrc + "/topologies/fat-tree-k8-100g.yaml --json", false);
+  const CliResult r = runCli("topo " + kSrc + "/topologies/fat-tree-k8-100g.yaml --json", false);
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["hosts"], 128);
@@ -63,13 +54,13 @@ TEST(TopoCliTest, JsonSummaryOfAFatTree) {
 }
 
 TEST(TopoCliTest, SetOverrideAndTextSummary) {
-  const CliResult r = fabricsim("topo " + kSrc + "/topologies/leafspine-64.yaml --set topology.leaves=4", false);
+  const CliResult r = runCli("topo " + kSrc + "/topologies/leafspine-64.yaml --set topology.leaves=4", false);
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("32 (32 GPUs"), std::string::npos) << r.out;
-  const CliResult bad = fabricsim("topo " + kSrc + "/topologies/leafspine-64.yaml --set links.host_speed=100", true);
+  const CliResult bad = runCli("topo " + kSrc + "/topologies/leafspine-64.yaml --set links.host_speed=100", true);
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("--set"), std::string::npos) << bad.out;
-  EXPECT_EQ(fabricsim("topo --help", false).status, 0);
+  EXPECT_EQ(runCli("topo --help", false).status, 0);
 }
 
 }  // namespace

@@ -27,13 +27,15 @@
 #include "sim/routing/EcmpFib.h"
 #include "sim/topology/Topology.h"
 #include "sim/topology/TopologyBuilder.h"
+#include "tests/support/SwitchBfs.h"
 
 using namespace fabricsim;
 using namespace fabricsim::literals;
 
 namespace {
 
-constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
+using testsupport::kUnreached;
+using testsupport::switchDistances;
 
 TopologySpec leafSpineSpec(int leaves, int spines, int hostsPerLeaf, int linksPerSpine = 1) {
   TopologySpec s;
@@ -74,28 +76,6 @@ BgpSpec testBgp(const std::string& scheme = "rfc7938") {
   b.bfdInterval = 50_us;
   b.bfdMultiplier = 3;
   return b;
-}
-
-struct SwitchesOnly {
-  const Topology::Graph* g = nullptr;
-  bool operator()(Topology::Graph::vertex_descriptor v) const { return (*g)[v].kind == NodeKind::Switch; }
-};
-
-/// Hop distances from `from` to every switch over switch-to-switch links (Boost BFS on a
-/// filtered graph, independent of EcmpFib and of BGP).
-std::vector<uint32_t> switchDistances(const Topology& topo, NodeId from) {
-  const Topology::Graph& g = topo.graph();
-  using Filtered = boost::filtered_graph<Topology::Graph, boost::keep_all, SwitchesOnly>;
-  Filtered fg(g, boost::keep_all(), SwitchesOnly{&g});
-  std::vector<uint32_t> dist(boost::num_vertices(g), kUnreached);
-  dist[from] = 0;
-  auto indexMap = boost::get(boost::vertex_index, g);
-  std::vector<boost::default_color_type> colors(boost::num_vertices(g));
-  boost::breadth_first_search(
-      fg, static_cast<Topology::Graph::vertex_descriptor>(from),
-      boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge())))
-          .color_map(boost::make_iterator_property_map(colors.begin(), indexMap)));
-  return dist;
 }
 
 /// Largest switch-hop distance between two switches of one plane.

@@ -18,12 +18,14 @@
 #include "sim/routing/FlowHash.h"
 #include "sim/topology/Topology.h"
 #include "sim/topology/TopologyBuilder.h"
+#include "tests/support/SwitchBfs.h"
 
 using namespace fabricsim;
 
 namespace {
 
-constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
+using testsupport::kUnreached;
+using testsupport::switchDistances;
 
 TopologySpec leafSpineSpec(int leaves, int spines, int hostsPerLeaf, int linksPerSpine = 1) {
   TopologySpec s;
@@ -53,29 +55,6 @@ TopologySpec railSpec(int rails, bool shared, TopologyKind railKind) {
   s.hosts.gpusPerHost = rails;
   s.hosts.nicsPerHost = rails;
   return s;
-}
-
-/// Vertex predicate of the switch-only view: hosts never transit traffic.
-struct SwitchesOnly {
-  const Topology::Graph* g = nullptr;
-  bool operator()(Topology::Graph::vertex_descriptor v) const { return (*g)[v].kind == NodeKind::Switch; }
-};
-
-/// Hop distances from `from` to every switch over switch-to-switch links, computed with
-/// boost::breadth_first_search on a filtered_graph (independent of EcmpFib's own BFS).
-std::vector<uint32_t> switchDistances(const Topology& topo, NodeId from) {
-  const Topology::Graph& g = topo.graph();
-  using Filtered = boost::filtered_graph<Topology::Graph, boost::keep_all, SwitchesOnly>;
-  Filtered fg(g, boost::keep_all(), SwitchesOnly{&g});
-  std::vector<uint32_t> dist(boost::num_vertices(g), kUnreached);
-  dist[from] = 0;
-  auto indexMap = boost::get(boost::vertex_index, g);
-  std::vector<boost::default_color_type> colors(boost::num_vertices(g));
-  boost::breadth_first_search(
-      fg, static_cast<Topology::Graph::vertex_descriptor>(from),
-      boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge())))
-          .color_map(boost::make_iterator_property_map(colors.begin(), indexMap)));
-  return dist;
 }
 
 struct Fixture {
