@@ -23,7 +23,8 @@ int runCommand(const std::vector<std::string>& args) {
       "workload,w", po::value<std::vector<std::string>>(&opt.workloadPaths)->composing(),
       "workload YAML file (repeatable; default: the topology's `workload:`)")(
       "backend", po::value<std::string>(&opt.backend)->default_value("packet"), "packet")(
-      "routing", po::value<std::string>(&opt.routing), "override routing.algorithm (ecmp)")(
+      "routing", po::value<std::string>(&opt.routing),
+      "override routing.algorithm: ecmp | flowlet | adaptive | spray (bgp = ecmp over BGP tables)")(
       "cc", po::value<std::string>(&opt.cc),
       "override congestion_control.algorithm: none | dcqcn (RoCEv2) | ibcc (InfiniBand)")(
       "set", po::value<std::vector<std::string>>(&opt.sets)->composing(),
