@@ -22,6 +22,76 @@ nlohmann::json classList(uint8_t mask) {
   return out;
 }
 
+/// collective, training and trace workloads: the common job keys plus the kind's own.
+nlohmann::json jobJson(const WorkloadSpec& spec) {
+  const CollectiveTuning& t = spec.tuning;
+  nlohmann::json j = {{"file", spec.file},
+                      {"name", spec.name},
+                      {"kind", spec.kind},
+                      {"start_ps", spec.start.picos()},
+                      {"calibration", spec.calibrationPath},
+                      {"placement",
+                       {{"policy", toString(spec.placement.policy)},
+                        {"explicit_range", spec.placement.explicitRange},
+                        {"first_gpu", spec.placement.firstGpu}}},
+                      {"collectives",
+                       {{"algorithm", toString(t.algorithm)},
+                        {"channels", t.channels},
+                        {"nvlink_channels", t.nvlinkChannels},
+                        {"step_latency_nvlink_ps", t.stepLatencyNvlink.picos()},
+                        {"step_latency_network_ps", t.stepLatencyNetwork.picos()},
+                        {"protocol_efficiency", t.protocolEfficiency},
+                        {"chunk_size_bytes", t.chunkSize},
+                        {"traffic_class", t.trafficClass}}}};
+  if (spec.kind == "collective") {
+    const CollectiveSweepSpec& c = spec.collective;
+    j["operation"] = toString(c.op);
+    j["sizes"] = {{"min_bytes", c.minBytes},
+                  {"max_bytes", c.maxBytes},
+                  {"factor", c.factor},
+                  {"step_bytes", c.stepBytes}};
+    j["warmup"] = c.warmup;
+    j["iterations"] = c.iterations;
+    j["data_type"] = c.dataType;
+    j["element_bytes"] = c.elementBytes;
+    j["root"] = c.root;
+    j["ranks"] = c.ranks;
+    j["hosts"] = c.hosts;
+    j["gpus_per_host"] = c.gpusPerHost;
+  } else if (spec.kind == "training") {
+    const TrainingSpec& tr = spec.training;
+    const ModelSpec& m = tr.model;
+    const GpuSpec& g = tr.gpu;
+    const ParallelismSpec& p = tr.parallelism;
+    j["model"] = {{"preset", m.preset},        {"layers", m.layers}, {"hidden", m.hidden},
+                  {"ffn_hidden", m.ffnHidden}, {"heads", m.heads},   {"kv_heads", m.kvHeads},
+                  {"seq_len", m.seqLen},       {"vocab", m.vocab},   {"gated_mlp", m.gatedMlp}};
+    j["gpu"] = {{"preset", g.preset},
+                {"peak_flops", g.peakFlops},
+                {"hbm_bandwidth_bytes_per_second", g.hbmBytesPerSecond},
+                {"efficiency", {{"gemm", g.gemmEfficiency}, {"attention", g.attentionEfficiency}}}};
+    j["parallelism"] = {{"tp", p.tp},
+                        {"pp", p.pp},
+                        {"dp", p.dp},
+                        {"micro_batch", p.microBatch},
+                        {"global_batch", p.globalBatch},
+                        {"schedule", p.schedule},
+                        {"virtual_stages", p.virtualStages},
+                        {"sequence_parallel", p.sequenceParallel},
+                        {"distributed_optimizer", p.distributedOptimizer},
+                        {"recompute", p.recompute}};
+    j["iterations"] = tr.iterations;
+    j["dtype"] = tr.dtype;
+    j["dtype_bytes"] = tr.dtypeBytes;
+    j["dp_bucket_bytes"] = tr.dpBucketBytes;
+    j["communication"] = tr.communication;
+    j["tp_granularity"] = tr.tpGranularity;
+  } else if (spec.kind == "trace") {
+    j["trace"] = spec.trace.path;
+  }
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json toJson(const TopologySpec& spec) {
@@ -141,6 +211,7 @@ nlohmann::json toJson(const TopologySpec& spec) {
 }
 
 nlohmann::json toJson(const WorkloadSpec& spec) {
+  if (spec.kind != "pattern") return jobJson(spec);
   const PatternSpec& p = spec.pattern;
   nlohmann::json j = {{"file", spec.file},
                       {"name", spec.name},

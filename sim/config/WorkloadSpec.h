@@ -1,12 +1,19 @@
 // WorkloadSpec: the value-type description of one workload read from a workload YAML file.
 //
-// Models: `kind: pattern` synthetic traffic (permutation, incast, all-to-all) with its message
-// size, start time and repetitions. Later kinds (collective, training, trace) extend it.
-// Leaves out: behaviour; sim/workload turns it into transfers on a Fabric.
-// Units: Bytes, Time (ps).
+// Models: the four kinds of DESIGN.md section 5:
+//   pattern    synthetic traffic (permutation, incast, all-to-all) with its message size, start
+//              time and repetitions;
+//   collective an nccl-tests-style sweep of one collective over a range of sizes;
+//   training   a Megatron-style transformer trained with tensor, pipeline and data parallelism;
+//   trace      a recorded per-rank program (see sim/workload/TraceFile.h) replayed on the fabric.
+// Every kind that runs on ranks shares PlacementSpec (which GPUs, in which order) and
+// CollectiveTuning (algorithm choice, channels, per-step latency, protocol efficiency).
+// Leaves out: behaviour; sim/workload turns a spec into transfers on a Fabric.
+// Units: Bytes, Time (ps), FLOP/s as double, efficiencies as fractions in (0, 1].
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,11 +43,139 @@ struct PatternSpec {
   int qpsPerPair = 1;
 };
 
+// ---------------------------------------------------------------------------------------------
+// Collectives
+
+enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
+/// Auto picks per call: hierarchical for all-reduce across hosts with >1 GPU per host, ring
+/// otherwise (all-to-all and send/recv have one algorithm each: direct).
+enum class CollectiveAlgorithm { Auto, Ring, Tree, Hierarchical, Direct };
+
+/// How collectives are decomposed and timed. Defaults are NCCL-like; a calibration file may
+/// replace any of them.
+struct CollectiveTuning {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
+  /// Parallel rings / trees (NCCL channels); each uses its own queue pair, so ECMP may put
+  /// them on different paths. Inter-host collectives use `channels`, intra-host ones
+  /// `nvlinkChannels`.
+  int channels = 4;
+  int nvlinkChannels = 1;
+  /// Fixed software latency added to every step (one send of one chunk by one rank), on top of
+  /// the fabric's own time: launch, FIFO handshakes, proxy thread. Separate for steps that stay
+  /// inside a host (NVLink) and steps that cross the network.
+  Time stepLatencyNvlink = Time::ns(600);
+  Time stepLatencyNetwork = Time::ns(2700);
+  /// Fraction of the wire payload that is user data under the protocol (Simple ~1.0,
+  /// LL128 120/128, LL 0.5): a step of b user bytes moves ceil(b / efficiency) bytes.
+  double protocolEfficiency = 1.0;
+  /// Pipelining unit of tree and broadcast: data are split into chunks of at most this size
+  /// that flow down/up the tree one after another.
+  Bytes chunkSize = 1024 * 1024;
+  int trafficClass = 0;
+};
+
+/// kind: collective (nccl-tests emulation).
+struct CollectiveSweepSpec {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  Bytes minBytes = 1024 * 1024;
+  Bytes maxBytes = 1024 * 1024 * 1024;
+  double factor = 2;     ///< size multiplier between rows (nccl-tests -f)
+  Bytes stepBytes = 0;   ///< when > 0, add this instead of multiplying (nccl-tests -i)
+  int warmup = 1;        ///< nccl-tests -w
+  int iterations = 5;    ///< nccl-tests -n; the reported time is their mean
+  std::string dataType = "float";  ///< float | half | bfloat16 | double | int8 | ... (element size)
+  int elementBytes = 4;
+  uint32_t root = 0;     ///< broadcast root rank
+  /// ranks = hosts * gpusPerHost when `hosts` is given, else `ranks` (0 = every GPU of the fabric)
+  uint32_t ranks = 0;
+  uint32_t hosts = 0;
+  int gpusPerHost = 0;   ///< 0 = the topology's
+};
+
+// ---------------------------------------------------------------------------------------------
+// Training
+
+struct ModelSpec {
+  std::string preset;     ///< gpt3-175b | llama3-70b | llama3-405b | "" (custom)
+  int layers = 0;
+  int hidden = 0;
+  int ffnHidden = 0;      ///< 0 = 4 * hidden
+  int heads = 0;
+  int kvHeads = 0;        ///< 0 = heads (multi-head attention); < heads = grouped-query attention
+  int seqLen = 0;
+  int vocab = 0;          ///< 0 = no embedding and output layer modelled
+  bool gatedMlp = false;  ///< SwiGLU (three FFN matrices) instead of GELU (two)
+};
+
+struct GpuSpec {
+  std::string preset;             ///< h100-sxm | h200-sxm | "" (custom)
+  double peakFlops = 989e12;      ///< dense bf16 FLOP/s
+  double hbmBytesPerSecond = 3.35e12;
+  /// Fraction of peak reached by each kind of compute (override by `efficiency:` or a
+  /// calibration file). gemm: the layers' matrix multiplies; attention: the s x s score and
+  /// value products (FlashAttention).
+  double gemmEfficiency = 0.6;
+  double attentionEfficiency = 0.45;
+};
+
+struct ParallelismSpec {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  int microBatch = 1;   ///< sequences per micro-batch
+  int globalBatch = 1;  ///< sequences per iteration; micro-batches per pipeline = global / (micro * dp)
+  std::string schedule = "1f1b";  ///< 1f1b | interleaved
+  int virtualStages = 1;          ///< model chunks per GPU with the interleaved schedule
+  bool sequenceParallel = false;  ///< TP all-reduce -> reduce-scatter + all-gather
+  bool distributedOptimizer = false;  ///< DP all-reduce -> reduce-scatter (grads) + all-gather (params)
+  std::string recompute = "none";     ///< none | full (recompute each layer's forward in backward)
+};
+
+enum class PlacementPolicy { RailAligned, RandomHosts, Random };
+
+/// Which GPUs a job's ranks run on.
+struct PlacementSpec {
+  PlacementPolicy policy = PlacementPolicy::RailAligned;
+  /// Explicit GPU range [firstGpu, firstGpu + count); `explicitRange` false = first fit (the
+  /// runtime hands out whole free hosts in order).
+  bool explicitRange = false;
+  uint32_t firstGpu = 0;
+};
+
+struct TrainingSpec {
+  ModelSpec model;
+  GpuSpec gpu;
+  ParallelismSpec parallelism;
+  int iterations = 1;
+  int dtypeBytes = 2;       ///< activations, parameters and gradients (bf16)
+  std::string dtype = "bf16";  ///< bf16 | fp16 | fp32 | fp8, as written; gives dtypeBytes
+  Bytes dpBucketBytes = 0;  ///< DP gradient bucket; 0 = max(40M, 1M * dp) parameters, as Megatron
+  /// false: every communication takes zero time (isolates compute and the pipeline bubble).
+  bool communication = true;
+  /// Collectives per layer and pass at layer granularity ("layer") or one merged collective per
+  /// stage pass ("stage": same bytes, far fewer events; for very large runs).
+  std::string tpGranularity = "layer";
+};
+
+struct TraceSpec {
+  std::string path;  ///< the trace JSON, resolved relative to the workload file
+};
+
 struct WorkloadSpec {
   std::string file;  ///< path it was read from
   std::string name;  ///< defaults to the file's stem
-  std::string kind = "pattern";
+  std::string kind = "pattern";  ///< pattern | collective | training | trace
   PatternSpec pattern;
+  CollectiveSweepSpec collective;
+  TrainingSpec training;
+  TraceSpec trace;
+  CollectiveTuning tuning;
+  /// True when the file gave a `collectives:` block or a calibration: a trace replay then uses
+  /// `tuning` instead of the tuning recorded in the trace.
+  bool tuningExplicit = false;
+  PlacementSpec placement;
+  std::string calibrationPath;  ///< optional calibration.yaml (resolved), already applied to tuning/gpu
+  Time start = Time::zero();    ///< collective/training/trace: when the job starts
 };
 
 }  // namespace fabricsim

@@ -1,0 +1,125 @@
+#include "sim/config/CalibrationLoader.h"
+
+#include <cstdio>
+
+#include "sim/config/GpuPresets.h"
+#include "sim/config/TopologyLoader.h"
+#include "sim/config/WorkloadLoader.h"
+
+namespace fabricsim {
+
+bool getDoubleAbove(YamlReader& r, const YAML::Node& map, const std::string& path, std::string_view key,
+                    double& out, double low, double high) {
+  if (!YamlReader::has(map, key)) return false;
+  const YAML::Node v = map[std::string(key)];
+  const std::string p = YamlReader::join(path, key);
+  double x = 0;
+  if (!r.asDouble(v, p, x, -1e300, 1e300)) return false;
+  if (!(x > low && x <= high)) {
+    char buf[160];
+    if (high >= 1e300)
+      std::snprintf(buf, sizeof buf, "expected a number > %g, found %s", low, v.Scalar().c_str());
+    else
+      std::snprintf(buf, sizeof buf, "expected a number > %g and <= %g, found %s", low, high,
+                    v.Scalar().c_str());
+    r.error(v, p, buf);
+    return false;
+  }
+  out = x;
+  return true;
+}
+
+void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::string& path,
+                          CollectiveTuning& tuning) {
+  if (!r.expectMap(node, path)) return;
+  r.checkKeys(node, path,
+              {"algorithm", "channels", "nvlink_channels", "step_latency_nvlink", "step_latency_network",
+               "protocol_efficiency", "chunk_size", "traffic_class"});
+  std::string algorithm;
+  if (r.getChoice(node, path, "algorithm", algorithm, {"auto", "ring", "tree", "hierarchical"}))
+    tuning.algorithm = *parseCollectiveAlgorithm(algorithm);
+  r.getInt(node, path, "channels", tuning.channels, 1, 64);
+  r.getInt(node, path, "nvlink_channels", tuning.nvlinkChannels, 1, 64);
+  r.getTime(node, path, "step_latency_nvlink", tuning.stepLatencyNvlink);
+  r.getTime(node, path, "step_latency_network", tuning.stepLatencyNetwork);
+  getDoubleAbove(r, node, path, "protocol_efficiency", tuning.protocolEfficiency, 0, 1);
+  r.getBytes(node, path, "chunk_size", tuning.chunkSize, false, 1);
+  r.getInt(node, path, "traffic_class", tuning.trafficClass, 0, 6);
+}
+
+void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& path, GpuSpec& gpu) {
+  if (YamlReader::has(node, "peak")) {
+    const YAML::Node v = node["peak"];
+    const std::string p = YamlReader::join(path, "peak");
+    if (!v.IsScalar()) {
+      r.error(v, p,
+              "expected a compute rate with a unit, e.g. '989TFLOPS', found " + YamlReader::describe(v));
+    } else {
+      const Parsed<double> f = parseFlops(v.Scalar());
+      if (f.value)
+        gpu.peakFlops = *f.value;
+      else
+        r.error(v, p, f.error);
+    }
+  }
+  BitRate hbm;
+  if (r.getRate(node, path, "hbm_bandwidth", hbm))
+    gpu.hbmBytesPerSecond = static_cast<double>(hbm.bitsPerSecond()) / 8;
+  if (YamlReader::has(node, "efficiency")) {
+    const YAML::Node e = node["efficiency"];
+    const std::string p = YamlReader::join(path, "efficiency");
+    if (e.IsMap()) {
+      r.checkKeys(e, p, {"gemm", "attention"});
+      getDoubleAbove(r, e, p, "gemm", gpu.gemmEfficiency, 0, 1);
+      getDoubleAbove(r, e, p, "attention", gpu.attentionEfficiency, 0, 1);
+    } else if (e.IsScalar()) {
+      double x = 0;
+      if (getDoubleAbove(r, node, path, "efficiency", x, 0, 1))
+        gpu.gemmEfficiency = gpu.attentionEfficiency = x;
+    } else {
+      r.error(e, p,
+              "expected a number in (0, 1] or a map {gemm, attention}, found " + YamlReader::describe(e));
+    }
+  }
+}
+
+void applyCalibrationFile(const std::string& path, GpuSpec& gpu, CollectiveTuning& tuning) {
+  applyCalibrationYaml(readInputFile(path), path, gpu, tuning);
+}
+
+void applyCalibrationYaml(const std::string& yamlText, const std::string& file, GpuSpec& gpu,
+                          CollectiveTuning& tuning) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yamlText);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
+                     "", "invalid YAML: " + e.msg);
+  }
+  YamlReader r(file);
+  if (!root.IsMap()) {
+    r.error(root, "",
+            "expected a map of calibration keys (gpu, collectives, fit, source), found " +
+                YamlReader::describe(root));
+    r.throwIfErrors();
+  }
+  r.checkKeys(root, "", {"gpu", "collectives", "fit", "source"});
+  GpuSpec g = gpu;
+  CollectiveTuning t = tuning;
+  if (YamlReader::has(root, "gpu")) {
+    const YAML::Node n = root["gpu"];
+    if (r.expectMap(n, "gpu")) {
+      r.checkKeys(n, "gpu", {"peak", "efficiency", "hbm_bandwidth"});
+      readGpuFigures(r, n, "gpu", g);
+    }
+  }
+  if (YamlReader::has(root, "collectives")) readCollectiveTuning(r, root["collectives"], "collectives", t);
+  if (YamlReader::has(root, "fit")) r.expectMap(root["fit"], "fit");
+  std::string source;
+  r.getString(root, "", "source", source);
+  r.throwIfErrors();
+  gpu = g;
+  tuning = t;
+}
+
+}  // namespace fabricsim

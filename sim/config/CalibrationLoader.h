@@ -1,0 +1,47 @@
+// CalibrationLoader: reads a calibration file and applies it to a GPU model and collective tuning.
+//
+// Models: the calibration YAML written by a fit against measurements (or by hand):
+//   gpu:         {peak: 989TFLOPS, efficiency: {gemm: 0.62, attention: 0.41}, hbm_bandwidth: 3.35TBps}
+//   collectives: {algorithm, channels, nvlink_channels, step_latency_nvlink, step_latency_network,
+//                 protocol_efficiency, chunk_size, traffic_class}   (as a workload's `collectives:`)
+//   fit:         {...}   statistics of the fit; accepted and ignored
+//   source:      "..."   free text; accepted and ignored
+// Every key is optional; a key given replaces the value it was applied to (a workload applies the
+// GPU preset first, then this file, then its own explicit keys). Also the shared readers of the
+// `collectives:` block and of the GPU figures (peak, hbm_bandwidth, efficiency), which the
+// workload loader uses for the same keys, so both files accept and check them identically.
+// Problems are InputErrors naming the calibration file, line, column and key path; all at once.
+// Leaves out: producing calibration files (sim/calibrate) and GPU presets (GpuPresets).
+// Units: FLOP/s and bytes/s as double, Time (ps), Bytes, efficiencies as fractions in (0, 1].
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+#include "sim/config/WorkloadSpec.h"
+#include "sim/config/YamlReader.h"
+
+namespace fabricsim {
+
+/// Reads the calibration file at `path` and overwrites the fields of `gpu` and `tuning` it
+/// gives. Throws InputError (naming `path`) on any problem, leaving both unchanged.
+void applyCalibrationFile(const std::string& path, GpuSpec& gpu, CollectiveTuning& tuning);
+
+/// Same, from text; `fileNameForMessages` names it in diagnostics.
+void applyCalibrationYaml(const std::string& yamlText, const std::string& fileNameForMessages, GpuSpec& gpu,
+                          CollectiveTuning& tuning);
+
+/// Reads a `collectives:` map at `path` (its keys are checked) into `tuning`; problems go to `r`.
+void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::string& path,
+                          CollectiveTuning& tuning);
+
+/// Reads `peak`, `hbm_bandwidth` and `efficiency` (a number in (0, 1] for both kinds, or
+/// {gemm, attention}) from the map `node` at `path` into `gpu`. The caller checks `node`'s keys.
+void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& path, GpuSpec& gpu);
+
+/// A number in (low, high] at map[key]: true and sets `out` if present and valid.
+bool getDoubleAbove(YamlReader& r, const YAML::Node& map, const std::string& path, std::string_view key,
+                    double& out, double low, double high);
+
+}  // namespace fabricsim

@@ -1,0 +1,47 @@
+#include "sim/config/ModelPresets.h"
+
+namespace fabricsim {
+namespace {
+
+ModelSpec shape(const char* name, int layers, int hidden, int ffn, int heads, int kvHeads, int seqLen,
+                int vocab, bool gated) {
+  ModelSpec m;
+  m.preset = name;
+  m.layers = layers;
+  m.hidden = hidden;
+  m.ffnHidden = ffn;
+  m.heads = heads;
+  m.kvHeads = kvHeads;
+  m.seqLen = seqLen;
+  m.vocab = vocab;
+  m.gatedMlp = gated;
+  return m;
+}
+
+const std::vector<ModelSpec>& presets() {
+  static const std::vector<ModelSpec> all = {
+      shape("gpt3-175b", 96, 12288, 49152, 96, 96, 2048, 50257, false),
+      shape("llama3-70b", 80, 8192, 28672, 64, 8, 8192, 128256, true),
+      shape("llama3-405b", 126, 16384, 53248, 128, 8, 8192, 128256, true),
+  };
+  return all;
+}
+
+}  // namespace
+
+std::optional<ModelSpec> modelPreset(std::string_view name) {
+  for (const auto& m : presets())
+    if (m.preset == name) return m;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& modelPresetNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& m : presets()) out.push_back(m.preset);
+    return out;
+  }();
+  return names;
+}
+
+}  // namespace fabricsim

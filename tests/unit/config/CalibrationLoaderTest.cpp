@@ -1,0 +1,147 @@
+// CalibrationLoader: the calibration file's schema, what it overwrites, and its diagnostics.
+#include "sim/config/CalibrationLoader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sim/config/GpuPresets.h"
+#include "sim/config/ModelPresets.h"
+#include "sim/core/Error.h"
+
+namespace fabricsim {
+namespace {
+
+std::vector<Diagnostic> diagnosticsOf(const std::string& yaml) {
+  GpuSpec g;
+  CollectiveTuning t;
+  try {
+    applyCalibrationYaml(yaml, "cal.yaml", g, t);
+  } catch (const InputError& e) {
+    return e.diagnostics();
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return {};
+}
+
+TEST(CalibrationLoaderTest, AppliesEveryKey) {
+  GpuSpec g = *gpuPreset("h100-sxm");
+  CollectiveTuning t;
+  applyCalibrationYaml(
+      "source: nccl-tests and GEMM microbenchmarks, 2026-11\n"
+      "gpu:\n  peak: 950TFLOPS\n  efficiency: {gemm: 0.66, attention: 0.42}\n  hbm_bandwidth: 3200GBps\n"
+      "collectives:\n  algorithm: tree\n  channels: 12\n  nvlink_channels: 4\n  step_latency_nvlink: 800ns\n"
+      "  step_latency_network: 4.5us\n  protocol_efficiency: 0.9375\n  chunk_size: 256KiB\n  traffic_class: "
+      "3\n"
+      "fit: {rmse_percent: 3.1, samples: 120, residuals: [0.1, -0.2]}\n",
+      "cal.yaml", g, t);
+  EXPECT_EQ(g.preset, "h100-sxm");
+  EXPECT_DOUBLE_EQ(g.peakFlops, 950e12);
+  EXPECT_DOUBLE_EQ(g.gemmEfficiency, 0.66);
+  EXPECT_DOUBLE_EQ(g.attentionEfficiency, 0.42);
+  EXPECT_DOUBLE_EQ(g.hbmBytesPerSecond, 3.2e12);
+  EXPECT_EQ(t.algorithm, CollectiveAlgorithm::Tree);
+  EXPECT_EQ(t.channels, 12);
+  EXPECT_EQ(t.nvlinkChannels, 4);
+  EXPECT_EQ(t.stepLatencyNvlink, Time::ns(800));
+  EXPECT_EQ(t.stepLatencyNetwork, Time::ps(4'500'000));
+  EXPECT_DOUBLE_EQ(t.protocolEfficiency, 0.9375);
+  EXPECT_EQ(t.chunkSize, 256 * 1024);
+  EXPECT_EQ(t.trafficClass, 3);
+}
+
+TEST(CalibrationLoaderTest, KeysNotGivenAreKept) {
+  GpuSpec g = *gpuPreset("h200-sxm");
+  CollectiveTuning t;
+  applyCalibrationYaml("gpu: {efficiency: 0.5}\n", "cal.yaml", g, t);
+  EXPECT_DOUBLE_EQ(g.peakFlops, 989e12);
+  EXPECT_DOUBLE_EQ(g.hbmBytesPerSecond, 4.8e12);
+  EXPECT_DOUBLE_EQ(g.gemmEfficiency, 0.5);
+  EXPECT_DOUBLE_EQ(g.attentionEfficiency, 0.5);
+  EXPECT_EQ(t.channels, CollectiveTuning{}.channels);
+}
+
+TEST(CalibrationLoaderTest, ReportsEveryErrorWithFileLineAndKey) {
+  const auto d = diagnosticsOf(
+      "gpu:\n"                                // 1
+      "  peak: 989\n"                         // 2
+      "  efficiency: {gemm: 0, matmul: 1}\n"  // 3
+      "collectives:\n"                        // 4
+      "  algorithm: butterfly\n"              // 5
+      "  step_latency_nvlink: 5\n"            // 6
+      "  traffic_class: 7\n"                  // 7
+      "fit: 3\n"                              // 8
+      "notes: x\n");                          // 9
+  std::vector<std::string> keys;
+  for (const auto& x : d) keys.push_back(x.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"gpu.peak", "gpu.efficiency.gemm", "gpu.efficiency.matmul",
+                                            "collectives.algorithm", "collectives.step_latency_nvlink",
+                                            "collectives.traffic_class", "fit", "notes"}));
+  for (const auto& x : d) EXPECT_EQ(x.file, "cal.yaml");
+  EXPECT_EQ(d[0].line, 2);
+  EXPECT_EQ(d[3].line, 5);
+  EXPECT_EQ(d[7].line, 9);
+  EXPECT_NE(d[7].message.find("unknown key 'notes'"), std::string::npos);
+  EXPECT_NE(d[3].message.find("found 'butterfly'"), std::string::npos);
+}
+
+TEST(CalibrationLoaderTest, LeavesSpecsUnchangedOnError) {
+  GpuSpec g;
+  CollectiveTuning t;
+  EXPECT_THROW(applyCalibrationYaml("gpu: {peak: 1PFLOPS}\ncollectives: {channels: -1}\n", "cal.yaml", g, t),
+               InputError);
+  EXPECT_DOUBLE_EQ(g.peakFlops, GpuSpec{}.peakFlops);
+}
+
+TEST(CalibrationLoaderTest, BadYamlAndMissingFile) {
+  auto d = diagnosticsOf("gpu: [1, 2\n");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("invalid YAML"), std::string::npos);
+  d = diagnosticsOf("- 1\n");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("expected a map of calibration keys"), std::string::npos);
+  GpuSpec g;
+  CollectiveTuning t;
+  try {
+    applyCalibrationFile("/nonexistent/cal.yaml", g, t);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.diagnostics()[0].file, "/nonexistent/cal.yaml");
+  }
+}
+
+TEST(CalibrationLoaderTest, ReadsAFile) {
+  const auto path =
+      std::filesystem::temp_directory_path() /
+      ("fabricsim-cal-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".yaml");
+  std::ofstream(path) << "collectives: {channels: 7}\n";
+  GpuSpec g;
+  CollectiveTuning t;
+  applyCalibrationFile(path.string(), g, t);
+  std::filesystem::remove(path);
+  EXPECT_EQ(t.channels, 7);
+}
+
+TEST(CalibrationLoaderTest, ParseFlops) {
+  EXPECT_DOUBLE_EQ(*parseFlops("989TFLOPS").value, 989e12);
+  EXPECT_DOUBLE_EQ(*parseFlops("1.5PFLOPS").value, 1.5e15);
+  EXPECT_DOUBLE_EQ(*parseFlops("500GFLOPS").value, 500e9);
+  EXPECT_DOUBLE_EQ(*parseFlops("1e12FLOPS").value, 1e12);
+  EXPECT_FALSE(parseFlops("989").value.has_value());
+  EXPECT_FALSE(parseFlops("989tflops").value.has_value());
+  EXPECT_FALSE(parseFlops("0TFLOPS").value.has_value());
+  EXPECT_FALSE(parseFlops("TFLOPS").value.has_value());
+  EXPECT_NE(parseFlops("989").error.find("bare number"), std::string::npos);
+}
+
+TEST(CalibrationLoaderTest, PresetNames) {
+  EXPECT_EQ(gpuPresetNames(), (std::vector<std::string>{"h100-sxm", "h200-sxm"}));
+  EXPECT_EQ(modelPresetNames(), (std::vector<std::string>{"gpt3-175b", "llama3-70b", "llama3-405b"}));
+  EXPECT_FALSE(gpuPreset("a100").has_value());
+  EXPECT_FALSE(modelPreset("gpt2").has_value());
+  EXPECT_EQ(modelPreset("llama3-405b")->layers, 126);
+}
+
+}  // namespace
+}  // namespace fabricsim
