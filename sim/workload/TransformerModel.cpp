@@ -1,0 +1,82 @@
+#include "sim/workload/TransformerModel.h"
+
+#include <algorithm>
+
+#include "sim/core/Error.h"
+
+namespace fabricsim {
+
+TransformerModel::TransformerModel(const ModelSpec& spec, int dtypeBytes, int tp, bool sequenceParallel)
+    : layers_(spec.layers),
+      hidden_(spec.hidden),
+      ffn_(spec.ffnHidden > 0 ? spec.ffnHidden : 4 * static_cast<int64_t>(spec.hidden)),
+      heads_(spec.heads),
+      kvHeads_(spec.kvHeads > 0 ? spec.kvHeads : spec.heads),
+      seq_(spec.seqLen),
+      vocab_(std::max(spec.vocab, 0)),
+      gated_(spec.gatedMlp),
+      dtype_(dtypeBytes),
+      tp_(tp),
+      sequenceParallel_(sequenceParallel) {
+  SIM_CHECK(layers_ > 0 && hidden_ > 0 && heads_ > 0 && seq_ > 0, "model shape must be positive");
+  SIM_CHECK(hidden_ % heads_ == 0, "hidden must be a multiple of heads");
+  SIM_CHECK(dtype_ >= 1 && tp_ >= 1, "dtype bytes and tp must be positive");
+}
+
+int64_t TransformerModel::attentionParamsPerLayer() const {
+  const int64_t qkv = hidden_ * (hidden_ + 2 * kvHeads_ * headDim());
+  return qkv + hidden_ * hidden_;
+}
+
+int64_t TransformerModel::mlpParamsPerLayer() const {
+  return (gated_ ? 3 : 2) * hidden_ * ffn_;
+}
+
+int64_t TransformerModel::paramsPerLayer() const {
+  return attentionParamsPerLayer() + mlpParamsPerLayer() + layerNormParamsPerLayer();
+}
+
+int64_t TransformerModel::totalParams() const {
+  return stageParams(layers_, true, true);
+}
+
+int64_t TransformerModel::stageParams(int count, bool embedding, bool outputLayer) const {
+  return static_cast<int64_t>(count) * paramsPerLayer() + (embedding ? embeddingParams() : 0) +
+         (outputLayer ? outputLayerParams() : 0);
+}
+
+Flops TransformerModel::attentionForward(int b) const {
+  const double tokens = static_cast<double>(b) * static_cast<double>(seq_);
+  Flops f;
+  f.gemm = 2.0 * tokens * static_cast<double>(attentionParamsPerLayer()) / tp_;
+  f.attention = 4.0 * tokens * static_cast<double>(seq_) * static_cast<double>(hidden_) / tp_;
+  return f;
+}
+
+Flops TransformerModel::mlpForward(int b) const {
+  const double tokens = static_cast<double>(b) * static_cast<double>(seq_);
+  return {2.0 * tokens * static_cast<double>(mlpParamsPerLayer()) / tp_, 0.0};
+}
+
+Flops TransformerModel::logitsForward(int b) const {
+  const double tokens = static_cast<double>(b) * static_cast<double>(seq_);
+  return {2.0 * tokens * static_cast<double>(hidden_) * static_cast<double>(vocab_) / tp_, 0.0};
+}
+
+Bytes TransformerModel::activationBytes(int b) const {
+  return static_cast<Bytes>(b) * seq_ * hidden_ * dtype_;
+}
+
+Bytes TransformerModel::pipelineMessageBytes(int b) const {
+  return (activationBytes(b) + tp_ - 1) / tp_;
+}
+
+Bytes TransformerModel::gradientBytesPerRank(int64_t params) const {
+  return (params + tp_ - 1) / tp_ * dtype_;
+}
+
+Bytes TransformerModel::defaultBucketBytes(int dp, int dtypeBytes) {
+  return std::max<int64_t>(40'000'000, 1'000'000 * static_cast<int64_t>(dp)) * dtypeBytes;
+}
+
+}  // namespace fabricsim
