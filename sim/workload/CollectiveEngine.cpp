@@ -1,0 +1,860 @@
+// CollectiveEngine: every algorithm is a set of lanes (one sender -> one peer stream of sends
+// per channel) whose sends are unlocked by deliveries on other lanes (ring successor, chain
+// successor, tree parent / children, the next phase of hierarchical). Per collective: a slot
+// with its lanes (vectors reused when the slot is reused); per step: O(1) work, one event for
+// the step latency (tag = index of a pooled {slot, lane} record) and one Fabric transfer (tag =
+// slot << 40 | lane).
+#include "sim/workload/CollectiveEngine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sim/core/Error.h"
+#include "sim/workload/TreeShape.h"
+
+namespace fabricsim {
+namespace {
+
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+constexpr int kLaneBits = 40;
+constexpr uint64_t kLaneMask = (uint64_t{1} << kLaneBits) - 1;
+constexpr uint64_t kMaxSlots = uint64_t{1} << (64 - kLaneBits);
+/// Bytes a pipelined connection may have in flight (NCCL_BUFFSIZE's default, 4 MiB): a tree or
+/// broadcast lane waits for deliveries once this much is outstanding, as NCCL's sender waits for
+/// free slots in the receiver's buffer. Without it a leaf would push all its data at once.
+constexpr Bytes kConnectionBuffer = 4 * 1024 * 1024;
+
+/// Share i of `total` split into `parts` near-equal shares (the first total % parts get one
+/// byte more), so that the shares add up to `total` exactly.
+Bytes share(Bytes total, uint64_t parts, uint64_t i) {
+  const Bytes p = static_cast<Bytes>(parts);
+  return total / p + (static_cast<Bytes>(i) < total % p ? 1 : 0);
+}
+
+uint32_t modN(int64_t v, uint32_t n) {
+  const int64_t m = v % static_cast<int64_t>(n);
+  return static_cast<uint32_t>(m < 0 ? m + n : m);
+}
+
+const char* opName(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::AllReduce:
+      return "all_reduce";
+    case CollectiveOp::AllGather:
+      return "all_gather";
+    case CollectiveOp::ReduceScatter:
+      return "reduce_scatter";
+    case CollectiveOp::AllToAll:
+      return "alltoall";
+    case CollectiveOp::Broadcast:
+      return "broadcast";
+    case CollectiveOp::SendRecv:
+      return "sendrecv";
+  }
+  return "?";
+}
+
+const char* algorithmName(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::Auto:
+      return "auto";
+    case CollectiveAlgorithm::Ring:
+      return "ring";
+    case CollectiveAlgorithm::Tree:
+      return "tree";
+    case CollectiveAlgorithm::Hierarchical:
+      return "hierarchical";
+    case CollectiveAlgorithm::Direct:
+      return "direct";
+  }
+  return "?";
+}
+
+/// How a lane's sends are sized and addressed.
+enum class LaneKind : uint8_t {
+  RingReduceScatter,  ///< send k carries chunk (pos - k - 1) mod n of the lane's data
+  RingAllGather,      ///< send k carries chunk (pos - k) mod n
+  RingAllReduce,      ///< reduce-scatter for k < n - 1, then all-gather
+  Pipelined,          ///< send k carries bytes [k * chunk, (k + 1) * chunk) of the lane's data
+  Whole,              ///< one send of all the lane's data
+  AllToAll,           ///< send k goes to rank (pos + 1 + k) mod n with that rank's share
+};
+
+/// What a delivered send unlocks.
+enum class Flow : uint8_t { Ring, Chain, TreeUp, TreeDown, None };
+
+/// One stream of sends from one GPU to one peer (one channel of one ring position, one tree
+/// edge, ...). Its send k may start once `ready()` exceeds k; sends leave one after another,
+/// each after the step latency (all at once for a batch lane).
+struct Lane {
+  uint32_t src = 0;
+  uint32_t dst = 0;
+  uint32_t total = 0;     ///< sends
+  uint32_t received = 0;  ///< sends whose data have arrived (data dependencies met)
+  uint32_t sent = 0;
+  uint32_t delivered = 0;
+  uint32_t next = kNone;  ///< Ring / Chain: the lane whose data this one delivers
+  uint32_t pos = 0;       ///< position of the sender in its ring / chain / rank list
+  uint32_t n = 0;         ///< ring / alltoall: ranks (chunks per channel); tree lanes: the tree (0, 1)
+  uint32_t dstIndex = 0;  ///< hierarchical: receiver's index in the member list
+  Bytes data = 0;         ///< user bytes this lane's channel carries
+  uint16_t qp = 0;        ///< the request's qp; AllToAll lanes: the channel count (send k uses k % it)
+  LaneKind kind = LaneKind::Whole;
+  Flow flow = Flow::None;
+  uint8_t base = 0;   ///< sends available before any data arrive (ring: 1, its own chunk)
+  uint8_t phase = 0;  ///< hierarchical: 0 intra-host reduce-scatter, 1 inter-host, 2 all-gather
+  bool gate = true;   ///< false until the sender's previous phase has completed
+  bool busy = false;  ///< a step-latency event is pending
+  bool network = false;
+  bool batch = false;
+
+  uint32_t window = kNone;  ///< most sends in flight (issued, not yet delivered)
+
+  uint32_t ready() const {
+    if (!gate) return 0;
+    const uint32_t byData = std::min(total, received + base);
+    return window == kNone ? byData : std::min(byData, delivered + window);
+  }
+};
+
+enum class SlotAlgo : uint8_t { Lanes, Tree, Hierarchical };
+
+struct Slot {
+  bool inUse = false;
+  uint64_t id = 0;
+  CollectiveListener* listener = nullptr;
+  SlotAlgo algo = SlotAlgo::Lanes;
+  uint64_t remaining = 0;  ///< sends not yet delivered
+  Bytes chunk = 0;         ///< Pipelined lanes
+  std::vector<Lane> lanes;
+  std::vector<uint32_t> members;  ///< participant GPUs in ring order
+  // Hierarchical
+  uint32_t hosts = 0, perHost = 0, channels = 0, nvChannels = 0;
+  uint32_t base2 = 0;                  ///< first lane of phase 2
+  std::vector<uint32_t> railFirst;     ///< per local index: first lane of its phase-1 ring
+  std::vector<uint32_t> railChannels;  ///< per local index: channels of its phase-1 ring
+  std::vector<uint32_t> received;      ///< per member: phase-0 receipts, then phase-1 receipts
+  // Tree (per tree t: 0..1, per rank)
+  uint32_t ranks = 0;
+  std::vector<uint32_t> parent;    ///< [t * N + r]
+  std::vector<uint32_t> children;  ///< [(t * N + r) * 3 + i], kNone when absent
+};
+
+struct Pending {
+  uint32_t slot;
+  uint32_t lane;
+};
+
+}  // namespace
+
+struct CollectiveEngine::Impl {
+  explicit Impl(CollectiveEngine& engine)
+      : e(engine),
+        sim_(engine.sim_),
+        fabric_(engine.fabric_),
+        tuning_(engine.tuning_),
+        gpusPerHost_(engine.gpusPerHost_) {}
+
+  void buildHierarchical(uint32_t s, Bytes bytes);
+  void buildTree(uint32_t s, Bytes bytes);
+  /// Schedules lane's next send after the step latency unless one is pending or none is ready.
+  void pump(uint32_t s, uint32_t lane);
+  /// Issues lane's next send; true if that completed the collective.
+  bool issue(uint32_t s, uint32_t lane);
+  /// One send of `lane` has been delivered; true if that completed the collective.
+  bool delivered(uint32_t s, uint32_t lane);
+  void hierarchicalReceipt(uint32_t s, uint8_t phase, uint32_t idx);
+  void treeDelivered(uint32_t s, uint32_t lane);
+  void onEvent(uint32_t tag);
+
+  CollectiveEngine& e;
+  Simulator& sim_;
+  Fabric& fabric_;
+  const CollectiveTuning& tuning_;
+  const int gpusPerHost_;
+  std::vector<std::unique_ptr<Slot>> slots;
+  std::vector<uint32_t> freeSlots;
+  std::vector<Pending> pending;
+  std::vector<uint32_t> freePending;
+  size_t active = 0;
+  std::vector<uint32_t> scratch;
+
+  uint32_t acquireSlot() {
+    uint32_t s;
+    if (!freeSlots.empty()) {
+      s = freeSlots.back();
+      freeSlots.pop_back();
+    } else {
+      s = static_cast<uint32_t>(slots.size());
+      SIM_CHECK(s < kMaxSlots, "too many collectives in flight");
+      slots.push_back(std::make_unique<Slot>());
+    }
+    Slot& slot = *slots[s];
+    slot.inUse = true;
+    slot.lanes.clear();
+    slot.members.clear();
+    slot.received.clear();
+    slot.parent.clear();
+    slot.children.clear();
+    slot.railFirst.clear();
+    slot.railChannels.clear();
+    slot.remaining = 0;
+    ++active;
+    return s;
+  }
+  void releaseSlot(uint32_t s) {
+    slots[s]->inUse = false;
+    freeSlots.push_back(s);
+    --active;
+  }
+  uint32_t acquirePending(uint32_t slot, uint32_t lane) {
+    uint32_t p;
+    if (!freePending.empty()) {
+      p = freePending.back();
+      freePending.pop_back();
+      pending[p] = Pending{slot, lane};
+    } else {
+      p = static_cast<uint32_t>(pending.size());
+      pending.push_back(Pending{slot, lane});
+    }
+    return p;
+  }
+};
+
+namespace {
+
+/// User bytes and destination of send k of lane l.
+Bytes laneBytes(const Lane& l, const Slot& s, uint32_t k) {
+  switch (l.kind) {
+    case LaneKind::RingReduceScatter:
+      return share(l.data, l.n, modN(static_cast<int64_t>(l.pos) - k - 1, l.n));
+    case LaneKind::RingAllGather:
+      return share(l.data, l.n, modN(static_cast<int64_t>(l.pos) - k, l.n));
+    case LaneKind::RingAllReduce:
+      return k + 1 < l.n ? share(l.data, l.n, modN(static_cast<int64_t>(l.pos) - k - 1, l.n))
+                         : share(l.data, l.n, modN(static_cast<int64_t>(l.pos) - (k - (l.n - 1)), l.n));
+    case LaneKind::Pipelined:
+      return std::min<Bytes>(s.chunk, l.data - static_cast<Bytes>(k) * s.chunk);
+    case LaneKind::Whole:
+      return l.data;
+    case LaneKind::AllToAll:
+      return share(l.data, l.n, (l.pos + 1 + k) % l.n);
+  }
+  return 0;
+}
+
+}  // namespace
+
+CollectiveEngine::CollectiveEngine(Simulator& sim, Fabric& fabric, const CollectiveTuning& tuning,
+                                   int gpusPerHost)
+    : sim_(sim),
+      fabric_(fabric),
+      tuning_(tuning),
+      gpusPerHost_(gpusPerHost),
+      impl_(std::make_unique<Impl>(*this)) {
+  SIM_CHECK(gpusPerHost_ >= 1, "gpusPerHost must be at least 1");
+  SIM_CHECK(tuning_.channels >= 1 && tuning_.nvlinkChannels >= 1, "channels must be at least 1");
+  SIM_CHECK(tuning_.protocolEfficiency > 0 && tuning_.protocolEfficiency <= 1,
+            "protocolEfficiency must be in (0, 1]");
+  SIM_CHECK(tuning_.chunkSize >= 1, "chunkSize must be at least 1 byte");
+  SIM_CHECK(tuning_.trafficClass >= 0 && tuning_.trafficClass < 7, "traffic class must be 0..6");
+}
+
+CollectiveEngine::~CollectiveEngine() = default;
+
+size_t CollectiveEngine::active() const {
+  return impl_->active;
+}
+
+double CollectiveEngine::busBandwidthFactor(CollectiveOp op, size_t ranks) {
+  if (ranks == 0) return 0;
+  const double n = static_cast<double>(ranks);
+  switch (op) {
+    case CollectiveOp::AllReduce:
+      return 2 * (n - 1) / n;
+    case CollectiveOp::AllGather:
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllToAll:
+      return (n - 1) / n;
+    case CollectiveOp::Broadcast:
+    case CollectiveOp::SendRecv:
+      return 1;
+  }
+  return 1;
+}
+
+CollectiveAlgorithm CollectiveEngine::resolve(const CollectiveCall& call) const {
+  const bool explicitChoice = call.algorithm != CollectiveAlgorithm::Auto;
+  const CollectiveAlgorithm want = explicitChoice ? call.algorithm : tuning_.algorithm;
+  const bool allReduce = call.op == CollectiveOp::AllReduce;
+  const bool direct = call.op == CollectiveOp::AllToAll || call.op == CollectiveOp::SendRecv;
+  if (direct) {
+    if (explicitChoice && (want == CollectiveAlgorithm::Tree || want == CollectiveAlgorithm::Hierarchical))
+      throw InputError("", 0, 0, "collectives.algorithm",
+                       std::string(algorithmName(want)) + " does not apply to " + opName(call.op) +
+                           " (it has one algorithm: direct)");
+    return CollectiveAlgorithm::Direct;
+  }
+  if (!allReduce && (want == CollectiveAlgorithm::Tree || want == CollectiveAlgorithm::Hierarchical)) {
+    // The tuning's default applies to every collective of a job: a tree or hierarchical default
+    // falls back to the ring for the operations it cannot run; an explicit request is an error.
+    if (explicitChoice)
+      throw InputError(
+          "", 0, 0, "collectives.algorithm",
+          std::string(algorithmName(want)) + " applies only to all_reduce, not to " + opName(call.op));
+    return CollectiveAlgorithm::Ring;
+  }
+  if (want == CollectiveAlgorithm::Direct) {
+    if (explicitChoice)
+      throw InputError(
+          "", 0, 0, "collectives.algorithm",
+          std::string("direct applies only to alltoall and sendrecv, not to ") + opName(call.op));
+    return CollectiveAlgorithm::Ring;
+  }
+  if (want == CollectiveAlgorithm::Ring || want == CollectiveAlgorithm::Tree) return want;
+  if (!allReduce) return CollectiveAlgorithm::Ring;
+  // Auto or Hierarchical all-reduce: hierarchical needs more than one host, more than one GPU per
+  // host, and the same number of GPUs of the call on every host.
+  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
+  std::vector<uint32_t>& hostsOf = impl_->scratch;
+  hostsOf.clear();
+  for (uint32_t gpu : call.gpus) hostsOf.push_back(gpu / g);
+  std::sort(hostsOf.begin(), hostsOf.end());
+  size_t hosts = 0, perHost = 0;
+  bool uniform = true;
+  for (size_t i = 0; i < hostsOf.size();) {
+    size_t j = i;
+    while (j < hostsOf.size() && hostsOf[j] == hostsOf[i]) ++j;
+    if (hosts == 0)
+      perHost = j - i;
+    else if (j - i != perHost)
+      uniform = false;
+    ++hosts;
+    i = j;
+  }
+  if (hosts > 1 && perHost > 1 && uniform) return CollectiveAlgorithm::Hierarchical;
+  return CollectiveAlgorithm::Ring;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+bool sameHost(uint32_t a, uint32_t b, uint32_t g) {
+  return a / g == b / g;
+}
+
+uint32_t pipelineWindow(Bytes chunk) {
+  return static_cast<uint32_t>(std::max<Bytes>(2, (kConnectionBuffer + chunk - 1) / chunk));
+}
+
+}  // namespace
+
+void CollectiveEngine::startPointToPoint(uint32_t srcGpu, uint32_t dstGpu, Bytes bytes,
+                                         CollectiveListener* listener, uint64_t id) {
+  SIM_CHECK(listener != nullptr, "collective without a listener");
+  if (bytes < 0)
+    throw InputError("", 0, 0, "bytes",
+                     "a point-to-point transfer needs a size >= 0, found " + std::to_string(bytes));
+  if (bytes == 0 || srcGpu == dstGpu) {
+    listener->onCollectiveDone(id, sim_.now());
+    return;
+  }
+  const uint32_t s = impl_->acquireSlot();
+  Slot& slot = *impl_->slots[s];
+  slot.id = id;
+  slot.listener = listener;
+  slot.algo = SlotAlgo::Lanes;
+  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
+  const bool network = !sameHost(srcGpu, dstGpu, g);
+  const uint32_t c =
+      static_cast<uint32_t>(std::min<Bytes>(network ? tuning_.channels : tuning_.nvlinkChannels, bytes));
+  for (uint32_t ch = 0; ch < c; ++ch) {
+    Lane l;
+    l.src = srcGpu;
+    l.dst = dstGpu;
+    l.total = 1;
+    l.received = 1;
+    l.data = share(bytes, c, ch);
+    l.qp = static_cast<uint16_t>(ch);
+    l.kind = LaneKind::Whole;
+    l.network = network;
+    slot.lanes.push_back(l);
+  }
+  slot.remaining = c;
+  for (uint32_t i = 0; i < c; ++i) impl_->pump(s, i);
+}
+
+void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* listener, uint64_t id) {
+  SIM_CHECK(listener != nullptr, "collective without a listener");
+  if (call.gpus.empty())
+    throw InputError("", 0, 0, "ranks",
+                     std::string("a collective needs at least 1 rank (") + opName(call.op) + ")");
+  if (call.bytes < 0)
+    throw InputError("", 0, 0, "bytes",
+                     "a collective needs a size >= 0, found " + std::to_string(call.bytes));
+  if (call.op == CollectiveOp::Broadcast && call.root >= call.gpus.size())
+    throw InputError("", 0, 0, "root",
+                     "broadcast root " + std::to_string(call.root) + " is not one of the " +
+                         std::to_string(call.gpus.size()) + " ranks");
+  const CollectiveAlgorithm algo = resolve(call);  // validates the algorithm
+  const uint32_t s = impl_->acquireSlot();
+  Slot& slot = *impl_->slots[s];
+  slot.members.assign(call.gpus.begin(), call.gpus.end());
+  std::sort(slot.members.begin(), slot.members.end());
+  if (std::adjacent_find(slot.members.begin(), slot.members.end()) != slot.members.end()) {
+    const uint32_t dup = *std::adjacent_find(slot.members.begin(), slot.members.end());
+    impl_->releaseSlot(s);
+    throw InputError("", 0, 0, "ranks",
+                     std::string("GPU ") + std::to_string(dup) + " appears twice in one " + opName(call.op));
+  }
+  if (call.bytes == 0 || call.gpus.size() == 1) {
+    impl_->releaseSlot(s);
+    listener->onCollectiveDone(id, sim_.now());
+    return;
+  }
+  slot.id = id;
+  slot.listener = listener;
+  slot.algo = SlotAlgo::Lanes;
+  const uint32_t n = static_cast<uint32_t>(slot.members.size());
+  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
+  const bool crossHost = slot.members.front() / g != slot.members.back() / g;
+  const Bytes bytes = call.bytes;
+  const uint32_t channels =
+      static_cast<uint32_t>(std::min<Bytes>(crossHost ? tuning_.channels : tuning_.nvlinkChannels, bytes));
+
+  auto addRing = [&](LaneKind kind, uint32_t steps, const uint32_t* ring, uint32_t ringSize, Bytes data,
+                     uint32_t ringChannels, uint8_t phase, bool gate, uint32_t dstIndexBase,
+                     uint32_t dstIndexStride) {
+    // Lanes of ring channel c at position p: first + c * ringSize + p.
+    const uint32_t first = static_cast<uint32_t>(slot.lanes.size());
+    for (uint32_t c = 0; c < ringChannels; ++c) {
+      const Bytes cd = share(data, ringChannels, c);
+      for (uint32_t p = 0; p < ringSize; ++p) {
+        Lane l;
+        l.src = ring[p];
+        l.dst = ring[(p + 1) % ringSize];
+        l.total = steps;
+        l.next = first + c * ringSize + (p + 1) % ringSize;
+        l.pos = p;
+        l.n = ringSize;
+        l.dstIndex = dstIndexBase + ((p + 1) % ringSize) * dstIndexStride;
+        l.data = cd;
+        l.qp = static_cast<uint16_t>(c);
+        l.kind = kind;
+        l.flow = Flow::Ring;
+        l.base = 1;
+        l.phase = phase;
+        l.gate = gate;
+        l.network = !sameHost(l.src, l.dst, g);
+        slot.lanes.push_back(l);
+      }
+    }
+    slot.remaining += static_cast<uint64_t>(steps) * ringChannels * ringSize;
+  };
+
+  switch (call.op) {
+    case CollectiveOp::AllReduce:
+      if (algo == CollectiveAlgorithm::Tree) {
+        impl_->buildTree(s, bytes);
+        break;
+      }
+      if (algo == CollectiveAlgorithm::Hierarchical) {
+        impl_->buildHierarchical(s, bytes);
+        break;
+      }
+      addRing(LaneKind::RingAllReduce, 2 * (n - 1), slot.members.data(), n, bytes, channels, 0, true, 0, 1);
+      break;
+    case CollectiveOp::AllGather:
+      addRing(LaneKind::RingAllGather, n - 1, slot.members.data(), n, bytes, channels, 0, true, 0, 1);
+      break;
+    case CollectiveOp::ReduceScatter:
+      addRing(LaneKind::RingReduceScatter, n - 1, slot.members.data(), n, bytes, channels, 0, true, 0, 1);
+      break;
+    case CollectiveOp::Broadcast: {
+      // A chain through the ring order starting at the root, pipelined in chunks per channel.
+      const uint32_t rootGpu = call.gpus[call.root];
+      const uint32_t r0 = static_cast<uint32_t>(
+          std::lower_bound(slot.members.begin(), slot.members.end(), rootGpu) - slot.members.begin());
+      slot.chunk = tuning_.chunkSize;
+      for (uint32_t c = 0; c < channels; ++c) {
+        const Bytes cd = share(bytes, channels, c);
+        const uint32_t chunks = static_cast<uint32_t>((cd + slot.chunk - 1) / slot.chunk);
+        const uint32_t first = static_cast<uint32_t>(slot.lanes.size());
+        for (uint32_t p = 0; p + 1 < n; ++p) {
+          Lane l;
+          l.src = slot.members[(r0 + p) % n];
+          l.dst = slot.members[(r0 + p + 1) % n];
+          l.total = chunks;
+          l.received = p == 0 ? chunks : 0;
+          l.next = p + 2 < n ? first + p + 1 : kNone;
+          l.pos = p;
+          l.data = cd;
+          l.qp = static_cast<uint16_t>(c);
+          l.kind = LaneKind::Pipelined;
+          l.window = pipelineWindow(slot.chunk);
+          l.flow = Flow::Chain;
+          l.network = !sameHost(l.src, l.dst, g);
+          slot.lanes.push_back(l);
+        }
+        slot.remaining += static_cast<uint64_t>(chunks) * (n - 1);
+      }
+      break;
+    }
+    case CollectiveOp::AllToAll: {
+      // One batch lane per rank: after one step latency it sends every other rank its share.
+      const uint32_t c = static_cast<uint32_t>(crossHost ? tuning_.channels : tuning_.nvlinkChannels);
+      for (uint32_t r = 0; r < n; ++r) {
+        Lane l;
+        l.src = slot.members[r];
+        l.dst = slot.members[(r + 1) % n];
+        l.total = n - 1;
+        l.received = n - 1;
+        l.pos = r;
+        l.n = n;
+        l.data = bytes;
+        l.qp = static_cast<uint16_t>(c);  // the channel count; send k uses qp k % c
+        l.kind = LaneKind::AllToAll;
+        l.network = slot.members.front() / g != slot.members.back() / g;
+        l.batch = true;
+        slot.lanes.push_back(l);
+      }
+      slot.remaining = static_cast<uint64_t>(n) * (n - 1);
+      break;
+    }
+    case CollectiveOp::SendRecv: {
+      for (uint32_t r = 0; r < n; ++r) {
+        const uint32_t src = call.gpus[r];
+        const uint32_t dst = call.gpus[(r + 1) % n];
+        const bool network = !sameHost(src, dst, g);
+        const uint32_t c = static_cast<uint32_t>(
+            std::min<Bytes>(network ? tuning_.channels : tuning_.nvlinkChannels, bytes));
+        for (uint32_t ch = 0; ch < c; ++ch) {
+          Lane l;
+          l.src = src;
+          l.dst = dst;
+          l.total = 1;
+          l.received = 1;
+          l.data = share(bytes, c, ch);
+          l.qp = static_cast<uint16_t>(ch);
+          l.kind = LaneKind::Whole;
+          l.network = network;
+          slot.lanes.push_back(l);
+        }
+        slot.remaining += c;
+      }
+      break;
+    }
+  }
+  SIM_CHECK(slot.lanes.size() <= kLaneMask, "too many lanes in one collective");
+  const uint32_t lanes = static_cast<uint32_t>(slot.lanes.size());
+  for (uint32_t i = 0; i < lanes; ++i) impl_->pump(s, i);
+}
+
+void CollectiveEngine::Impl::buildHierarchical(uint32_t s, Bytes bytes) {
+  Slot& slot = *slots[s];
+  slot.algo = SlotAlgo::Hierarchical;
+  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
+  const uint32_t n = static_cast<uint32_t>(slot.members.size());
+  uint32_t perHost = 1;
+  while (perHost < n && slot.members[perHost] / g == slot.members[0] / g) ++perHost;
+  const uint32_t hosts = n / perHost;
+  SIM_CHECK(hosts * perHost == n && hosts > 1 && perHost > 1, "hierarchical all-reduce needs equal hosts");
+  slot.hosts = hosts;
+  slot.perHost = perHost;
+  slot.nvChannels = static_cast<uint32_t>(std::min<Bytes>(tuning_.nvlinkChannels, bytes));
+  slot.channels = static_cast<uint32_t>(tuning_.channels);
+  const uint32_t cn = slot.nvChannels;
+  slot.received.assign(2 * static_cast<size_t>(n), 0);
+
+  auto addRing = [&](LaneKind kind, uint32_t steps, uint32_t ringSize, Bytes data, uint32_t ringChannels,
+                     uint8_t phase, bool gate, uint32_t memberBase, uint32_t memberStride) {
+    const uint32_t first = static_cast<uint32_t>(slot.lanes.size());
+    for (uint32_t c = 0; c < ringChannels; ++c) {
+      const Bytes cd = share(data, ringChannels, c);
+      for (uint32_t p = 0; p < ringSize; ++p) {
+        Lane l;
+        const uint32_t q = (p + 1) % ringSize;
+        l.src = slot.members[memberBase + p * memberStride];
+        l.dst = slot.members[memberBase + q * memberStride];
+        l.total = steps;
+        l.next = first + c * ringSize + q;
+        l.pos = p;
+        l.n = ringSize;
+        l.dstIndex = memberBase + q * memberStride;
+        l.data = cd;
+        l.qp = static_cast<uint16_t>(c);
+        l.kind = kind;
+        l.flow = Flow::Ring;
+        l.base = 1;
+        l.phase = phase;
+        l.gate = gate;
+        l.network = !sameHost(l.src, l.dst, g);
+        slot.lanes.push_back(l);
+      }
+    }
+    slot.remaining += static_cast<uint64_t>(steps) * ringChannels * ringSize;
+  };
+  // Phase 0: per host, reduce-scatter over its GPUs; lanes (h, c, i) at h * cn * G + c * G + i.
+  for (uint32_t h = 0; h < hosts; ++h)
+    addRing(LaneKind::RingReduceScatter, perHost - 1, perHost, bytes, cn, 0, true, h * perHost, 1);
+  // Phase 1: per local index i, ring all-reduce of the shard GPU i owns after phase 0 (chunk i of
+  // every NVLink channel) over the same-index GPUs of all hosts; lanes (i, c, h).
+  for (uint32_t i = 0; i < perHost; ++i) {
+    Bytes owned = 0;
+    for (uint32_t c = 0; c < cn; ++c) owned += share(share(bytes, cn, c), perHost, i);
+    const uint32_t c = static_cast<uint32_t>(std::min<Bytes>(slot.channels, std::max<Bytes>(owned, 1)));
+    slot.railFirst.push_back(static_cast<uint32_t>(slot.lanes.size()));
+    slot.railChannels.push_back(c);
+    addRing(LaneKind::RingAllReduce, 2 * (hosts - 1), hosts, owned, c, 1, false, i, perHost);
+  }
+  // Phase 2: per host, all-gather of the reduced shards.
+  slot.base2 = static_cast<uint32_t>(slot.lanes.size());
+  for (uint32_t h = 0; h < hosts; ++h)
+    addRing(LaneKind::RingAllGather, perHost - 1, perHost, bytes, cn, 2, false, h * perHost, 1);
+}
+
+void CollectiveEngine::Impl::buildTree(uint32_t s, Bytes bytes) {
+  Slot& slot = *slots[s];
+  slot.algo = SlotAlgo::Tree;
+  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
+  const uint32_t n = static_cast<uint32_t>(slot.members.size());
+  slot.ranks = n;
+  slot.chunk = tuning_.chunkSize;
+  // Hosts in order: hostStart[h] is the rank of host h's first GPU (its head).
+  std::vector<uint32_t>& hostStart = scratch;
+  hostStart.clear();
+  for (uint32_t r = 0; r < n; ++r)
+    if (r == 0 || slot.members[r] / g != slot.members[r - 1] / g) hostStart.push_back(r);
+  const uint32_t hosts = static_cast<uint32_t>(hostStart.size());
+  const bool crossHost = hosts > 1;
+  slot.parent.assign(2 * static_cast<size_t>(n), kNone);
+  slot.children.assign(2 * static_cast<size_t>(n) * 3, kNone);
+  for (int t = 0; t < 2; ++t) {
+    uint32_t h = 0;
+    for (uint32_t r = 0; r < n; ++r) {
+      while (h + 1 < hosts && hostStart[h + 1] <= r) ++h;
+      uint32_t up = kNone;
+      if (r != hostStart[h]) {
+        up = r - 1;  // chain inside the host towards its head
+      } else {
+        const int64_t ph = TreeShape::parent(hosts, h, t);
+        if (ph != TreeShape::kNone) up = hostStart[static_cast<size_t>(ph)];
+      }
+      slot.parent[t * n + r] = up;
+      if (up != kNone) {
+        uint32_t* ch = &slot.children[(static_cast<size_t>(t) * n + up) * 3];
+        int i = 0;
+        while (ch[i] != kNone) ++i;
+        SIM_CHECK(i < 3, "tree node with more than three children");
+        ch[i] = r;
+      }
+    }
+  }
+  // Instances (tree t, channel c), q = t * C + c, each with 2N lanes: up lane of rank r at
+  // q * 2N + r (r -> parent), down lane at q * 2N + N + r (parent -> r).
+  const uint32_t c = static_cast<uint32_t>(crossHost ? tuning_.channels : tuning_.nvlinkChannels);
+  slot.lanes.resize(static_cast<size_t>(2 * c) * 2 * n);
+  for (int t = 0; t < 2; ++t) {
+    for (uint32_t ch = 0; ch < c; ++ch) {
+      const uint32_t q = static_cast<uint32_t>(t) * c + ch;
+      const Bytes data = share(bytes, 2 * c, q);
+      const uint32_t chunks = static_cast<uint32_t>((data + slot.chunk - 1) / slot.chunk);
+      for (uint32_t r = 0; r < n; ++r) {
+        const uint32_t up = slot.parent[t * n + r];
+        if (up == kNone) continue;
+        const bool leaf = slot.children[(static_cast<size_t>(t) * n + r) * 3] == kNone;
+        for (int dir = 0; dir < 2; ++dir) {
+          Lane& l = slot.lanes[static_cast<size_t>(q) * 2 * n + dir * n + r];
+          l.src = dir == 0 ? slot.members[r] : slot.members[up];
+          l.dst = dir == 0 ? slot.members[up] : slot.members[r];
+          l.total = chunks;
+          l.received = dir == 0 && leaf ? chunks : 0;
+          l.pos = r;
+          l.n = static_cast<uint32_t>(t);
+          l.data = data;
+          l.qp = static_cast<uint16_t>(q);
+          l.kind = LaneKind::Pipelined;
+          l.window = pipelineWindow(slot.chunk);
+          l.flow = dir == 0 ? Flow::TreeUp : Flow::TreeDown;
+          l.network = !sameHost(l.src, l.dst, g);
+        }
+        slot.remaining += 2 * static_cast<uint64_t>(chunks);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void CollectiveEngine::Impl::pump(uint32_t s, uint32_t lane) {
+  Lane& l = slots[s]->lanes[lane];
+  if (l.busy || l.sent >= l.ready()) return;
+  l.busy = true;
+  const Time delay = l.network ? tuning_.stepLatencyNetwork : tuning_.stepLatencyNvlink;
+  sim_.schedule(sim_.now() + delay, &e, acquirePending(s, lane));
+}
+
+void CollectiveEngine::onEvent(uint32_t tag) {
+  impl_->onEvent(tag);
+}
+
+void CollectiveEngine::Impl::onEvent(uint32_t tag) {
+  const Pending p = pending[tag];
+  freePending.push_back(tag);
+  Slot& slot = *slots[p.slot];
+  SIM_DCHECK(slot.inUse, "event for a finished collective");
+  for (;;) {
+    if (issue(p.slot, p.lane)) return;  // the collective completed (its slot may be reused)
+    Lane& again = slot.lanes[p.lane];
+    if (again.sent >= again.ready()) {
+      again.busy = false;
+      return;
+    }
+    if (!again.batch) {
+      const Time delay = again.network ? tuning_.stepLatencyNetwork : tuning_.stepLatencyNvlink;
+      sim_.schedule(sim_.now() + delay, &e, acquirePending(p.slot, p.lane));
+      return;
+    }
+  }
+}
+
+bool CollectiveEngine::Impl::issue(uint32_t s, uint32_t lane) {
+  Slot& slot = *slots[s];
+  Lane& l = slot.lanes[lane];
+  const uint32_t k = l.sent++;
+  const Bytes user = laneBytes(l, slot, k);
+  uint32_t dst = l.dst;
+  uint16_t qp = l.qp;
+  if (l.kind == LaneKind::AllToAll) {
+    dst = slot.members[(l.pos + 1 + k) % l.n];
+    qp = static_cast<uint16_t>(k % l.qp);
+  }
+  const Bytes wire =
+      user <= 0 ? 0
+      : tuning_.protocolEfficiency >= 1.0
+          ? user
+          : static_cast<Bytes>(std::ceil(static_cast<double>(user) / tuning_.protocolEfficiency));
+  if (wire == 0) return delivered(s, lane);  // nothing to move: the step is done at once
+  TransferRequest r;
+  r.srcGpu = l.src;
+  r.dstGpu = dst;
+  r.bytes = wire;
+  r.trafficClass = static_cast<uint8_t>(tuning_.trafficClass);
+  r.qp = qp;
+  r.tag = (static_cast<uint64_t>(s) << kLaneBits) | lane;
+  ++e.transfersIssued_;
+  e.bytesIssued_ += wire;
+  fabric_.send(r, &e);
+  return false;
+}
+
+void CollectiveEngine::onTransferDelivered(uint64_t tag, Time) {
+  const uint32_t s = static_cast<uint32_t>(tag >> kLaneBits);
+  const uint32_t lane = static_cast<uint32_t>(tag & kLaneMask);
+  SIM_CHECK(s < impl_->slots.size() && impl_->slots[s]->inUse, "delivery for an unknown collective");
+  impl_->delivered(s, lane);
+}
+
+bool CollectiveEngine::Impl::delivered(uint32_t s, uint32_t lane) {
+  Slot& slot = *slots[s];
+  Lane& l = slot.lanes[lane];
+  ++l.delivered;
+  SIM_CHECK(slot.remaining > 0, "more deliveries than sends");
+  --slot.remaining;
+  switch (l.flow) {
+    case Flow::Ring:
+    case Flow::Chain:
+      if (l.next != kNone) {
+        ++slot.lanes[l.next].received;
+        pump(s, l.next);
+      }
+      if (slot.algo == SlotAlgo::Hierarchical && l.phase < 2) hierarchicalReceipt(s, l.phase, l.dstIndex);
+      break;
+    case Flow::TreeUp:
+    case Flow::TreeDown:
+      treeDelivered(s, lane);
+      break;
+    case Flow::None:
+      break;
+  }
+  if (l.window != kNone) pump(s, lane);  // a buffer slot is free again
+  if (slot.remaining == 0) {
+    const uint64_t id = slot.id;
+    CollectiveListener* listener = slot.listener;
+    releaseSlot(s);
+    listener->onCollectiveDone(id, sim_.now());
+    return true;
+  }
+  return false;
+}
+
+void CollectiveEngine::Impl::treeDelivered(uint32_t s, uint32_t lane) {
+  // Reduce: a rank sends chunk j up once every child has delivered chunk j to it; the root,
+  // instead, starts broadcasting chunk j to its children. Broadcast: a rank forwards chunk j to
+  // its children once it has received chunk j from its parent.
+  Slot& slot = *slots[s];
+  const uint32_t n = slot.ranks;
+  const uint32_t q = lane / (2 * n);
+  const uint32_t first = q * 2 * n;
+  const Lane& l = slot.lanes[lane];
+  const uint32_t t = l.n;
+  const uint32_t r = l.pos;
+  if (l.flow == Flow::TreeUp) {
+    const uint32_t up = slot.parent[t * n + r];
+    const uint32_t* ch = &slot.children[(static_cast<size_t>(t) * n + up) * 3];
+    uint32_t all = slot.lanes[first + ch[0]].delivered;
+    for (int i = 1; i < 3 && ch[i] != kNone; ++i) all = std::min(all, slot.lanes[first + ch[i]].delivered);
+    if (slot.parent[t * n + up] != kNone) {
+      Lane& next = slot.lanes[first + up];
+      if (all > next.received) {
+        next.received = all;
+        pump(s, first + up);
+      }
+    } else {
+      for (int i = 0; i < 3 && ch[i] != kNone; ++i) {
+        Lane& down = slot.lanes[first + n + ch[i]];
+        if (all > down.received) {
+          down.received = all;
+          pump(s, first + n + ch[i]);
+        }
+      }
+    }
+  } else {
+    const uint32_t got = l.delivered;
+    const uint32_t* ch = &slot.children[(static_cast<size_t>(t) * n + r) * 3];
+    for (int i = 0; i < 3 && ch[i] != kNone; ++i) {
+      Lane& down = slot.lanes[first + n + ch[i]];
+      down.received = got;
+      pump(s, first + n + ch[i]);
+    }
+  }
+}
+
+void CollectiveEngine::Impl::hierarchicalReceipt(uint32_t s, uint8_t phase, uint32_t idx) {
+  // Phase 0 ends for a GPU when it has received every reduce-scatter step on every NVLink
+  // channel; phase 1 when it has received every step of its rail's all-reduce. Each end opens
+  // that GPU's lanes of the next phase.
+  Slot& slot = *slots[s];
+  const uint32_t n = static_cast<uint32_t>(slot.members.size());
+  const uint32_t h = idx / slot.perHost, i = idx % slot.perHost;
+  const uint32_t got = ++slot.received[phase * n + idx];
+  if (phase == 0) {
+    if (got != (slot.perHost - 1) * slot.nvChannels) return;
+    for (uint32_t c = 0; c < slot.railChannels[i]; ++c) {
+      const uint32_t id = slot.railFirst[i] + c * slot.hosts + h;
+      slot.lanes[id].gate = true;
+      pump(s, id);
+    }
+  } else {
+    if (got != 2 * (slot.hosts - 1) * slot.railChannels[i]) return;
+    for (uint32_t c = 0; c < slot.nvChannels; ++c) {
+      const uint32_t id = slot.base2 + (h * slot.nvChannels + c) * slot.perHost + i;
+      slot.lanes[id].gate = true;
+      pump(s, id);
+    }
+  }
+}
+
+}  // namespace fabricsim
