@@ -35,6 +35,12 @@ int runCommand(const std::vector<std::string>& args) {
       "sample a time series into the results: queue=NODE:PORT (bytes queued) or flow=SRC_GPU-DST_GPU "
       "(allowed rate); repeatable")(
       "probe-interval", po::value<std::string>(&opt.probeInterval)->default_value("1us"), "probe sampling period")(
+      "workload-set", po::value<std::vector<std::string>>(&opt.workloadSets)->composing(),
+      "override a key of every workload file: --workload-set parallelism.dp=16 (value in YAML; repeatable)")(
+      "timeline", po::value<std::string>(&opt.timelinePath),
+      "write a Chrome/Perfetto trace-event JSON of the jobs' ranks (open in ui.perfetto.dev)")(
+      "timeline-ranks", po::value<uint32_t>(&opt.timelineRanks)->default_value(64),
+      "ranks per job on the timeline (the first N)")(
       "quiet,q", po::bool_switch(&quiet), "no summary table and no progress line");
   po::options_description hidden;
   hidden.add_options()("topology", po::value<std::string>(&opt.topologyPath));
@@ -62,8 +68,10 @@ int runCommand(const std::vector<std::string>& args) {
   Experiment exp(opt);
   exp.run();
   if (!out.empty()) ResultsFile::writeJson(out, exp.results());
+  exp.writeTimeline();
   if (!quiet) exp.printSummary(stdout);
   if (!out.empty() && !quiet) std::printf("results written to %s\n", out.c_str());
+  if (!opt.timelinePath.empty() && !quiet) std::printf("timeline written to %s\n", opt.timelinePath.c_str());
   return 0;
 }
 

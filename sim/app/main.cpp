@@ -14,7 +14,9 @@ void usage(FILE* out) {
                "fabricsim: discrete-event simulator of AI-cluster network fabrics\n\n"
                "usage:\n"
                "  fabricsim run TOPOLOGY.yaml [--workload W.yaml ...] [--backend packet] [--routing R]\n"
-               "                [--cc C] [--set key.path=value ...] [--seed N] [--out results.json] [--quiet]\n"
+               "                [--cc C] [--set key.path=value ...] [--workload-set key.path=value ...]\n"
+               "                [--seed N] [--out results.json] [--timeline t.json] [--quiet]\n"
+               "  fabricsim trace TOPOLOGY.yaml --workload W.yaml|T.json --out trace.json [--workload-set k=v ...]\n"
                "  fabricsim topo TOPOLOGY.yaml [--json] [--dot out.dot] [--set key.path=value ...]\n\n"
                "Every subcommand has --help.\n");
 }
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "run") return fabricsim::runCommand(args);
     if (cmd == "topo") return fabricsim::topoCommand(args);
+    if (cmd == "trace") return fabricsim::traceCommand(args);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       usage(stdout);
       return 0;

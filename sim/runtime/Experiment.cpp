@@ -11,7 +11,10 @@
 #include "sim/report/ProgressReporter.h"
 #include "sim/report/ResultsFile.h"
 #include "sim/topology/TopologyBuilder.h"
+#include "sim/config/WorkloadLoader.h"
 #include "sim/workload/PatternWorkload.h"
+#include "sim/workload/TraceFile.h"
+#include "sim/workload/TrainingTraceBuilder.h"
 
 namespace fabricsim {
 
@@ -37,7 +40,7 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   std::vector<Diagnostic> diags;
   for (const auto& p : paths) {
     try {
-      workloadSpecs_.push_back(loadWorkloadFile(p));
+      workloadSpecs_.push_back(loadWorkloadFile(p, options_.workloadSets));
     } catch (const InputError& e) {
       diags.insert(diags.end(), e.diagnostics().begin(), e.diagnostics().end());
     }
@@ -57,8 +60,7 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   }
   if (!spec_.failures.empty())
     failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, bgp_.get(), spec_);
-  for (const auto& w : workloadSpecs_)
-    workloads_.push_back(std::make_unique<PatternWorkload>(*sim_, *fabric_, w, topo_->gpuCount()));
+  createJobs();
   if (!options_.probes.empty()) {
     const auto interval = parseTime(options_.probeInterval);
     if (!interval.value) throw InputError("", 0, 0, "--probe-interval", interval.error);
@@ -74,6 +76,83 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
 }
 
 Experiment::~Experiment() = default;
+
+void Experiment::createJobs() {
+  GpuAllocator alloc(topo_->gpuCount(), topo_->gpusPerHost(), options_.seed);
+  if (!options_.timelinePath.empty()) timeline_ = std::make_unique<TimelineWriter>();
+  std::vector<Diagnostic> diags;
+  for (const auto& w : workloadSpecs_) {
+    try {
+      Job job;
+      job.spec = &w;
+      if (w.kind == "pattern") {
+        auto p = std::make_unique<PatternWorkload>(*sim_, *fabric_, w, topo_->gpuCount());
+        job.workload = p.get();
+        workloads_.push_back(std::move(p));
+      } else if (w.kind == "collective") {
+        const auto& c = w.collective;
+        uint32_t ranks = c.ranks;
+        if (c.hosts > 0) {
+          const int gph = c.gpusPerHost > 0 ? c.gpusPerHost : topo_->gpusPerHost();
+          if (gph > topo_->gpusPerHost())
+            throw InputError(w.file, 0, 0, "gpus_per_host",
+                             "expected at most the topology's " + std::to_string(topo_->gpusPerHost()) +
+                                 " GPUs per host, found " + std::to_string(gph));
+          // hosts x gpus_per_host: the first gph GPUs of each of `hosts` hosts.
+          PlacementSpec hostsOnly = w.placement;
+          const auto all = alloc.allocate(hostsOnly, static_cast<uint32_t>(c.hosts * topo_->gpusPerHost()), nullptr,
+                                          w.file);
+          for (uint32_t h = 0; h < c.hosts; ++h)
+            for (int g = 0; g < gph; ++g) job.gpus.push_back(all[h * topo_->gpusPerHost() + static_cast<uint32_t>(g)]);
+        } else {
+          if (ranks == 0) ranks = static_cast<uint32_t>(alloc.freeGpus());
+          job.gpus = alloc.allocate(w.placement, ranks, nullptr, w.file);
+        }
+        auto sweep = std::make_unique<CollectiveSweep>(*sim_, *fabric_, w, job.gpus, topo_->gpusPerHost());
+        job.sweep = sweep.get();
+        job.workload = sweep.get();
+        workloads_.push_back(std::move(sweep));
+      } else if (w.kind == "training" || w.kind == "trace") {
+        std::shared_ptr<JobTrace> trace;
+        bool communication = true;
+        if (w.kind == "training") {
+          trace = std::make_shared<JobTrace>(buildTrainingTrace(w.training, w.tuning, w.name));
+          trace->tuning = w.tuning;
+          const ParallelLayout layout{w.training.parallelism.tp, w.training.parallelism.dp, w.training.parallelism.pp};
+          job.gpus = alloc.allocate(w.placement, trace->ranks, &layout, w.file);
+          communication = w.training.communication;
+        } else {
+          trace = readTraceFile(w.trace.path);
+          if (!trace->placement.empty() && !w.placement.explicitRange) {
+            alloc.reserve(trace->placement, w.file);
+            job.gpus = trace->placement;
+          } else {
+            job.gpus = alloc.allocate(w.placement, trace->ranks, nullptr, w.file);
+          }
+        }
+        trace->placement = job.gpus;
+        job.trace = trace;
+        job.tuning = w.kind == "trace" && !w.tuningExplicit ? trace->tuning : w.tuning;
+        auto exec = std::make_unique<JobExecutor>(*sim_, fabric_.get(), trace, job.gpus, topo_->gpusPerHost(),
+                                                  job.tuning, w.name, w.start, communication);
+        if (timeline_) {
+          recorders_.push_back(std::make_unique<TimelineRecorder>(*timeline_, static_cast<uint32_t>(jobs_.size()), w.name,
+                                                                  options_.timelineRanks, job.gpus));
+          exec->setObserver(recorders_.back().get());
+        }
+        job.executor = exec.get();
+        job.workload = exec.get();
+        workloads_.push_back(std::move(exec));
+      } else {
+        throw InputError(w.file, 0, 0, "kind", "unknown workload kind '" + w.kind + "'");
+      }
+      jobs_.push_back(std::move(job));
+    } catch (const InputError& e) {
+      diags.insert(diags.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!diags.empty()) throw InputError(std::move(diags));
+}
 
 void Experiment::checkSupported() const {
   std::vector<Diagnostic> d;
@@ -126,6 +205,22 @@ void Experiment::run() {
   progress.finish();
   for (auto& w : workloads_)
     SIM_CHECK(w->finished(), "workload '" + w->name() + "' did not finish although the event queue drained");
+  // Compute-only reference of each trace-driven job: the same programs with zero-time
+  // communication, alone on an idle machine (gives compute plus pipeline bubble).
+  for (auto& job : jobs_) {
+    if (!job.executor) continue;
+    Simulator ref(options_.seed);
+    JobExecutor exec(ref, nullptr, job.trace, job.gpus, topo_->gpusPerHost(), job.tuning, job.spec->name,
+                     Time::zero(), false);
+    exec.start(Time::zero());
+    ref.run();
+    SIM_CHECK(exec.finished(), "compute-only reference of '" + job.spec->name + "' did not finish");
+    job.computeOnly = exec.finishTime() - exec.startTime();
+  }
+}
+
+void Experiment::writeTimeline() const {
+  if (timeline_) timeline_->write(options_.timelinePath);
 }
 
 nlohmann::json Experiment::results() const {
@@ -158,19 +253,7 @@ nlohmann::json Experiment::results() const {
                     {"switches", topo_->switchCount()}};
 
   json jobs = json::array();
-  for (const auto& w : workloads_) {
-    const double jct = (w->finishTime() - w->startTime()).seconds();
-    jobs.push_back({{"name", w->name()},
-                    {"kind", "pattern"},
-                    {"jct_s", jct},
-                    {"start_s", w->startTime().seconds()},
-                    {"finish_s", w->finishTime().seconds()},
-                    {"bytes", w->bytesRequested()},
-                    {"iterations", json::array()},
-                    {"compute_s", 0.0},
-                    {"exposed_comm_s", jct},
-                    {"collectives", json::array()}});
-  }
+  for (const auto& job : jobs_) jobs.push_back(jobJson(job));
   doc["jobs"] = jobs;
 
   std::vector<double> fct, slow, netFct;
@@ -284,6 +367,90 @@ nlohmann::json Experiment::results() const {
   return doc;
 }
 
+nlohmann::json Experiment::jobJson(const Job& job) const {
+  using nlohmann::json;
+  const Workload& w = *job.workload;
+  const double jct = (w.finishTime() - w.startTime()).seconds();
+  json j = {{"name", w.name()},
+            {"kind", job.spec->kind},
+            {"jct_s", jct},
+            {"start_s", w.startTime().seconds()},
+            {"finish_s", w.finishTime().seconds()},
+            {"bytes", w.bytesRequested()},
+            {"iterations", json::array()},
+            {"compute_s", 0.0},
+            {"exposed_comm_s", jct},
+            {"collectives", json::array()}};
+  if (!job.gpus.empty()) {
+    std::vector<uint32_t> head(job.gpus.begin(), job.gpus.begin() + static_cast<long>(std::min<size_t>(job.gpus.size(), 64)));
+    j["gpus"] = {{"count", job.gpus.size()}, {"placement", toString(job.spec->placement.policy)}, {"first_ranks", head}};
+  }
+  if (job.sweep) {
+    const CollectiveSweep& c = *job.sweep;
+    json rows = json::array();
+    json colls = json::array();
+    for (const auto& r : c.rows()) {
+      rows.push_back({{"size_bytes", r.size}, {"count", r.count}, {"time_us", r.time.micros()},
+                      {"algbw_GBps", r.algbwGBps}, {"busbw_GBps", r.busbwGBps}, {"algorithm", toString(r.algorithm)}});
+      colls.push_back({{"op", toString(c.sweep().op)}, {"bytes", r.size}, {"ranks", c.ranks()},
+                       {"algorithm", toString(r.algorithm)}, {"time_s", r.time.seconds()}, {"algbw_GBps", r.algbwGBps},
+                       {"busbw_GBps", r.busbwGBps}, {"count", c.sweep().iterations}});
+    }
+    j["collectives"] = colls;
+    j["nccl_tests"] = {{"op", toString(c.sweep().op)}, {"ranks", c.ranks()}, {"data_type", c.sweep().dataType},
+                       {"warmup", c.sweep().warmup}, {"iterations", c.sweep().iterations}, {"rows", rows},
+                       {"avg_busbw_GBps", c.averageBusBandwidth()}};
+  }
+  if (job.executor) {
+    const JobExecutor& e = *job.executor;
+    const JobTrace& t = e.trace();
+    json its = json::array();
+    Time prev = w.startTime();
+    for (Time end : e.iterationEnds()) {
+      its.push_back({{"time_s", (end - prev).seconds()}, {"end_s", end.seconds()}});
+      prev = end;
+    }
+    j["iterations"] = its;
+    const double compute = (e.computePerIteration() * t.iterations).seconds();
+    j["compute_s"] = compute;
+    j["compute_only_jct_s"] = job.computeOnly.seconds();
+    j["exposed_comm_s"] = std::max(0.0, jct - job.computeOnly.seconds());
+    j["idle_s"] = std::max(0.0, job.computeOnly.seconds() - compute);
+    j["generator"] = t.generator;
+    j["ranks"] = t.ranks;
+    if (t.microbatches > 0) {
+      const double p = t.pipelineStages;
+      const double m = t.microbatches;
+      j["pipeline"] = {{"stages", t.pipelineStages},
+                       {"microbatches", t.microbatches},
+                       {"bubble_fraction", (p - 1) / (m + p - 1)},
+                       {"microbatch_forward_s", t.microbatchForward.seconds()},
+                       {"microbatch_backward_s", t.microbatchBackward.seconds()}};
+    }
+    json colls = json::array();
+    for (const auto& c : e.collectiveSummaries()) {
+      const double mean = c.mean().seconds();
+      const double algbw = mean > 0 ? static_cast<double>(c.bytes) / mean * 1e-9 : 0.0;
+      colls.push_back({{"label", c.label},
+                       {"op", toString(c.op)},
+                       {"bytes", c.bytes},
+                       {"ranks", c.ranks},
+                       {"algorithm", toString(c.algorithm)},
+                       {"count", c.count},
+                       {"time_s", mean},
+                       {"min_time_s", c.min.seconds()},
+                       {"max_time_s", c.max.seconds()},
+                       {"total_time_s", c.total.seconds()},
+                       {"algbw_GBps", algbw},
+                       {"busbw_GBps", algbw * CollectiveEngine::busBandwidthFactor(c.op, c.ranks)}});
+    }
+    j["collectives"] = colls;
+    j["p2p"] = {{"messages", e.messages()},
+                {"mean_time_s", e.messages() ? (e.messageTime() / static_cast<int64_t>(e.messages())).seconds() : 0.0}};
+  }
+  return j;
+}
+
 void Experiment::printSummary(std::FILE* out) const {
   const nlohmann::json r = results();
   const auto& s = r["summary"];
@@ -292,11 +459,41 @@ void Experiment::printSummary(std::FILE* out) const {
   std::fprintf(out, "fabricsim %s | topology %s (%zu GPUs, %zu switches) | backend %s | seed %llu\n",
                ResultsFile::version().c_str(), spec_.name.c_str(), topo_->gpuCount(), topo_->switchCount(),
                fabric_->backendName().c_str(), static_cast<unsigned long long>(options_.seed));
-  std::fprintf(out, "\n%-28s %14s %12s\n", "job", "JCT", "bytes");
-  for (const auto& j : r["jobs"])
-    std::fprintf(out, "%-28s %14s %12s\n", j["name"].get<std::string>().c_str(),
-                 formatTime(Time::ps(static_cast<int64_t>(j["jct_s"].get<double>() * 1e12))).c_str(),
+  std::fprintf(out, "\n%-24s %-10s %12s %12s %12s %12s %10s\n", "job", "kind", "JCT", "iteration", "compute",
+               "exposed comm", "bytes");
+  for (const auto& j : r["jobs"]) {
+    auto t = [](double s) { return formatTime(Time::ps(static_cast<int64_t>(s * 1e12 + 0.5))); };
+    const auto& its = j["iterations"];
+    const std::string iter = its.empty() ? std::string("-") : t(its.back()["time_s"].get<double>());
+    std::fprintf(out, "%-24s %-10s %12s %12s %12s %12s %10s\n", j["name"].get<std::string>().c_str(),
+                 j["kind"].get<std::string>().c_str(), t(j["jct_s"].get<double>()).c_str(), iter.c_str(),
+                 t(j["compute_s"].get<double>()).c_str(), t(j["exposed_comm_s"].get<double>()).c_str(),
                  formatBytes(j["bytes"].get<Bytes>()).c_str());
+  }
+  for (const auto& job : jobs_) {
+    if (job.sweep) {
+      std::fprintf(out, "\n");
+      job.sweep->printTable(out);
+    }
+    if (job.executor) {
+      const auto sums = job.executor->collectiveSummaries();
+      if (sums.empty()) continue;
+      std::fprintf(out, "\n%s: collectives (time is per call, from the last member's arrival)\n", job.spec->name.c_str());
+      std::fprintf(out, "  %-18s %-15s %10s %6s %-13s %8s %11s %9s %9s\n", "label", "op", "bytes", "ranks", "algorithm",
+                   "calls", "time", "algbw", "busbw");
+      size_t shown = 0;
+      for (const auto& c : sums) {
+        if (++shown > 12) break;
+        const double mean = c.mean().seconds();
+        const double algbw = mean > 0 ? static_cast<double>(c.bytes) / mean * 1e-9 : 0.0;
+        std::fprintf(out, "  %-18s %-15s %10s %6u %-13s %8llu %11s %7.1f GB/s %5.1f GB/s\n", c.label.c_str(),
+                     toString(c.op), formatBytes(c.bytes).c_str(), c.ranks, toString(c.algorithm),
+                     static_cast<unsigned long long>(c.count), formatTime(c.mean()).c_str(), algbw,
+                     algbw * CollectiveEngine::busBandwidthFactor(c.op, c.ranks));
+      }
+      if (sums.size() > 12) std::fprintf(out, "  ... %zu more kinds in the results JSON\n", sums.size() - 12);
+    }
+  }
   std::fprintf(out, "\nflows %llu | FCT us p50 %.2f p90 %.2f p99 %.2f max %.2f | slowdown p50 %.3f p99 %.3f\n",
                f["count"].get<unsigned long long>(), f["fct_us"]["p50"].get<double>(),
                f["fct_us"]["p90"].get<double>(), f["fct_us"]["p99"].get<double>(), f["fct_us"]["max"].get<double>(),

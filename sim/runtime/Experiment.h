@@ -4,6 +4,11 @@
 // Models: loading and validating every input before anything runs (all problems reported as
 // InputError), building the fabric, running the simulation until the last transfer has been
 // delivered and the network has drained, and summarising jobs, flows and the network.
+// Jobs of every kind share the fabric: patterns on their GPU ranges, collective sweeps,
+// training jobs and trace replays on GPUs from a GpuAllocator. For jobs that run a JobTrace
+// the results add iteration times, compute, exposed communication (JCT minus the JCT of the
+// same trace with zero-time communication, i.e. compute plus pipeline bubble) and a table of
+// the collectives.
 // Leaves out: sweeps (runtime/Sweep, later) and the flow-level backend (later).
 // Units: results in seconds, microseconds and bytes as their key names say.
 #pragma once
@@ -20,10 +25,16 @@
 #include "sim/packet/PacketFabric.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/BgpControlPlane.h"
+#include "sim/report/TimelineWriter.h"
 #include "sim/runtime/FailureInjector.h"
+#include "sim/runtime/GpuAllocator.h"
+#include "sim/runtime/TimelineRecorder.h"
 #include "sim/runtime/Probe.h"
 #include "sim/runtime/RunOptions.h"
 #include "sim/topology/Topology.h"
+#include "sim/workload/CollectiveSweep.h"
+#include "sim/workload/JobExecutor.h"
+#include "sim/workload/JobTrace.h"
 #include "sim/workload/Workload.h"
 
 namespace fabricsim {
@@ -40,6 +51,21 @@ class Experiment {
   nlohmann::json results() const;
   /// A short human-readable table of the results.
   void printSummary(std::FILE* out) const;
+  /// Writes the --timeline file (after run()); no-op without --timeline.
+  void writeTimeline() const;
+
+  /// One job on the fabric and what the results need to know about it.
+  struct Job {
+    const WorkloadSpec* spec = nullptr;
+    Workload* workload = nullptr;
+    JobExecutor* executor = nullptr;       ///< training and trace jobs
+    CollectiveSweep* sweep = nullptr;      ///< collective jobs
+    std::shared_ptr<const JobTrace> trace;
+    std::vector<uint32_t> gpus;
+    CollectiveTuning tuning;               ///< what its collectives use
+    Time computeOnly;                      ///< JCT with zero-time communication (executor jobs)
+  };
+  const std::vector<Job>& jobs() const { return jobs_; }
 
   const Topology& topology() const { return *topo_; }
   const TopologySpec& topologySpec() const { return spec_; }
@@ -48,6 +74,8 @@ class Experiment {
 
  private:
   void checkSupported() const;
+  void createJobs();
+  nlohmann::json jobJson(const Job& job) const;
 
   RunOptions options_;
   TopologySpec spec_;
@@ -57,6 +85,9 @@ class Experiment {
   std::unique_ptr<EcmpFib> fib_;
   std::unique_ptr<PacketFabric> fabric_;
   std::vector<std::unique_ptr<Workload>> workloads_;
+  std::vector<Job> jobs_;
+  std::unique_ptr<TimelineWriter> timeline_;
+  std::vector<std::unique_ptr<TimelineRecorder>> recorders_;
   std::vector<std::unique_ptr<Probe>> probes_;
   std::unique_ptr<BgpControlPlane> bgp_;
   std::unique_ptr<FailureInjector> failures_;

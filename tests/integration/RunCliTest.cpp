@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/CliRunner.h"
+#include "tests/support/TempDir.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,24 +29,7 @@ const std::string kWorkload = kData + "/permutation-256k.yaml";
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-/// A fresh directory under /tmp, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/fabricsim-runcli-XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    if (d) path_ = d;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using fabricsim::testsupport::TempDir;
 
 nlohmann::json readJson(const std::string& path) {
   std::ifstream in(path);

@@ -1,0 +1,228 @@
+// JobExecutor: stream order, dependencies, send/recv matching, collective synchronisation,
+// iterations, and the trace file round trip.
+#include "sim/workload/JobExecutor.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/core/Error.h"
+#include "sim/workload/TraceFile.h"
+#include "tests/support/PacketBench.h"
+
+namespace fabricsim {
+namespace {
+
+TraceOp compute(uint8_t stream, Time d, std::vector<uint32_t> deps = {}) {
+  TraceOp op;
+  op.type = OpType::Compute;
+  op.stream = stream;
+  op.duration = d;
+  op.deps = std::move(deps);
+  return op;
+}
+
+TraceOp message(OpType type, uint8_t stream, int offset, Bytes bytes, std::vector<uint32_t> deps = {}) {
+  TraceOp op;
+  op.type = type;
+  op.stream = stream;
+  op.comm = 0;
+  op.peerOffset = offset;
+  op.bytes = bytes;
+  op.deps = std::move(deps);
+  return op;
+}
+
+/// A trace of `ranks` ranks in one communicator "all" with the given programs.
+std::shared_ptr<JobTrace> makeTrace(uint32_t ranks, std::vector<Program> programs, std::vector<uint32_t> programOf,
+                                    int iterations = 1) {
+  auto t = std::make_shared<JobTrace>();
+  t->name = "t";
+  t->ranks = ranks;
+  t->iterations = iterations;
+  Communicator all;
+  all.name = "all";
+  std::vector<uint32_t> g;
+  for (uint32_t r = 0; r < ranks; ++r) g.push_back(r);
+  all.groups.push_back(g);
+  t->communicators.push_back(all);
+  t->programs = std::move(programs);
+  t->programOfRank = std::move(programOf);
+  t->finalize("test");
+  return t;
+}
+
+Time runComputeOnly(const std::shared_ptr<JobTrace>& t, std::vector<Time>* iterationEnds = nullptr) {
+  Simulator sim(1);
+  std::vector<uint32_t> gpus(t->ranks);
+  for (uint32_t r = 0; r < t->ranks; ++r) gpus[r] = r;
+  JobExecutor exec(sim, nullptr, t, gpus, 8, CollectiveTuning{}, "job", Time::zero(), false);
+  exec.start();
+  sim.run();
+  EXPECT_TRUE(exec.finished());
+  if (iterationEnds) *iterationEnds = exec.iterationEnds();
+  return exec.finishTime();
+}
+
+TEST(JobExecutorTest, StreamsRunConcurrentlyAndDependenciesOrderThem) {
+  Program p;
+  p.streams = {"a", "b"};
+  p.ops.push_back(compute(0, Time::us(10)));      // 0: stream a, 0..10
+  p.ops.push_back(compute(1, Time::us(4)));       // 1: stream b, 0..4
+  p.ops.push_back(compute(1, Time::us(3), {0}));  // 2: stream b, waits for op 0: 10..13
+  p.ops.push_back(compute(0, Time::us(1)));       // 3: stream a after op 0: 10..11
+  EXPECT_EQ(runComputeOnly(makeTrace(1, {p}, {0})), Time::us(13));
+}
+
+TEST(JobExecutorTest, SendAndReceiveMatchInOrderAndCarryDependencies) {
+  Program sender;
+  sender.streams = {"compute", "send"};
+  sender.ops.push_back(compute(0, Time::us(10)));
+  sender.ops.push_back(message(OpType::Send, 1, +1, 1 << 20, {0}));
+  sender.ops.push_back(compute(0, Time::us(10)));
+  sender.ops.push_back(message(OpType::Send, 1, +1, 1 << 20, {2}));
+  Program receiver;
+  receiver.streams = {"compute", "recv"};
+  receiver.ops.push_back(message(OpType::Recv, 1, -1, 1 << 20));
+  receiver.ops.push_back(message(OpType::Recv, 1, -1, 1 << 20));
+  receiver.ops.push_back(compute(0, Time::us(5), {0}));  // needs the first message: 10..15
+  receiver.ops.push_back(compute(0, Time::us(5), {1}));  // needs the second: 20..25
+  auto t = makeTrace(2, {sender, receiver}, {0, 1});
+  EXPECT_EQ(runComputeOnly(t), Time::us(25));
+
+  // Over the packet backend the message takes its network time: at least 1 MiB at 100 Gb/s.
+  testsupport::PacketBench bench(testsupport::leafSpineSpec(2, 1, 2));
+  JobExecutor exec(bench.sim, &bench.fabric, t, {0, 2}, 1, CollectiveTuning{}, "job", Time::zero(), true);
+  exec.start();
+  bench.sim.run();
+  ASSERT_TRUE(exec.finished());
+  const Time wire = serializationTime(1 << 20, BitRate::gbps(100));
+  EXPECT_GT(exec.finishTime(), Time::us(20) + wire + Time::us(5));
+  EXPECT_LT(exec.finishTime(), Time::us(20) + wire * 2 + Time::us(5) + Time::us(20));
+  EXPECT_EQ(exec.messages(), 2u);
+  EXPECT_EQ(bench.fabric.flowRecords().size(), static_cast<size_t>(CollectiveTuning{}.channels) * 2);
+}
+
+TEST(JobExecutorTest, CollectiveStartsWhenTheLastMemberArrives) {
+  std::vector<Program> progs;
+  for (int r = 0; r < 3; ++r) {
+    Program p;
+    p.streams = {"compute"};
+    p.labels = {"coll"};
+    p.ops.push_back(compute(0, Time::us(1 + 4 * r)));  // ranks arrive at 1, 5, 9 us
+    TraceOp c;
+    c.type = OpType::Collective;
+    c.collective = CollectiveOp::AllReduce;
+    c.comm = 0;
+    c.bytes = 1 << 20;
+    c.label = 0;
+    p.ops.push_back(c);
+    p.ops.push_back(compute(0, Time::us(2)));
+    progs.push_back(p);
+  }
+  EXPECT_EQ(runComputeOnly(makeTrace(3, progs, {0, 1, 2})), Time::us(11));
+}
+
+TEST(JobExecutorTest, IterationsRepeatTheProgram) {
+  Program p;
+  p.streams = {"compute"};
+  p.ops.push_back(compute(0, Time::us(7)));
+  std::vector<Time> ends;
+  EXPECT_EQ(runComputeOnly(makeTrace(2, {p}, {0, 0}, 3), &ends), Time::us(21));
+  ASSERT_EQ(ends.size(), 3u);
+  EXPECT_EQ(ends[0], Time::us(7));
+  EXPECT_EQ(ends[1], Time::us(14));
+}
+
+TEST(JobExecutorTest, RingAllReduceOverThePacketBackendCompletesForEveryMember) {
+  Program p;
+  p.streams = {"compute"};
+  p.labels = {"ar"};
+  TraceOp c;
+  c.type = OpType::Collective;
+  c.collective = CollectiveOp::AllReduce;
+  c.algorithm = CollectiveAlgorithm::Ring;
+  c.bytes = 4 << 20;
+  p.ops.push_back(c);
+  auto t = makeTrace(4, {p}, {0, 0, 0, 0});
+  testsupport::PacketBench bench(testsupport::leafSpineSpec(2, 2, 2));
+  JobExecutor exec(bench.sim, &bench.fabric, t, {0, 1, 2, 3}, 1, CollectiveTuning{}, "job", Time::zero(), true);
+  exec.start();
+  bench.sim.run();
+  ASSERT_TRUE(exec.finished());
+  const auto sums = exec.collectiveSummaries();
+  ASSERT_EQ(sums.size(), 1u);
+  EXPECT_EQ(sums[0].count, 1u);
+  EXPECT_EQ(sums[0].ranks, 4u);
+  EXPECT_EQ(sums[0].algorithm, CollectiveAlgorithm::Ring);
+  EXPECT_EQ(sums[0].label, "ar");
+  // Ring all-reduce: each rank sends 2(N-1)/N of the buffer.
+  Bytes sent = 0;
+  for (const auto& r : bench.fabric.flowRecords()) sent += r.bytes;
+  EXPECT_EQ(sent, 4 * (2 * 3 * (4 << 20) / 4));
+}
+
+TEST(JobExecutorTest, TraceFileRoundTripIsLossless) {
+  Program p;
+  p.streams = {"compute", "send"};
+  p.labels = {"fwd", "tp"};
+  p.ops.push_back(compute(0, Time::ps(123456789)));
+  TraceOp c;
+  c.type = OpType::Collective;
+  c.collective = CollectiveOp::Broadcast;
+  c.algorithm = CollectiveAlgorithm::Ring;
+  c.bytes = 1000;
+  c.root = 1;
+  c.label = 1;
+  c.deps = {0};
+  p.ops.push_back(c);
+  p.ops.push_back(message(OpType::Send, 1, +1, 77, {1}));
+  p.ops.push_back(message(OpType::Recv, 1, -1, 77, {1}));
+  auto t = makeTrace(4, {p, p}, {0, 0, 1, 1}, 2);
+  t->placement = {3, 2, 1, 0};
+  t->tuning.channels = 3;
+  t->tuning.stepLatencyNetwork = Time::ps(4321);
+  const TraceSource src{"w.yaml", "kind: training\n", {"iterations=2"}};
+  const nlohmann::json doc = traceToJson(*t, src);
+  TraceSource back;
+  const auto t2 = traceFromJson(doc, "t.json", &back);
+  EXPECT_EQ(traceToJson(*t2, back).dump(), doc.dump());
+  EXPECT_EQ(back.workloadSets, src.workloadSets);
+  EXPECT_EQ(t2->programs[0].ops[0].duration, Time::ps(123456789));
+  EXPECT_EQ(t2->tuning.channels, 3);
+  EXPECT_EQ(t2->programOfRank, (std::vector<uint32_t>{0, 0, 1, 1}));
+}
+
+TEST(JobExecutorTest, MalformedTracesAreRefusedWithTheJsonPath) {
+  Program p;
+  p.streams = {"compute"};
+  p.ops.push_back(compute(0, Time::us(1)));
+  const auto t = makeTrace(2, {p}, {0, 0});
+  const nlohmann::json good = traceToJson(*t, {});
+  auto keyOf = [](const nlohmann::json& doc) {
+    try {
+      traceFromJson(doc, "bad.json");
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.diagnostics().front().file, "bad.json");
+      return e.diagnostics().front().key;
+    }
+    ADD_FAILURE() << "expected an InputError";
+    return std::string();
+  };
+  nlohmann::json d = good;
+  d["programs"][0]["ops"][0]["type"] = "dance";
+  EXPECT_EQ(keyOf(d), "programs[0].ops[0].type");
+  d = good;
+  d["programs"][0]["ops"][0].erase("duration_ps");
+  EXPECT_EQ(keyOf(d), "programs[0].ops[0].duration_ps");
+  d = good;
+  d["ranks"] = "two";
+  EXPECT_EQ(keyOf(d), "ranks");
+  d = good;
+  d["format"] = "other";
+  EXPECT_EQ(keyOf(d), "format");
+  d = good;
+  d["program_of_rank"] = nlohmann::json::array({nlohmann::json::array({0, 5})});
+  EXPECT_EQ(keyOf(d), "program_of_rank[0]");
+}
+
+}  // namespace
+}  // namespace fabricsim
