@@ -83,7 +83,14 @@ int traceCommand(const std::vector<std::string>& args) {
   if (spec.kind != "training")
     throw InputError(spec.file, 0, 0, "kind", "expected a training workload to expand, found kind '" + spec.kind + "'");
   const auto topo = buildTopology(topoSpec);
-  JobTrace trace = buildTrainingTrace(spec.training, spec.tuning, spec.name);
+  JobTrace trace;
+  try {
+    trace = buildTrainingTrace(spec.training, spec.tuning, spec.name);
+  } catch (const InputError& e) {
+    std::vector<Diagnostic> d = e.diagnostics();
+    for (auto& x : d) x.file = spec.file;
+    throw InputError(std::move(d));
+  }
   trace.tuning = spec.tuning;
   GpuAllocator alloc(topo->gpuCount(), topo->gpusPerHost(), seed);
   const auto& par = spec.training.parallelism;

@@ -116,12 +116,24 @@ void Experiment::createJobs() {
         std::shared_ptr<JobTrace> trace;
         bool communication = true;
         if (w.kind == "training") {
-          trace = std::make_shared<JobTrace>(buildTrainingTrace(w.training, w.tuning, w.name));
+          try {
+            trace = std::make_shared<JobTrace>(buildTrainingTrace(w.training, w.tuning, w.name));
+          } catch (const InputError& e) {
+            // The generator names the job; the user needs the file.
+            std::vector<Diagnostic> d = e.diagnostics();
+            for (auto& x : d) x.file = w.file;
+            throw InputError(std::move(d));
+          }
           trace->tuning = w.tuning;
           const ParallelLayout layout{w.training.parallelism.tp, w.training.parallelism.dp, w.training.parallelism.pp};
           job.gpus = alloc.allocate(w.placement, trace->ranks, &layout, w.file);
           communication = w.training.communication;
         } else {
+          std::error_code ec;
+          if (!std::filesystem::is_regular_file(w.trace.path, ec))
+            throw InputError(w.file, 0, 0, "trace",
+                             "cannot read the trace file '" + w.trace.path +
+                                 "' (paths are relative to the workload file; write one with `fabricsim trace`)");
           trace = readTraceFile(w.trace.path);
           if (!trace->placement.empty() && !w.placement.explicitRange) {
             alloc.reserve(trace->placement, w.file);
@@ -476,9 +488,21 @@ void Experiment::printSummary(std::FILE* out) const {
       job.sweep->printTable(out);
     }
     if (job.executor) {
-      const auto sums = job.executor->collectiveSummaries();
+      const JobExecutor& e = *job.executor;
+      const Time jct = e.finishTime() - e.startTime();
+      const Time compute = e.computePerIteration() * e.trace().iterations;
+      const Time idle = std::max(Time::zero(), job.computeOnly - compute);
+      const Time exposed = std::max(Time::zero(), jct - job.computeOnly);
+      std::fprintf(out, "\n%s: JCT %s = compute %s + pipeline bubble and other idle %s + exposed communication %s\n",
+                   job.spec->name.c_str(), formatTime(jct).c_str(), formatTime(compute).c_str(),
+                   formatTime(idle).c_str(), formatTime(exposed).c_str());
+      if (e.messages() > 0)
+        std::fprintf(out, "  point-to-point: %llu messages, mean %s from the later post to delivery\n",
+                     static_cast<unsigned long long>(e.messages()),
+                     formatTime(e.messageTime() / static_cast<int64_t>(e.messages())).c_str());
+      const auto sums = e.collectiveSummaries();
       if (sums.empty()) continue;
-      std::fprintf(out, "\n%s: collectives (time is per call, from the last member's arrival)\n", job.spec->name.c_str());
+      std::fprintf(out, "  collectives (time per call, from the last member's arrival to completion):\n");
       std::fprintf(out, "  %-18s %-15s %10s %6s %-13s %8s %11s %9s %9s\n", "label", "op", "bytes", "ranks", "algorithm",
                    "calls", "time", "algbw", "busbw");
       size_t shown = 0;
