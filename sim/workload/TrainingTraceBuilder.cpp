@@ -17,7 +17,8 @@ namespace {
 /// compute times and message sizes.
 struct Plan {
   int tp = 1, pp = 1, dp = 1, v = 1, m = 1, b = 1;
-  int layersPerChunk = 1;
+  /// Layers of virtual stage j = chunk * pp + stage (layersOfVirtualStages).
+  std::vector<int> layersOfVirtual;
   bool sp = false, recompute = false, stageGranularity = false, distOpt = false, interleaved = false;
   bool vocab = false;
   uint16_t tpComm = 0, ppComm = 0, dpComm = 0;
@@ -27,7 +28,8 @@ struct Plan {
   int64_t paramsPerLayer = 0, embeddingParams = 0, outputParams = 0;
   // Compute times of one micro-batch.
   Time attnFwd, mlpFwd, attnBwd, mlpBwd;  ///< per layer ("layer" granularity)
-  Time chunkFwd, chunkBwd;                ///< all layers of a chunk ("stage" granularity)
+  /// All layers of virtual stage j ("stage" granularity), indexed like layersOfVirtual.
+  std::vector<Time> chunkFwd, chunkBwd;
   Time logitsFwd, logitsBwd, embedding;
   const TransformerModel* model = nullptr;
   const ComputeModel* compute = nullptr;
@@ -43,7 +45,7 @@ class StageBuilder {
     recvBwd_ = prog_.stream("pp-recv-bwd");
     sendBwd_ = prog_.stream("pp-send-bwd");
     dpStream_ = prog_.stream("dp");
-    layerDone_.assign(static_cast<size_t>(plan_.v), std::vector<uint32_t>(plan_.layersPerChunk, 0));
+    for (int c = 0; c < plan_.v; ++c) layerDone_.emplace_back(static_cast<size_t>(layers(c)), 0);
   }
 
   Program build() {
@@ -113,20 +115,22 @@ class StageBuilder {
 
   // --- passes ------------------------------------------------------------------------------
 
+  size_t virtualStage(int chunk) const { return static_cast<size_t>(chunk * plan_.pp + stage_); }
+  int layers(int chunk) const { return plan_.layersOfVirtual[virtualStage(chunk)]; }
   bool firstVirtual(int chunk) const { return chunk == 0 && stage_ == 0; }
   bool lastVirtual(int chunk) const { return chunk == plan_.v - 1 && stage_ == plan_.pp - 1; }
 
   /// Forward of every layer of a chunk (also the recomputation in backward, under `label`).
-  void layersForward(const char* label) {
+  void layersForward(int chunk, const char* label) {
     const Bytes s = plan_.tpBytes;
     if (plan_.stageGranularity) {
-      const Bytes total = 2 * s * plan_.layersPerChunk;
+      const Bytes total = 2 * s * layers(chunk);
       tpGather(total);
-      computeOp(label, plan_.chunkFwd);
+      computeOp(label, plan_.chunkFwd[virtualStage(chunk)]);
       tpReduce(total);
       return;
     }
-    for (int l = 0; l < plan_.layersPerChunk; ++l) {
+    for (int l = 0; l < layers(chunk); ++l) {
       tpGather(s);
       computeOp(label, plan_.attnFwd);
       tpReduce(s);
@@ -143,7 +147,7 @@ class StageBuilder {
       computeOp("embedding", plan_.embedding);
       tpReduce(plan_.tpBytes);  // vocab-parallel embedding: partial rows summed over TP
     }
-    layersForward("fwd");
+    layersForward(chunk, "fwd");
     if (last && plan_.vocab) {
       tpGather(plan_.tpBytes);
       computeOp("logits", plan_.logitsFwd);
@@ -162,14 +166,14 @@ class StageBuilder {
     std::vector<uint32_t>& done = layerDone_[static_cast<size_t>(chunk)];
     if (plan_.stageGranularity) {
       const int perLayer = plan_.recompute ? 4 : 2;
-      const Bytes total = perLayer * s * plan_.layersPerChunk;
+      const Bytes total = perLayer * s * layers(chunk);
       tpGather(total);
-      if (plan_.recompute) computeOp("recompute", plan_.chunkFwd);
-      const uint32_t op = computeOp("bwd", plan_.chunkBwd);
+      if (plan_.recompute) computeOp("recompute", plan_.chunkFwd[virtualStage(chunk)]);
+      const uint32_t op = computeOp("bwd", plan_.chunkBwd[virtualStage(chunk)]);
       tpReduce(total);
       std::fill(done.begin(), done.end(), op);
     } else {
-      for (int l = plan_.layersPerChunk - 1; l >= 0; --l) {
+      for (int l = layers(chunk) - 1; l >= 0; --l) {
         if (plan_.recompute) {
           tpGather(s);
           computeOp("recompute", plan_.attnFwd);
@@ -234,7 +238,7 @@ class StageBuilder {
     std::vector<Segment> segments;
     for (int c = 0; c < plan_.v; ++c) {
       if (lastVirtual(c) && plan_.vocab) segments.push_back({plan_.outputParams, logitsDone_});
-      for (int l = plan_.layersPerChunk - 1; l >= 0; --l) {
+      for (int l = layers(c) - 1; l >= 0; --l) {
         segments.push_back(
             {plan_.paramsPerLayer, layerDone_[static_cast<size_t>(c)][static_cast<size_t>(l)]});
       }
@@ -368,9 +372,9 @@ void validate(const TrainingSpec& spec, const std::string& source) {
     need(par.virtualStages == 1, "parallelism.virtual_stages",
          "virtual_stages > 1 needs schedule: interleaved");
   }
-  need(model.layers % (static_cast<int64_t>(par.pp) * v) == 0, "model.layers",
-       "layers (" + std::to_string(model.layers) + ") must be a multiple of pp * virtual_stages (" +
-           std::to_string(static_cast<int64_t>(par.pp) * v) + ")");
+  need(model.layers >= static_cast<int64_t>(par.pp) * v, "model.layers",
+       "layers (" + std::to_string(model.layers) + ") must be at least pp * virtual_stages (" +
+           std::to_string(static_cast<int64_t>(par.pp) * v) + "): every virtual stage needs a layer");
   need(gpu.peakFlops > 0, "gpu.peak", "expected a positive FLOP rate");
   need(gpu.hbmBytesPerSecond > 0, "gpu.hbm_bandwidth", "expected a positive bandwidth");
   need(gpu.gemmEfficiency > 0 && gpu.gemmEfficiency <= 1, "gpu.efficiency.gemm",
@@ -398,6 +402,18 @@ std::string describe(const TrainingSpec& spec, int m) {
 
 }  // namespace
 
+std::vector<int> layersOfVirtualStages(int layers, int virtualStages) {
+  SIM_CHECK(virtualStages >= 1 && layers >= virtualStages, "every virtual stage needs a layer");
+  const int base = layers / virtualStages;
+  int extra = layers % virtualStages;
+  std::vector<int> out(static_cast<size_t>(virtualStages), base);
+  // Preference order for the extra layers: 1, 2, ..., V - 2, then 0. The last virtual stage
+  // never gets one (extra <= V - 1).
+  for (int j = 1; j < virtualStages - 1 && extra > 0; ++j, --extra) ++out[static_cast<size_t>(j)];
+  if (extra > 0) ++out[0];
+  return out;
+}
+
 JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tuning,
                             const std::string& name) {
   (void)tuning;  // collectives use Auto: the run's tuning decides
@@ -414,7 +430,7 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   plan.v = plan.interleaved ? par.virtualStages : 1;
   plan.b = par.microBatch;
   plan.m = par.globalBatch / (par.microBatch * par.dp);
-  plan.layersPerChunk = model.layers() / (plan.pp * plan.v);
+  plan.layersOfVirtual = layersOfVirtualStages(model.layers(), plan.pp * plan.v);
   plan.sp = par.sequenceParallel && par.tp > 1;
   plan.recompute = par.recompute == "full";
   plan.stageGranularity = spec.tpGranularity == "stage";
@@ -432,9 +448,10 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   plan.mlpFwd = compute.computeTime(model.mlpForward(b));
   plan.attnBwd = compute.computeTime(TransformerModel::backwardOf(model.attentionForward(b)));
   plan.mlpBwd = compute.computeTime(TransformerModel::backwardOf(model.mlpForward(b)));
-  plan.chunkFwd = compute.computeTime(model.layerForward(b) * plan.layersPerChunk);
-  plan.chunkBwd =
-      compute.computeTime(TransformerModel::backwardOf(model.layerForward(b)) * plan.layersPerChunk);
+  for (const int n : plan.layersOfVirtual) {
+    plan.chunkFwd.push_back(compute.computeTime(model.layerForward(b) * n));
+    plan.chunkBwd.push_back(compute.computeTime(TransformerModel::backwardOf(model.layerForward(b)) * n));
+  }
   plan.logitsFwd = compute.computeTime(model.logitsForward(b));
   plan.logitsBwd = compute.computeTime(TransformerModel::backwardOf(model.logitsForward(b)));
   // Lookup (vocab-parallel: every TP rank writes the full b*s*h output) and, in backward, the
@@ -480,15 +497,26 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   for (uint32_t r = 0; r < trace.ranks; ++r) trace.programOfRank[r] = r / (tp * dp);
   for (int s = 0; s < par.pp; ++s) trace.programs.push_back(StageBuilder(plan, s).build());
 
-  const int64_t layersPerStage = plan.layersPerChunk * plan.v;
-  if (plan.stageGranularity) {
-    trace.microbatchForward = plan.chunkFwd * plan.v;
-    trace.microbatchBackward = (plan.chunkBwd + (plan.recompute ? plan.chunkFwd : Time::zero())) * plan.v;
-  } else {
-    trace.microbatchForward = (plan.attnFwd + plan.mlpFwd) * layersPerStage;
-    trace.microbatchBackward =
-        (plan.attnBwd + plan.mlpBwd + (plan.recompute ? plan.attnFwd + plan.mlpFwd : Time::zero())) *
-        layersPerStage;
+  // The layers' compute of one micro-batch on the slowest stage (every stage's with uniform
+  // stages).
+  for (int s = 0; s < par.pp; ++s) {
+    Time fwd, bwd;
+    for (int c = 0; c < plan.v; ++c) {
+      const size_t j = static_cast<size_t>(c * plan.pp + s);
+      if (plan.stageGranularity) {
+        fwd += plan.chunkFwd[j];
+        bwd += plan.chunkBwd[j] + (plan.recompute ? plan.chunkFwd[j] : Time::zero());
+      } else {
+        const int n = plan.layersOfVirtual[j];
+        fwd += (plan.attnFwd + plan.mlpFwd) * n;
+        bwd +=
+            (plan.attnBwd + plan.mlpBwd + (plan.recompute ? plan.attnFwd + plan.mlpFwd : Time::zero())) * n;
+      }
+    }
+    if (s == 0 || fwd + bwd > trace.microbatchForward + trace.microbatchBackward) {
+      trace.microbatchForward = fwd;
+      trace.microbatchBackward = bwd;
+    }
   }
   trace.microbatches = plan.m;
   trace.pipelineStages = par.pp;

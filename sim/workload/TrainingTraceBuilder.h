@@ -8,7 +8,8 @@
 // or reduce-scatter + all-gather with sequence parallelism); pipeline send/recv on one stream
 // per direction; DP gradient buckets in the order their gradients become final, overlapped
 // with the rest of the backward; the optimizer step; the distributed optimizer's parameter
-// all-gather; full activation recomputation.
+// all-gather; full activation recomputation; layers that do not divide evenly over the
+// virtual stages (see layersOfVirtualStages).
 // Streams of every program: "compute", "pp-recv-fwd", "pp-send-fwd", "pp-recv-bwd",
 // "pp-send-bwd", "dp".
 // Leaves out: placement (decided at run time), overlap of TP communication with compute,
@@ -18,17 +19,33 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/config/WorkloadSpec.h"
 #include "sim/workload/JobTrace.h"
 
 namespace fabricsim {
 
+/// Transformer layers of each of `virtualStages` = pp * virtual_stages virtual stages (index
+/// j = chunk * pp + stage), as Meta's Llama 3 and Megatron's uneven pipeline split do it: with
+/// base = layers / V and r = layers % V, every virtual stage gets base layers and the r extra
+/// ones go one each to virtual stages 1, 2, ..., r; when r = V - 1 (more extras than the V - 2
+/// middle stages) the one left over goes to virtual stage 0. So every count is base or base + 1,
+/// and the first virtual stage (embedding) and the last (output layer) are light: the last always
+/// has base layers (it also runs the output layer's GEMM), the first only not when r = V - 1.
+/// Llama-3 405B, 126 layers over 16: 7, 8 x 14, 7. Requires 1 <= virtualStages <= layers.
+std::vector<int> layersOfVirtualStages(int layers, int virtualStages);
+
 /// Builds and finalizes the trace of one training job called `name` (also the source named by
 /// InputError). Throws InputError for a spec that cannot be expanded (micro-batches that do
-/// not divide, layers not divisible by the stages, tp not dividing heads, an interleaved
+/// not divide, fewer layers than pp * virtual_stages, tp not dividing heads, an interleaved
 /// schedule with pp <= 2 or micro-batches not a multiple of pp, ...). `tuning` is
 /// not baked in: collectives use CollectiveAlgorithm::Auto (the tuning's choice at run time).
+/// Layers are split by layersOfVirtualStages; every per-chunk quantity (compute ops, TP
+/// collectives, DP buckets, parameters and optimizer step) follows its chunk's layer count.
+/// The trace's microbatchForward/microbatchBackward are the layers' compute time of one
+/// micro-batch on one stage (embedding and output layer left out); with uneven stages, on the
+/// slowest stage (the one with the most layers).
 JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tuning,
                             const std::string& name);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/ModelPresets.h"
 #include "sim/config/WorkloadSpec.h"
 #include "sim/core/Error.h"
 #include "sim/workload/ComputeModel.h"
@@ -340,7 +341,15 @@ TEST(TrainingTraceBuilder, AnalyticMicrobatchTimes) {
 
 TEST(TrainingTraceBuilder, RejectsBadSpecs) {
   EXPECT_EQ(inputErrorKey([] { build(smallSpec(1, 2, 2, 1, 5)); }), "parallelism.global_batch");
-  EXPECT_EQ(inputErrorKey([] { build(smallSpec(1, 3, 1, 1, 4, 8)); }), "model.layers");
+  // Fewer layers than virtual stages: a stage without layers.
+  EXPECT_EQ(inputErrorKey([] { build(smallSpec(1, 4, 1, 1, 4, 3)); }), "model.layers");
+  EXPECT_EQ(inputErrorKey([] {
+              TrainingSpec s = smallSpec(1, 4, 1, 1, 4, 7);
+              s.parallelism.schedule = "interleaved";
+              s.parallelism.virtualStages = 2;
+              build(s);
+            }),
+            "model.layers");
   EXPECT_EQ(inputErrorKey([] { build(smallSpec(3, 1, 1, 1, 4)); }), "parallelism.tp");
   EXPECT_EQ(inputErrorKey([] { build(smallSpec(1, 1, 4, 1, 2)); }), "parallelism.global_batch");
   EXPECT_EQ(inputErrorKey([] {
@@ -356,6 +365,139 @@ TEST(TrainingTraceBuilder, RejectsBadSpecs) {
               build(s);
             }),
             "parallelism.recompute");
+}
+
+TEST(TrainingTraceBuilder, UnevenLayerSplitRule) {
+  EXPECT_EQ(layersOfVirtualStages(8, 4), (std::vector<int>{2, 2, 2, 2}));
+  EXPECT_EQ(layersOfVirtualStages(10, 4), (std::vector<int>{2, 3, 3, 2}));
+  EXPECT_EQ(layersOfVirtualStages(11, 8), (std::vector<int>{1, 2, 2, 2, 1, 1, 1, 1}));
+  // r = V - 1: the middle stages are full, the one left over goes to the first.
+  EXPECT_EQ(layersOfVirtualStages(15, 8), (std::vector<int>{2, 2, 2, 2, 2, 2, 2, 1}));
+  EXPECT_EQ(layersOfVirtualStages(3, 2), (std::vector<int>{2, 1}));
+  EXPECT_EQ(layersOfVirtualStages(4, 4), (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(layersOfVirtualStages(5, 1), (std::vector<int>{5}));
+  for (int v = 1; v <= 20; ++v) {
+    for (int layers = v; layers <= 3 * v + 1; ++layers) {
+      const std::vector<int> split = layersOfVirtualStages(layers, v);
+      ASSERT_EQ(static_cast<int>(split.size()), v);
+      int sum = 0;
+      for (const int n : split) {
+        EXPECT_TRUE(n == layers / v || n == layers / v + 1);
+        sum += n;
+      }
+      EXPECT_EQ(sum, layers);
+      EXPECT_EQ(split.back(), layers / v);
+    }
+  }
+}
+
+TEST(TrainingTraceBuilder, Llama405BOverSixteenStages) {
+  TrainingSpec spec;
+  spec.model = *modelPreset("llama3-405b");
+  spec.parallelism.tp = 8;
+  spec.parallelism.pp = 16;
+  spec.parallelism.dp = 2;
+  spec.parallelism.microBatch = 1;
+  spec.parallelism.globalBatch = 8;
+  spec.parallelism.sequenceParallel = true;
+  spec.tpGranularity = "stage";
+  std::vector<int> expected(16, 8);
+  expected.front() = expected.back() = 7;  // Llama 3 paper: one layer fewer on the first and last
+  EXPECT_EQ(layersOfVirtualStages(126, 16), expected);
+
+  const JobTrace t = build(spec);
+  ASSERT_EQ(t.programs.size(), 16u);
+  const TransformerModel model(spec.model, 2, 8, true);
+  const ComputeModel cm(spec.gpu);
+  const int64_t m = 4;
+  const Bytes act = model.tpCollectiveBytes(1);
+  int64_t paramsSum = 0;
+  for (int s = 0; s < 16; ++s) {
+    SCOPED_TRACE("stage " + std::to_string(s));
+    const Program& prog = t.programs[static_cast<size_t>(s)];
+    const int64_t n = expected[static_cast<size_t>(s)];
+    const int64_t params = n * model.paramsPerLayer() + (s == 0 ? model.embeddingParams() : 0) +
+                           (s == 15 ? model.outputLayerParams() : 0);
+    paramsSum += params;
+    auto bytes = bytesByLabel(prog);
+    // Per-GPU DP bytes follow the stage's parameter count.
+    EXPECT_EQ(bytes["dp-allreduce"], model.gradientBytesPerRank(params));
+    // One merged forward per micro-batch of the stage's n layers: 2 n activations gathered.
+    const int64_t vocabGathers = (s == 0 || s == 15) ? 1 : 0;
+    EXPECT_EQ(bytes["tp-allgather"], m * (4 * n + vocabGathers) * act);
+    for (const TraceOp& op : prog.ops) {
+      if (op.type == OpType::Compute && prog.labels[op.label] == "fwd") {
+        EXPECT_EQ(op.duration, cm.computeTime(model.layerForward(1) * n));
+      }
+    }
+  }
+  EXPECT_EQ(paramsSum, model.totalParams());
+  // The slowest stages hold 8 layers.
+  EXPECT_EQ(t.microbatchForward, cm.computeTime(model.layerForward(1) * 8));
+  EXPECT_EQ(t.microbatchBackward, cm.computeTime(TransformerModel::backwardOf(model.layerForward(1)) * 8));
+}
+
+TEST(TrainingTraceBuilder, UnevenStagesPerGpuBytes) {
+  // 10 layers over 4 stages: 2, 3, 3, 2.
+  TrainingSpec spec = smallSpec(2, 4, 2, 1, 8, 10);
+  spec.dpBucketBytes = 1'000'000;
+  const JobTrace t = build(spec);
+  const int64_t h = 512, act = 256 * h * 2, m = 4, layerParams = 12 * h * h + 4 * h;
+  const std::vector<int64_t> layers = {2, 3, 3, 2};
+  for (int s = 0; s < 4; ++s) {
+    SCOPED_TRACE("stage " + std::to_string(s));
+    const Program& prog = t.programs[static_cast<size_t>(s)];
+    const int64_t n = layers[static_cast<size_t>(s)];
+    auto bytes = bytesByLabel(prog);
+    EXPECT_EQ(bytes["tp-allreduce"], m * n * 4 * act);
+    const int64_t grad = n * layerParams / 2 * 2;
+    EXPECT_EQ(bytes["dp-allreduce"], grad);
+    const auto counts = countByLabel(prog);
+    EXPECT_EQ(counts.at("dp-allreduce"), (grad + 999'999) / 1'000'000);
+    EXPECT_EQ(counts.at("fwd"), static_cast<int>(2 * n * m));
+    EXPECT_EQ(counts.at("bwd"), static_cast<int>(2 * n * m));
+  }
+  const TransformerModel model(spec.model, 2, 2, false);
+  const ComputeModel cm(spec.gpu);
+  const Time fwd = cm.computeTime(model.attentionForward(1)) + cm.computeTime(model.mlpForward(1));
+  EXPECT_EQ(t.microbatchForward, fwd * 3);
+}
+
+TEST(TrainingTraceBuilder, InterleavedWithRemainder) {
+  // 11 layers over pp 4 * v 2 = 8 virtual stages: 1, 2, 2, 2 | 1, 1, 1, 1. Stage s holds
+  // virtual stages s and 4 + s.
+  TrainingSpec spec = smallSpec(1, 4, 2, 1, 16, 11);
+  spec.parallelism.schedule = "interleaved";
+  spec.parallelism.virtualStages = 2;
+  spec.dpBucketBytes = 100'000'000;  // one bucket per stage
+  const JobTrace t = build(spec);
+  const int64_t h = 512, m = 8, layerParams = 12 * h * h + 4 * h;
+  const std::vector<std::vector<int>> chunks = {{1, 1}, {2, 1}, {2, 1}, {2, 1}};
+  for (int s = 0; s < 4; ++s) {
+    SCOPED_TRACE("stage " + std::to_string(s));
+    const Program& prog = t.programs[static_cast<size_t>(s)];
+    const int64_t n = chunks[static_cast<size_t>(s)][0] + chunks[static_cast<size_t>(s)][1];
+    const auto counts = countByLabel(prog);
+    EXPECT_EQ(counts.at("fwd"), static_cast<int>(2 * n * m));
+    EXPECT_EQ(counts.at("bwd"), static_cast<int>(2 * n * m));
+    EXPECT_EQ(bytesByLabel(prog)["dp-allreduce"], n * layerParams * 2);
+    // The pipeline messages do not depend on the split.
+    const int64_t sends = 2 * m * 2 - (s == 0 ? m : 0) - (s == 3 ? m : 0);
+    EXPECT_EQ(counts.at("pp-send"), static_cast<int>(sends));
+    // The single DP bucket waits for the last backward op of the stage.
+    uint32_t lastBwd = 0;
+    for (size_t i = 0; i < prog.ops.size(); ++i) {
+      if (prog.labels[prog.ops[i].label] == "bwd") lastBwd = static_cast<uint32_t>(i);
+    }
+    for (const TraceOp& op : prog.ops) {
+      if (prog.labels[op.label] == "dp-allreduce") EXPECT_EQ(op.deps, (std::vector<uint32_t>{lastBwd}));
+    }
+  }
+  // The slowest stages hold 3 layers.
+  const TransformerModel model(spec.model, 2, 1, false);
+  const ComputeModel cm(spec.gpu);
+  const Time fwd = cm.computeTime(model.attentionForward(1)) + cm.computeTime(model.mlpForward(1));
+  EXPECT_EQ(t.microbatchForward, fwd * 3);
 }
 
 namespace {
