@@ -114,8 +114,9 @@ TEST(CollectiveSweepCliTest, JobsThatDoNotFitAndMissingTracesAreClearErrors) {
   EXPECT_NE(r.out.find("big.yaml"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("placement"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("needs 8 whole hosts"), std::string::npos) << r.out;
-  // A shape the generator cannot split is reported against the workload file too.
-  const auto odd = dir.write("odd.yaml", "kind: training\nmodel: {layers: 5, hidden: 512, heads: 4, seq_len: 256}\n"
+  // A shape the generator cannot split (fewer layers than stages) is reported against the
+  // workload file too.
+  const auto odd = dir.write("odd.yaml", "kind: training\nmodel: {layers: 1, hidden: 512, heads: 4, seq_len: 256}\n"
                                          "parallelism: {tp: 1, pp: 2, dp: 1, micro_batch: 1, global_batch: 4}\n");
   r = testsupport::runFabricsim("run " + q(topo) + " --workload " + q(odd) + " --quiet", "2>&1");
   EXPECT_EQ(r.status, 2) << r.out;
