@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "sim/app/CommandLine.h"
 #include "sim/app/Commands.h"
 #include "sim/core/Error.h"
 #include "sim/report/ResultsFile.h"
@@ -42,24 +43,8 @@ int runCommand(const std::vector<std::string>& args) {
       "timeline-ranks", po::value<uint32_t>(&opt.timelineRanks)->default_value(64),
       "ranks per job on the timeline (the first N)")(
       "quiet,q", po::bool_switch(&quiet), "no summary table and no progress line");
-  po::options_description hidden;
-  hidden.add_options()("topology", po::value<std::string>(&opt.topologyPath));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("topology", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "error: fabricsim run: %s\n", e.what());
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (const int status = parseCommandLine(args, desc, opt.topologyPath, "run", vm); status >= 0) return status;
   if (opt.topologyPath.empty()) {
     std::fprintf(stderr, "error: fabricsim run: missing TOPOLOGY.yaml\n");
     return 2;

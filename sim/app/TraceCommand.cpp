@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "sim/app/CommandLine.h"
 #include "sim/app/Commands.h"
 #include "sim/config/TopologyLoader.h"
 #include "sim/config/WorkloadLoader.h"
@@ -40,24 +41,8 @@ int traceCommand(const std::vector<std::string>& args) {
       "override a workload key: --workload-set parallelism.dp=64 (repeatable)")(
       "set", po::value<std::vector<std::string>>(&sets)->composing(), "override a topology key (repeatable)")(
       "seed", po::value<uint64_t>(&seed)->default_value(1), "seed of random placements");
-  po::options_description hidden;
-  hidden.add_options()("topology", po::value<std::string>(&topologyPath));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("topology", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "error: fabricsim trace: %s\n", e.what());
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (const int status = parseCommandLine(args, desc, topologyPath, "trace", vm); status >= 0) return status;
   if (topologyPath.empty() || workloadPath.empty() || out.empty()) {
     std::fprintf(stderr, "error: fabricsim trace: needs TOPOLOGY.yaml, --workload and --out (see --help)\n");
     return 2;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
 #include "sim/workload/TreeShape.h"
 
@@ -35,40 +36,6 @@ Bytes share(Bytes total, uint64_t parts, uint64_t i) {
 uint32_t modN(int64_t v, uint32_t n) {
   const int64_t m = v % static_cast<int64_t>(n);
   return static_cast<uint32_t>(m < 0 ? m + n : m);
-}
-
-const char* opName(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::AllReduce:
-      return "all_reduce";
-    case CollectiveOp::AllGather:
-      return "all_gather";
-    case CollectiveOp::ReduceScatter:
-      return "reduce_scatter";
-    case CollectiveOp::AllToAll:
-      return "alltoall";
-    case CollectiveOp::Broadcast:
-      return "broadcast";
-    case CollectiveOp::SendRecv:
-      return "sendrecv";
-  }
-  return "?";
-}
-
-const char* algorithmName(CollectiveAlgorithm a) {
-  switch (a) {
-    case CollectiveAlgorithm::Auto:
-      return "auto";
-    case CollectiveAlgorithm::Ring:
-      return "ring";
-    case CollectiveAlgorithm::Tree:
-      return "tree";
-    case CollectiveAlgorithm::Hierarchical:
-      return "hierarchical";
-    case CollectiveAlgorithm::Direct:
-      return "direct";
-  }
-  return "?";
 }
 
 /// How a lane's sends are sized and addressed.
@@ -292,7 +259,7 @@ CollectiveAlgorithm CollectiveEngine::resolve(const CollectiveCall& call) const 
   if (direct) {
     if (explicitChoice && (want == CollectiveAlgorithm::Tree || want == CollectiveAlgorithm::Hierarchical))
       throw InputError("", 0, 0, "collectives.algorithm",
-                       std::string(algorithmName(want)) + " does not apply to " + opName(call.op) +
+                       std::string(toString(want)) + " does not apply to " + toString(call.op) +
                            " (it has one algorithm: direct)");
     return CollectiveAlgorithm::Direct;
   }
@@ -302,14 +269,14 @@ CollectiveAlgorithm CollectiveEngine::resolve(const CollectiveCall& call) const 
     if (explicitChoice)
       throw InputError(
           "", 0, 0, "collectives.algorithm",
-          std::string(algorithmName(want)) + " applies only to all_reduce, not to " + opName(call.op));
+          std::string(toString(want)) + " applies only to all_reduce, not to " + toString(call.op));
     return CollectiveAlgorithm::Ring;
   }
   if (want == CollectiveAlgorithm::Direct) {
     if (explicitChoice)
       throw InputError(
           "", 0, 0, "collectives.algorithm",
-          std::string("direct applies only to alltoall and sendrecv, not to ") + opName(call.op));
+          std::string("direct applies only to alltoall and sendrecv, not to ") + toString(call.op));
     return CollectiveAlgorithm::Ring;
   }
   if (want == CollectiveAlgorithm::Ring || want == CollectiveAlgorithm::Tree) return want;
@@ -390,7 +357,7 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
   SIM_CHECK(listener != nullptr, "collective without a listener");
   if (call.gpus.empty())
     throw InputError("", 0, 0, "ranks",
-                     std::string("a collective needs at least 1 rank (") + opName(call.op) + ")");
+                     std::string("a collective needs at least 1 rank (") + toString(call.op) + ")");
   if (call.bytes < 0)
     throw InputError("", 0, 0, "bytes",
                      "a collective needs a size >= 0, found " + std::to_string(call.bytes));
@@ -407,7 +374,7 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
     const uint32_t dup = *std::adjacent_find(slot.members.begin(), slot.members.end());
     impl_->releaseSlot(s);
     throw InputError("", 0, 0, "ranks",
-                     std::string("GPU ") + std::to_string(dup) + " appears twice in one " + opName(call.op));
+                     std::string("GPU ") + std::to_string(dup) + " appears twice in one " + toString(call.op));
   }
   if (call.bytes == 0 || call.gpus.size() == 1) {
     impl_->releaseSlot(s);
