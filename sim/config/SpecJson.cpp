@@ -34,15 +34,7 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
                        {{"policy", toString(spec.placement.policy)},
                         {"explicit_range", spec.placement.explicitRange},
                         {"first_gpu", spec.placement.firstGpu}}},
-                      {"collectives",
-                       {{"algorithm", toString(t.algorithm)},
-                        {"channels", t.channels},
-                        {"nvlink_channels", t.nvlinkChannels},
-                        {"step_latency_nvlink_ps", t.stepLatencyNvlink.picos()},
-                        {"step_latency_network_ps", t.stepLatencyNetwork.picos()},
-                        {"protocol_efficiency", t.protocolEfficiency},
-                        {"chunk_size_bytes", t.chunkSize},
-                        {"traffic_class", t.trafficClass}}}};
+                      {"collectives", toJson(t)}};
   if (spec.kind == "collective") {
     const CollectiveSweepSpec& c = spec.collective;
     j["operation"] = toString(c.op);
@@ -93,6 +85,17 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
 }
 
 }  // namespace
+
+nlohmann::json toJson(const CollectiveTuning& t) {
+  return {{"algorithm", toString(t.algorithm)},
+          {"channels", t.channels},
+          {"nvlink_channels", t.nvlinkChannels},
+          {"step_latency_nvlink_ps", t.stepLatencyNvlink.picos()},
+          {"step_latency_network_ps", t.stepLatencyNetwork.picos()},
+          {"protocol_efficiency", t.protocolEfficiency},
+          {"chunk_size_bytes", t.chunkSize},
+          {"traffic_class", t.trafficClass}};
+}
 
 nlohmann::json toJson(const TopologySpec& spec) {
   nlohmann::json j;

@@ -17,5 +17,7 @@ namespace fabricsim {
 
 nlohmann::json toJson(const TopologySpec& spec);
 nlohmann::json toJson(const WorkloadSpec& spec);
+/// The collectives tuning (also what a trace file records).
+nlohmann::json toJson(const CollectiveTuning& tuning);
 
 }  // namespace fabricsim

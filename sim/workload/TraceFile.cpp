@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "sim/config/SpecJson.h"
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
 
@@ -77,15 +78,7 @@ nlohmann::json traceToJson(const JobTrace& t, const TraceSource& source) {
   doc["pipeline_stages"] = t.pipelineStages;
   doc["microbatch_forward_ps"] = t.microbatchForward.picos();
   doc["microbatch_backward_ps"] = t.microbatchBackward.picos();
-  const CollectiveTuning& tu = t.tuning;
-  doc["collectives"] = {{"algorithm", toString(tu.algorithm)},
-                        {"channels", tu.channels},
-                        {"nvlink_channels", tu.nvlinkChannels},
-                        {"step_latency_nvlink_ps", tu.stepLatencyNvlink.picos()},
-                        {"step_latency_network_ps", tu.stepLatencyNetwork.picos()},
-                        {"protocol_efficiency", tu.protocolEfficiency},
-                        {"chunk_size_bytes", tu.chunkSize},
-                        {"traffic_class", tu.trafficClass}};
+  doc["collectives"] = toJson(t.tuning);
   if (!source.workloadYaml.empty())
     doc["source"] = {{"workload_file", source.workloadFile},
                      {"workload_yaml", source.workloadYaml},
