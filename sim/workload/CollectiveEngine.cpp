@@ -123,6 +123,10 @@ struct CollectiveEngine::Impl {
         tuning_(engine.tuning_),
         gpusPerHost_(engine.gpusPerHost_) {}
 
+  /// Appends the lanes of `ringChannels` rings through members memberBase + p * memberStride
+  /// (p < ringSize), each lane sending `steps` chunks of its channel's share of `data`.
+  void addRing(uint32_t s, LaneKind kind, uint32_t steps, uint32_t ringSize, Bytes data, uint32_t ringChannels,
+               uint8_t phase, bool gate, uint32_t memberBase, uint32_t memberStride);
   void buildHierarchical(uint32_t s, Bytes bytes);
   void buildTree(uint32_t s, Bytes bytes);
   /// Schedules lane's next send after the step latency unless one is pending or none is ready.
@@ -391,36 +395,6 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
   const uint32_t channels =
       static_cast<uint32_t>(std::min<Bytes>(crossHost ? tuning_.channels : tuning_.nvlinkChannels, bytes));
 
-  auto addRing = [&](LaneKind kind, uint32_t steps, const uint32_t* ring, uint32_t ringSize, Bytes data,
-                     uint32_t ringChannels, uint8_t phase, bool gate, uint32_t dstIndexBase,
-                     uint32_t dstIndexStride) {
-    // Lanes of ring channel c at position p: first + c * ringSize + p.
-    const uint32_t first = static_cast<uint32_t>(slot.lanes.size());
-    for (uint32_t c = 0; c < ringChannels; ++c) {
-      const Bytes cd = share(data, ringChannels, c);
-      for (uint32_t p = 0; p < ringSize; ++p) {
-        Lane l;
-        l.src = ring[p];
-        l.dst = ring[(p + 1) % ringSize];
-        l.total = steps;
-        l.next = first + c * ringSize + (p + 1) % ringSize;
-        l.pos = p;
-        l.n = ringSize;
-        l.dstIndex = dstIndexBase + ((p + 1) % ringSize) * dstIndexStride;
-        l.data = cd;
-        l.qp = static_cast<uint16_t>(c);
-        l.kind = kind;
-        l.flow = Flow::Ring;
-        l.base = 1;
-        l.phase = phase;
-        l.gate = gate;
-        l.network = !sameHost(l.src, l.dst, g);
-        slot.lanes.push_back(l);
-      }
-    }
-    slot.remaining += static_cast<uint64_t>(steps) * ringChannels * ringSize;
-  };
-
   switch (call.op) {
     case CollectiveOp::AllReduce:
       if (algo == CollectiveAlgorithm::Tree) {
@@ -431,13 +405,13 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
         impl_->buildHierarchical(s, bytes);
         break;
       }
-      addRing(LaneKind::RingAllReduce, 2 * (n - 1), slot.members.data(), n, bytes, channels, 0, true, 0, 1);
+      impl_->addRing(s, LaneKind::RingAllReduce, 2 * (n - 1), n, bytes, channels, 0, true, 0, 1);
       break;
     case CollectiveOp::AllGather:
-      addRing(LaneKind::RingAllGather, n - 1, slot.members.data(), n, bytes, channels, 0, true, 0, 1);
+      impl_->addRing(s, LaneKind::RingAllGather, n - 1, n, bytes, channels, 0, true, 0, 1);
       break;
     case CollectiveOp::ReduceScatter:
-      addRing(LaneKind::RingReduceScatter, n - 1, slot.members.data(), n, bytes, channels, 0, true, 0, 1);
+      impl_->addRing(s, LaneKind::RingReduceScatter, n - 1, n, bytes, channels, 0, true, 0, 1);
       break;
     case CollectiveOp::Broadcast: {
       // A chain through the ring order starting at the root, pipelined in chunks per channel.
@@ -519,6 +493,40 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
   for (uint32_t i = 0; i < lanes; ++i) impl_->pump(s, i);
 }
 
+void CollectiveEngine::Impl::addRing(uint32_t s, LaneKind kind, uint32_t steps, uint32_t ringSize, Bytes data,
+                                   uint32_t ringChannels, uint8_t phase, bool gate, uint32_t memberBase,
+                                   uint32_t memberStride) {
+  Slot& slot = *slots[s];
+  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
+  // Lanes of ring channel c at position p: first + c * ringSize + p; members
+  // memberBase + p * memberStride, each sending to the next.
+  const uint32_t first = static_cast<uint32_t>(slot.lanes.size());
+  for (uint32_t c = 0; c < ringChannels; ++c) {
+    const Bytes cd = share(data, ringChannels, c);
+    for (uint32_t p = 0; p < ringSize; ++p) {
+      Lane l;
+      const uint32_t q = (p + 1) % ringSize;
+      l.src = slot.members[memberBase + p * memberStride];
+      l.dst = slot.members[memberBase + q * memberStride];
+      l.total = steps;
+      l.next = first + c * ringSize + q;
+      l.pos = p;
+      l.n = ringSize;
+      l.dstIndex = memberBase + q * memberStride;
+      l.data = cd;
+      l.qp = static_cast<uint16_t>(c);
+      l.kind = kind;
+      l.flow = Flow::Ring;
+      l.base = 1;
+      l.phase = phase;
+      l.gate = gate;
+      l.network = !sameHost(l.src, l.dst, g);
+      slot.lanes.push_back(l);
+    }
+  }
+  slot.remaining += static_cast<uint64_t>(steps) * ringChannels * ringSize;
+}
+
 void CollectiveEngine::Impl::buildHierarchical(uint32_t s, Bytes bytes) {
   Slot& slot = *slots[s];
   slot.algo = SlotAlgo::Hierarchical;
@@ -535,37 +543,9 @@ void CollectiveEngine::Impl::buildHierarchical(uint32_t s, Bytes bytes) {
   const uint32_t cn = slot.nvChannels;
   slot.received.assign(2 * static_cast<size_t>(n), 0);
 
-  auto addRing = [&](LaneKind kind, uint32_t steps, uint32_t ringSize, Bytes data, uint32_t ringChannels,
-                     uint8_t phase, bool gate, uint32_t memberBase, uint32_t memberStride) {
-    const uint32_t first = static_cast<uint32_t>(slot.lanes.size());
-    for (uint32_t c = 0; c < ringChannels; ++c) {
-      const Bytes cd = share(data, ringChannels, c);
-      for (uint32_t p = 0; p < ringSize; ++p) {
-        Lane l;
-        const uint32_t q = (p + 1) % ringSize;
-        l.src = slot.members[memberBase + p * memberStride];
-        l.dst = slot.members[memberBase + q * memberStride];
-        l.total = steps;
-        l.next = first + c * ringSize + q;
-        l.pos = p;
-        l.n = ringSize;
-        l.dstIndex = memberBase + q * memberStride;
-        l.data = cd;
-        l.qp = static_cast<uint16_t>(c);
-        l.kind = kind;
-        l.flow = Flow::Ring;
-        l.base = 1;
-        l.phase = phase;
-        l.gate = gate;
-        l.network = !sameHost(l.src, l.dst, g);
-        slot.lanes.push_back(l);
-      }
-    }
-    slot.remaining += static_cast<uint64_t>(steps) * ringChannels * ringSize;
-  };
   // Phase 0: per host, reduce-scatter over its GPUs; lanes (h, c, i) at h * cn * G + c * G + i.
   for (uint32_t h = 0; h < hosts; ++h)
-    addRing(LaneKind::RingReduceScatter, perHost - 1, perHost, bytes, cn, 0, true, h * perHost, 1);
+    addRing(s, LaneKind::RingReduceScatter, perHost - 1, perHost, bytes, cn, 0, true, h * perHost, 1);
   // Phase 1: per local index i, ring all-reduce of the shard GPU i owns after phase 0 (chunk i of
   // every NVLink channel) over the same-index GPUs of all hosts; lanes (i, c, h).
   for (uint32_t i = 0; i < perHost; ++i) {
@@ -574,12 +554,12 @@ void CollectiveEngine::Impl::buildHierarchical(uint32_t s, Bytes bytes) {
     const uint32_t c = static_cast<uint32_t>(std::min<Bytes>(slot.channels, std::max<Bytes>(owned, 1)));
     slot.railFirst.push_back(static_cast<uint32_t>(slot.lanes.size()));
     slot.railChannels.push_back(c);
-    addRing(LaneKind::RingAllReduce, 2 * (hosts - 1), hosts, owned, c, 1, false, i, perHost);
+    addRing(s, LaneKind::RingAllReduce, 2 * (hosts - 1), hosts, owned, c, 1, false, i, perHost);
   }
   // Phase 2: per host, all-gather of the reduced shards.
   slot.base2 = static_cast<uint32_t>(slot.lanes.size());
   for (uint32_t h = 0; h < hosts; ++h)
-    addRing(LaneKind::RingAllGather, perHost - 1, perHost, bytes, cn, 2, false, h * perHost, 1);
+    addRing(s, LaneKind::RingAllGather, perHost - 1, perHost, bytes, cn, 2, false, h * perHost, 1);
 }
 
 void CollectiveEngine::Impl::buildTree(uint32_t s, Bytes bytes) {
