@@ -39,6 +39,13 @@ class Fabric {
   virtual ~Fabric() = default;
   /// Starts moving the bytes now (Simulator::now()). `observer` must outlive the transfer.
   virtual void send(const TransferRequest& request, TransferObserver* observer) = 0;
+  /// Fixed latency from one GPU to another on an idle fabric, not counting the serialization of
+  /// the data at the bottleneck: propagation, switch latency and one full frame's
+  /// store-and-forward per switch hop; the NVLink latency inside a host.
+  virtual Time pathLatency(uint32_t srcGpu, uint32_t dstGpu) const = 0;
+  /// Payload rate of the path from one GPU to another on an idle fabric (its slowest link's
+  /// line rate less framing, or the NVLink bandwidth inside a host), in bytes per second.
+  virtual double pathRate(uint32_t srcGpu, uint32_t dstGpu) const = 0;
   /// "packet" or "flow".
   virtual std::string backendName() const = 0;
   /// One record per transfer, in the order the transfers were requested.

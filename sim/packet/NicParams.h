@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "sim/core/Time.h"
-#include "sim/packet/LinkFraming.h"
+#include "sim/fabric/LinkFraming.h"
 
 namespace fabricsim {
 

@@ -3,8 +3,9 @@
 #include <algorithm>
 
 #include "sim/core/Error.h"
-#include "sim/packet/RoceFraming.h"
+#include "sim/fabric/RoceFraming.h"
 #include "sim/routing/FlowHash.h"
+#include "sim/routing/PathLatency.h"
 
 namespace fabricsim {
 namespace {
@@ -89,21 +90,13 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
 uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) {
   auto [it, inserted] = qpIndex_.try_emplace(qpKey(srcNic, dstNic, tc, qpIndex), static_cast<uint32_t>(qps_.size()));
   if (!inserted) return it->second;
-  // RoCEv2 NICs derive the UDP source port from the QP number; QP numbers are handed out per
-  // NIC in creation order, and the port keeps 14 bits of entropy (49152..65535).
-  const uint32_t qpn = qpsPerNic_[srcNic]++;
-  const uint16_t sport =
-      static_cast<uint16_t>(0xC000u | (FlowHash::mix((static_cast<uint64_t>(srcNic) << 32) | qpn) & 0x3FFFu));
-  const uint16_t dportBack =
-      static_cast<uint16_t>(0xC000u | (FlowHash::mix((static_cast<uint64_t>(dstNic) << 32) | qpn | (1ULL << 31)) & 0x3FFFu));
+  ++qpsPerNic_[srcNic];
   QueuePair q;
   q.srcNic = srcNic;
   q.dstNic = dstNic;
   q.tc = tc;
-  q.tuple = FlowHash::tupleHash(
-      FiveTuple{FlowHash::nicAddress(srcNic), FlowHash::nicAddress(dstNic), sport, 4791, 17});
-  q.reverseTuple = FlowHash::tupleHash(
-      FiveTuple{FlowHash::nicAddress(dstNic), FlowHash::nicAddress(srcNic), dportBack, 4791, 17});
+  q.tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex);
+  q.reverseTuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
   qps_.push_back(q);
   if (cc_) cc_->addFlow(it->second, topo_.portRate(topo_.nicPort(srcNic)), sim_.now());
   return it->second;
@@ -166,6 +159,26 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
   if (q.rcvMsg == kNone) q.rcvMsg = msg;
   records_[record].ideal = idealNetworkTime(srcNic, dstNic, q.tuple, r.bytes);
   nics_[srcNic].activate(qpId);
+}
+
+double PacketFabric::pathRate(uint32_t srcGpu, uint32_t dstGpu) const {
+  if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu))
+    return static_cast<double>(spec_.hosts.nvlinkBandwidth.bitsPerSecond()) / 8;
+  // Clos links into and out of a host run at the host speed; the fabric is no slower per flow.
+  const BitRate nic = std::min(topo_.portRate(topo_.nicPort(topo_.nicOfGpu(srcGpu))),
+                               topo_.portRate(topo_.nicPort(topo_.nicOfGpu(dstGpu))));
+  const uint32_t mtu = static_cast<uint32_t>(spec_.links.mtu);
+  return static_cast<double>(nic.bitsPerSecond()) / 8 * mtu / nicParams_.framing.dataWireBytes(mtu);
+}
+
+Time PacketFabric::pathLatency(uint32_t srcGpu, uint32_t dstGpu) const {
+  const NodeId srcHost = topo_.hostOfGpu(srcGpu);
+  if (srcHost == topo_.hostOfGpu(dstGpu)) return spec_.hosts.nvlinkLatency;
+  uint32_t srcNic = topo_.nicOfGpu(srcGpu);
+  const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
+  if (!fib_.reachable(topo_.attachedSwitch(srcNic), dstNic)) srcNic = srcHost * topo_.nicsPerHost() + topo_.localNic(dstNic);
+  return pathFixedLatency(topo_, fib_, srcNic, dstNic, FlowHash::queuePairTuple(srcNic, dstNic, 0, 0),
+                          nicParams_.framing.dataWireBytes(mtu_), spec_.sw.latency);
 }
 
 void PacketFabric::messageDelivered(uint32_t id) {

@@ -21,7 +21,7 @@
 #include "sim/fabric/Fabric.h"
 #include "sim/packet/EgressPort.h"
 #include "sim/packet/Nic.h"
-#include "sim/packet/LinkFraming.h"
+#include "sim/fabric/LinkFraming.h"
 #include "sim/packet/NicParams.h"
 #include "sim/packet/NvlinkModel.h"
 #include "sim/packet/PacketCounters.h"
@@ -43,6 +43,8 @@ class PacketFabric final : public Fabric {
 
   void send(const TransferRequest& request, TransferObserver* observer) override;
   std::string backendName() const override { return "packet"; }
+  Time pathLatency(uint32_t srcGpu, uint32_t dstGpu) const override;
+  double pathRate(uint32_t srcGpu, uint32_t dstGpu) const override;
   const std::vector<FlowRecord>& flowRecords() const override { return records_; }
   NetworkCounters networkCounters() const override;
 

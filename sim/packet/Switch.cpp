@@ -33,8 +33,9 @@ PortId Switch::selectPort(const Packet& p) {
     case PathSelection::Flowlet: {
       Flowlet& f = flowlets_[FlowHash::mix(p.tuple ^ fib_->switchSeed(id_)) & (kFlowletEntries - 1)];
       const Time now = sim_->now();
-      if (f.tuple != p.tuple || now - f.lastSeen > params_->flowletGap || f.member >= n) {
-        f.tuple = p.tuple;
+      // The table is indexed by hash without a tag, as flowlet tables in switch ASICs are:
+      // flows that collide in it share an entry, and so a path, rather than evicting each other.
+      if (now - f.lastSeen > params_->flowletGap || f.member >= n) {
         f.member = static_cast<uint32_t>(rng_.below(n));  // a new flowlet may take any member
       }
       f.lastSeen = now;

@@ -102,7 +102,6 @@ class Switch final : public EventHandler {
   Rng rng_;
   struct Flowlet {
     Time lastSeen;
-    uint64_t tuple = 0;
     uint32_t member = 0;
   };
   static constexpr uint32_t kFlowletEntries = 1024;

@@ -49,6 +49,18 @@ class FlowHash {
     const uint64_t h = mix(mix(tuple ^ seed) + (seed | 1) * 0x9E3779B97F4A7C15ULL);
     return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64);
   }
+  /// The five-tuple digest of the RoCEv2 queue pair (srcNic -> dstNic, traffic class `tc`,
+  /// index `qpIndex` between the pair); `reverse` gives the digest of its ACK direction.
+  /// The UDP source port keeps 14 bits of entropy (49152..65535) derived from the QP's identity,
+  /// so that both backends, whatever order they open QPs in, route a QP over the same path.
+  static constexpr uint64_t queuePairTuple(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex,
+                                           bool reverse = false) {
+    const uint64_t id = mix((static_cast<uint64_t>(srcNic) << 32) | dstNic) ^
+                        ((static_cast<uint64_t>(tc & 7) << 17) | (static_cast<uint64_t>(qpIndex) << 1) | (reverse ? 1 : 0));
+    const uint16_t port = static_cast<uint16_t>(0xC000u | (mix(id) & 0x3FFFu));
+    return reverse ? tupleHash(FiveTuple{nicAddress(dstNic), nicAddress(srcNic), port, 4791, 17})
+                   : tupleHash(FiveTuple{nicAddress(srcNic), nicAddress(dstNic), port, 4791, 17});
+  }
   /// IPv4 address of a global NIC index (10.0.0.0/8 plus the index); the value only feeds the hash.
   static constexpr uint32_t nicAddress(uint32_t nic) { return 0x0A000000u + nic; }
 };

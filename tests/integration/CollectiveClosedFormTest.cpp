@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "sim/config/WorkloadSpec.h"
-#include "sim/packet/RoceFraming.h"
+#include "sim/fabric/RoceFraming.h"
 #include "sim/workload/CollectiveEngine.h"
 
 using namespace fabricsim;

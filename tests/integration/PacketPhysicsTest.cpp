@@ -10,7 +10,7 @@
 #include "sim/core/Rng.h"
 #include "sim/core/Simulator.h"
 #include "sim/packet/PacketFabric.h"
-#include "sim/packet/RoceFraming.h"
+#include "sim/fabric/RoceFraming.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/topology/TopologyBuilder.h"
 #include "sim/workload/PatternWorkload.h"

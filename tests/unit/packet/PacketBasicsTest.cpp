@@ -12,7 +12,7 @@
 #include "sim/packet/PacketPool.h"
 #include "sim/packet/PacketQueue.h"
 #include "sim/packet/PacketRing.h"
-#include "sim/packet/RoceFraming.h"
+#include "sim/fabric/RoceFraming.h"
 
 using namespace fabricsim;
 

@@ -40,6 +40,8 @@ class TapFabric final : public Fabric {
     inner_.send(r, o);
   }
   std::string backendName() const override { return inner_.backendName(); }
+  Time pathLatency(uint32_t s, uint32_t d) const override { return inner_.pathLatency(s, d); }
+  double pathRate(uint32_t s, uint32_t d) const override { return inner_.pathRate(s, d); }
   const std::vector<FlowRecord>& flowRecords() const override { return inner_.flowRecords(); }
   NetworkCounters networkCounters() const override { return inner_.networkCounters(); }
   std::vector<TransferRequest> requests;

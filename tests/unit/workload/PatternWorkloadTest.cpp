@@ -31,6 +31,8 @@ class NullFabric final : public Fabric {
  public:
   void send(const TransferRequest& r, TransferObserver*) override { requests.push_back(r); }
   std::string backendName() const override { return "null"; }
+  Time pathLatency(uint32_t, uint32_t) const override { return Time::zero(); }
+  double pathRate(uint32_t, uint32_t) const override { return 1e9; }
   const std::vector<FlowRecord>& flowRecords() const override { return records_; }
   NetworkCounters networkCounters() const override { return {}; }
   std::vector<TransferRequest> requests;

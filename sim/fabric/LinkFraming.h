@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "sim/packet/IbFraming.h"
-#include "sim/packet/RoceFraming.h"
+#include "sim/fabric/IbFraming.h"
+#include "sim/fabric/RoceFraming.h"
 
 namespace fabricsim {
 
