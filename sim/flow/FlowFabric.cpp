@@ -1,0 +1,386 @@
+#include "sim/flow/FlowFabric.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/Error.h"
+#include "sim/routing/FlowHash.h"
+#include "sim/routing/PathLatency.h"
+
+namespace fabricsim {
+namespace {
+
+/// Bytes per picosecond of a bit rate.
+double bytesPerPs(BitRate r) {
+  return static_cast<double>(r.bitsPerSecond()) / 8e12;
+}
+
+bool finishLater(const auto& a, const auto& b) {
+  return a.at != b.at ? a.at > b.at : a.flow > b.flow;
+}
+
+}  // namespace
+
+FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib)
+    : sim_(sim),
+      topo_(topo),
+      spec_(spec),
+      fib_(fib),
+      framing_(spec.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce()),
+      mtu_(static_cast<uint32_t>(spec.links.mtu)) {
+  const std::string& algo = spec.routing.algorithm;
+  selection_ = algo == "flowlet"    ? Selection::Flowlet
+               : algo == "adaptive" ? Selection::Adaptive
+               : algo == "spray"    ? Selection::Spray
+                                    : Selection::Ecmp;
+  // Payload capacity: a full MTU of payload costs its framed size on the wire.
+  const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
+  for (PortId p = 0; p < topo.portCount(); ++p) solver_.addResource(bytesPerPs(topo.portRate(p)) * efficiency);
+  nvBase_ = static_cast<uint32_t>(topo.portCount());
+  nvCapacity_ = bytesPerPs(spec.hosts.nvlinkBandwidth);
+  nvLatency_ = spec.hosts.nvlinkLatency;
+  for (size_t g = 0; g < topo.gpuCount(); ++g) {
+    solver_.addResource(nvCapacity_);
+    solver_.addResource(nvCapacity_);
+  }
+  portBytes_.assign(topo.portCount(), 0.0);
+  ackWeight_ = static_cast<double>(framing_.ack) / (std::max(1, spec.nic.ackEvery) * framing_.dataWireBytes(mtu_));
+}
+
+std::vector<std::string> FlowFabric::unmodelledEffects() {
+  return {"congestion-control transients (rates are the converged max-min fair share at once)",
+          "queueing delay and buffer occupancy",
+          "ECN marking, PFC pauses and head-of-line blocking, InfiniBand credit stalls",
+          "packet drops and retransmission",
+          "congestion-notification traffic (ACKs are counted as a share of the NIC links)",
+          "packet reordering",
+          "link and switch failures during the run"};
+}
+
+Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record) {
+  hops_.clear();
+  ackHops_ = 0;
+  const NodeId srcHost = topo_.hostOfGpu(srcGpu);
+  if (srcHost == topo_.hostOfGpu(dstGpu)) {
+    hops_.push_back({nvOut(srcGpu), 1.0f});
+    hops_.push_back({nvIn(dstGpu), 1.0f});
+    return nvLatency_;
+  }
+  uint32_t srcNic = topo_.nicOfGpu(srcGpu);
+  const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
+  if (!fib_.reachable(topo_.attachedSwitch(srcNic), dstNic)) {
+    // PXN, as the packet backend: leave through this host's NIC on the destination's rail.
+    const uint32_t alt = srcHost * topo_.nicsPerHost() + topo_.localNic(dstNic);
+    SIM_CHECK(fib_.reachable(topo_.attachedSwitch(alt), dstNic),
+              "GPU " + std::to_string(srcGpu) + " cannot reach GPU " + std::to_string(dstGpu));
+    srcNic = alt;
+  }
+  uint64_t tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qp);
+  if (selection_ == Selection::Flowlet) tuple = FlowHash::mix(tuple ^ (static_cast<uint64_t>(record) << 1));
+  // The hashed (or least-loaded) path, hop by hop; it also gives the fixed latency.
+  const uint32_t firstPayload = static_cast<uint32_t>(std::min<Bytes>(bytes, mtu_));
+  const uint32_t frame = framing_.dataWireBytes(firstPayload);
+  PortId p = topo_.nicPort(srcNic);
+  hops_.push_back({p, 1.0f});
+  Time latency = topo_.portLatency(p);
+  NodeId at = topo_.peerNode(p);
+  while (!topo_.isHost(at)) {
+    latency += spec_.sw.latency;
+    PortId next = fib_.nextHop(at, dstNic, tuple);
+    SIM_CHECK(next != kInvalid, "switch " + topo_.node(at).name + " has no route to NIC " + std::to_string(dstNic) +
+                                    " (the flow backend does not model black-holed traffic)");
+    if (selection_ == Selection::Adaptive) {
+      const auto group = fib_.group(at, dstNic);
+      if (group.size() > 1) {
+        // Least loaded member; scanning from the hashed member breaks ties as the hash would.
+        const uint32_t start = FlowHash::select(tuple, fib_.switchSeed(at), static_cast<uint32_t>(group.size()));
+        double best = solver_.load(group[start]);
+        next = group[start];
+        for (size_t k = 1; k < group.size(); ++k) {
+          const PortId cand = group[(start + k) % group.size()];
+          const double l = solver_.load(cand);
+          if (l < best) {
+            best = l;
+            next = cand;
+          }
+        }
+      }
+    }
+    hops_.push_back({next, 1.0f});
+    latency += topo_.portLatency(next) + serializationTime(frame, topo_.portRate(next));
+    at = topo_.peerNode(next);
+  }
+  if (selection_ == Selection::Spray) {
+    // Even split: at each switch the fraction arriving is divided equally over its group.
+    hops_.resize(1);
+    frontier_.assign(1, {topo_.peerNode(hops_[0].resource), 1.0});
+    while (!frontier_.empty()) {
+      nextFrontier_.clear();
+      for (const auto& [node, frac] : frontier_) {
+        const auto group = fib_.group(node, dstNic);
+        auto add = [&](PortId port, double f) {
+          hops_.push_back({port, static_cast<float>(f)});
+          const NodeId nn = topo_.peerNode(port);
+          if (topo_.isHost(nn)) return;
+          for (auto& e : nextFrontier_)
+            if (e.first == nn) {
+              e.second += f;
+              return;
+            }
+          nextFrontier_.emplace_back(nn, f);
+        };
+        if (group.empty()) add(fib_.nextHop(node, dstNic, tuple), frac);
+        else
+          for (PortId m : group) add(m, frac / static_cast<double>(group.size()));
+      }
+      frontier_.swap(nextFrontier_);
+    }
+    // A port reached along several branches appears once, with the summed weight.
+    std::sort(hops_.begin(), hops_.end(),
+              [](const MaxMinSolver::Hop& a, const MaxMinSolver::Hop& b) { return a.resource < b.resource; });
+    size_t out = 0;
+    for (size_t i = 0; i < hops_.size(); ++i) {
+      if (out > 0 && hops_[out - 1].resource == hops_[i].resource) hops_[out - 1].weight += hops_[i].weight;
+      else hops_[out++] = hops_[i];
+    }
+    hops_.resize(out);
+    for (auto& h : hops_) h.weight = std::min(h.weight, 1.0f);
+  }
+  // Acknowledgements ride the reverse direction of the two NIC links: the destination's uplink
+  // and the source's downlink carry ack / (ackEvery x framed MTU) of the flow's rate.
+  ackHops_ = 0;
+  if (ackWeight_ > 0) {
+    hops_.push_back({topo_.nicPort(dstNic), static_cast<float>(ackWeight_)});
+    hops_.push_back({topo_.peerPort(topo_.nicPort(srcNic)), static_cast<float>(ackWeight_)});
+    ackHops_ = 2;
+  }
+  return latency;
+}
+
+double FlowFabric::pathRate(uint32_t srcGpu, uint32_t dstGpu) const {
+  if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu))
+    return static_cast<double>(spec_.hosts.nvlinkBandwidth.bitsPerSecond()) / 8;
+  // Clos links into and out of a host run at the host speed; the fabric is no slower per flow.
+  const BitRate nic = std::min(topo_.portRate(topo_.nicPort(topo_.nicOfGpu(srcGpu))),
+                               topo_.portRate(topo_.nicPort(topo_.nicOfGpu(dstGpu))));
+  const uint32_t mtu = static_cast<uint32_t>(spec_.links.mtu);
+  return static_cast<double>(nic.bitsPerSecond()) / 8 * mtu / framing_.dataWireBytes(mtu);
+}
+
+Time FlowFabric::pathLatency(uint32_t srcGpu, uint32_t dstGpu) const {
+  const NodeId srcHost = topo_.hostOfGpu(srcGpu);
+  if (srcHost == topo_.hostOfGpu(dstGpu)) return nvLatency_;
+  uint32_t srcNic = topo_.nicOfGpu(srcGpu);
+  const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
+  if (!fib_.reachable(topo_.attachedSwitch(srcNic), dstNic)) srcNic = srcHost * topo_.nicsPerHost() + topo_.localNic(dstNic);
+  return pathFixedLatency(topo_, fib_, srcNic, dstNic, FlowHash::queuePairTuple(srcNic, dstNic, 0, 0),
+                          framing_.dataWireBytes(mtu_), spec_.sw.latency);
+}
+
+std::vector<MaxMinSolver::Hop> FlowFabric::pathOf(const TransferRequest& r) {
+  route(r.srcGpu, r.dstGpu, r.trafficClass, r.qp, r.bytes, static_cast<uint32_t>(records_.size()));
+  return {hops_.begin(), hops_.end() - static_cast<long>(ackHops_)};
+}
+
+void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
+  SIM_CHECK(r.srcGpu < topo_.gpuCount() && r.dstGpu < topo_.gpuCount(), "transfer between unknown GPUs");
+  SIM_CHECK(r.trafficClass < 7, "traffic class 7 is reserved for control packets");
+  SIM_CHECK(r.bytes >= 0, "negative transfer size");
+  const uint32_t record = static_cast<uint32_t>(records_.size());
+  FlowRecord rec;
+  rec.srcGpu = r.srcGpu;
+  rec.dstGpu = r.dstGpu;
+  rec.bytes = r.bytes;
+  rec.start = sim_.now();
+  rec.intraHost = topo_.hostOfGpu(r.srcGpu) == topo_.hostOfGpu(r.dstGpu);
+  const Time latency = route(r.srcGpu, r.dstGpu, r.trafficClass, r.qp, r.bytes, record);
+  double bottleneck = 0;
+  for (size_t i = 0; i + ackHops_ < hops_.size(); ++i) {
+    const MaxMinSolver::Hop h = hops_[i];
+    const double c = solver_.capacity(h.resource) / h.weight;
+    bottleneck = bottleneck == 0 ? c : std::min(bottleneck, c);
+  }
+  rec.ideal = latency + Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / bottleneck)));
+  records_.push_back(rec);
+  pending_.push_back(Pending{r.tag, observer});
+  ++flowsStarted_;
+  if (!rec.intraHost) {
+    bytesSent_ += r.bytes;
+    for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
+      portBytes_[hops_[i].resource] += static_cast<double>(r.bytes) * hops_[i].weight;
+  }
+  if (r.bytes == 0) {
+    // Nothing to share: delivered after the path latency.
+    uint32_t slot;
+    if (!freeDeliveries_.empty()) {
+      slot = freeDeliveries_.back();
+      freeDeliveries_.pop_back();
+      deliveries_[slot] = record;
+    } else {
+      slot = static_cast<uint32_t>(deliveries_.size());
+      deliveries_.push_back(record);
+    }
+    sim_.schedule(sim_.now() + latency, this, kDeliveryBase + slot);
+    return;
+  }
+  const uint32_t f = solver_.addFlow(hops_);
+  if (f >= active_.size()) active_.resize(f + 1);
+  Active& a = active_[f];
+  const uint32_t gen = a.gen;  // stale finish entries of the id's previous flow must not match
+  a = Active{};
+  a.gen = gen + 1;
+  a.remaining = static_cast<double>(r.bytes);
+  a.last = sim_.now();
+  a.latency = latency;
+  a.record = record;
+  requestRecompute();
+}
+
+void FlowFabric::requestRecompute() {
+  if (recomputeScheduled_) return;
+  recomputeScheduled_ = true;
+  sim_.schedule(sim_.now(), this, kRecompute);
+}
+
+void FlowFabric::settle(uint32_t f, Time now) {
+  Active& a = active_[f];
+  a.remaining -= a.rate * static_cast<double>((now - a.last).picos());
+  a.last = now;
+}
+
+void FlowFabric::pushFinish(uint32_t f) {
+  Active& a = active_[f];
+  if (a.rate <= 0) return;
+  const double ps = std::max(0.0, a.remaining) / a.rate;
+  const Time at = a.last + Time::ps(static_cast<int64_t>(std::ceil(ps)));
+  finishHeap_.push_back(Finish{at, f, a.gen});
+  std::push_heap(finishHeap_.begin(), finishHeap_.end(), [](const Finish& x, const Finish& y) { return finishLater(x, y); });
+}
+
+void FlowFabric::recompute() {
+  const Time now = sim_.now();
+  solver_.solve([&](uint32_t f, double /*old*/) {
+    settle(f, now);
+    Active& a = active_[f];
+    a.rate = solver_.rate(f);
+    ++a.gen;
+    pushFinish(f);
+  });
+  scheduleCompletion();
+}
+
+void FlowFabric::scheduleCompletion() {
+  auto cmp = [](const Finish& x, const Finish& y) { return finishLater(x, y); };
+  while (!finishHeap_.empty() && finishHeap_.front().gen != active_[finishHeap_.front().flow].gen) {
+    std::pop_heap(finishHeap_.begin(), finishHeap_.end(), cmp);
+    finishHeap_.pop_back();
+  }
+  if (finishHeap_.empty()) return;
+  const Time at = finishHeap_.front().at;
+  if (at < nextCompletion_) {
+    nextCompletion_ = at;
+    sim_.schedule(at, this, kCompletion);
+  }
+}
+
+void FlowFabric::completeDue() {
+  const Time now = sim_.now();
+  auto cmp = [](const Finish& x, const Finish& y) { return finishLater(x, y); };
+  bool any = false;
+  while (!finishHeap_.empty() && finishHeap_.front().at <= now) {
+    const Finish e = finishHeap_.front();
+    std::pop_heap(finishHeap_.begin(), finishHeap_.end(), cmp);
+    finishHeap_.pop_back();
+    Active& a = active_[e.flow];
+    if (e.gen != a.gen) continue;
+    ++a.gen;  // no later entry of this flow is valid
+    solver_.removeFlow(e.flow);
+    uint32_t slot;
+    if (!freeDeliveries_.empty()) {
+      slot = freeDeliveries_.back();
+      freeDeliveries_.pop_back();
+      deliveries_[slot] = a.record;
+    } else {
+      slot = static_cast<uint32_t>(deliveries_.size());
+      deliveries_.push_back(a.record);
+    }
+    sim_.schedule(now + a.latency, this, kDeliveryBase + slot);
+    any = true;
+  }
+  if (any) requestRecompute();
+}
+
+void FlowFabric::deliver(uint32_t slot) {
+  const uint32_t record = deliveries_[slot];
+  freeDeliveries_.push_back(slot);
+  const Time now = sim_.now();
+  FlowRecord& rec = records_[record];
+  rec.finish = now;
+  if (!rec.intraHost) {
+    bytesDelivered_ += rec.bytes;
+    lastDelivery_ = std::max(lastDelivery_, now);
+  }
+  const Pending p = pending_[record];
+  if (p.observer) p.observer->onTransferDelivered(p.tag, now);
+}
+
+void FlowFabric::onEvent(uint32_t tag) {
+  if (tag == kRecompute) {
+    recomputeScheduled_ = false;
+    recompute();
+  } else if (tag == kCompletion) {
+    if (sim_.now() != nextCompletion_) return;  // superseded by an earlier completion event
+    nextCompletion_ = Time::max();
+    completeDue();
+    scheduleCompletion();
+  } else {
+    deliver(tag - kDeliveryBase);
+  }
+}
+
+size_t FlowFabric::memoryBytes() const {
+  return solver_.memoryBytes() + active_.capacity() * sizeof(Active) + finishHeap_.capacity() * sizeof(Finish) +
+         records_.capacity() * sizeof(FlowRecord) + pending_.capacity() * sizeof(Pending) +
+         deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double);
+}
+
+NetworkCounters FlowFabric::networkCounters() const {
+  NetworkCounters c;
+  c.bytesSent = bytesSent_;
+  c.bytesDelivered = bytesDelivered_;
+  c.goodputBytes = bytesDelivered_;
+  c.activeTime = lastDelivery_;
+  const Time end = lastDelivery_;
+  const double simPs = std::max(1.0, static_cast<double>(end.picos()));
+  const int tiers = std::max(1, topo_.tiers());
+  std::vector<TierCounters> tc(static_cast<size_t>(2 * tiers));
+  static const char* kTierNames[] = {"host-leaf", "leaf-spine", "spine-core", "tier3-tier4"};
+  for (int t = 0; t < tiers; ++t) {
+    tc[2 * t].name = std::string(kTierNames[std::min(t, 3)]) + " up";
+    tc[2 * t + 1].name = std::string(kTierNames[std::min(t, 3)]) + " down";
+  }
+  const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
+  double utilSum = 0;
+  for (PortId p = 0; p < topo_.portCount(); ++p) {
+    const LinkInfo& l = topo_.link(topo_.portLink(p));
+    const NodeId n = topo_.portNode(p);
+    const NodeId peer = topo_.peerNode(p);
+    const bool up = topo_.isHost(n) || (!topo_.isHost(peer) && topo_.node(peer).tier > topo_.node(n).tier);
+    const size_t idx = std::min(static_cast<size_t>(2 * l.tier + (up ? 0 : 1)), tc.size() - 1);
+    const double util = std::min(1.0, portBytes_[p] / (solver_.capacity(p) * simPs));
+    TierCounters& t = tc[idx];
+    ++t.links;
+    t.utilMean += util;
+    t.utilMax = std::max(t.utilMax, util);
+    t.wireBytes += static_cast<Bytes>(portBytes_[p] / efficiency);
+    utilSum += util;
+    c.linkUtilMax = std::max(c.linkUtilMax, util);
+  }
+  for (auto& t : tc)
+    if (t.links) t.utilMean /= static_cast<double>(t.links);
+  c.linkUtilMean = topo_.portCount() ? utilSum / static_cast<double>(topo_.portCount()) : 0;
+  c.perTier = std::move(tc);
+  return c;
+}
+
+}  // namespace fabricsim

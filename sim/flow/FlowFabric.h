@@ -1,0 +1,134 @@
+// FlowFabric: the flow-level backend behind the Fabric interface (DESIGN.md section 4).
+//
+// Models: every transfer as a fluid flow whose rate is its max-min fair share (MaxMinSolver)
+// of the resources on its path: each directed link's payload capacity (line rate x MTU
+// payload / framed MTU, so RoCEv2 and InfiniBand framing cost what they cost in the packet
+// backend), and per GPU an NVLink egress and an NVLink ingress of the host's NVLink bandwidth.
+// NIC limits are the host links themselves; a flow's ACKs take their share (one ACK frame per
+// ackEvery data frames) of the two NIC links in the reverse direction. Paths are the packet backend's: the same RoCEv2
+// queue-pair five-tuple (FlowHash::queuePairTuple) hashed by the same ECMP tables (EcmpFib,
+// static or installed by BGP), with PXN for GPUs whose NIC is on another rail, so ECMP
+// collisions are the same. Routing at flow level is the ideal of each scheme:
+//   ecmp, bgp  the hashed path;
+//   flowlet    a fresh hash per transfer (messages are separated by more than a flowlet gap);
+//   adaptive   at each switch the member of the ECMP group with the least load (sum of the
+//              active flows' weights) when the flow starts, ties broken by the hash;
+//   spray      an even split over every equal-cost path (each link used with weight = its
+//              share of the flow).
+// Rates are recomputed when flows start or finish; all changes at one timestamp are batched
+// into one recomputation of the connected parts of the fabric they touch (incremental).
+// A flow is delivered its fixed path latency after its last byte left the fluid: propagation,
+// switch latency and one frame's store-and-forward per switch hop (as the packet backend's
+// unloaded time).
+// Leaves out (reported in the results' backend_model.not_modelled): congestion-control
+// transients (rates are the converged fair share at once), queueing delay and buffer
+// occupancy, ECN marks, PFC pauses and head-of-line blocking, drops and retransmission, CNP
+// traffic, ACKs beyond the NIC links, packet reordering, and failures during the run.
+// Units: Bytes, Time (ps), rates in bytes per picosecond internally.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/core/Simulator.h"
+#include "sim/fabric/Fabric.h"
+#include "sim/fabric/LinkFraming.h"
+#include "sim/flow/MaxMinSolver.h"
+#include "sim/routing/EcmpFib.h"
+#include "sim/topology/Topology.h"
+
+namespace fabricsim {
+
+class FlowFabric final : public Fabric, public EventHandler {
+ public:
+  FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib);
+
+  void send(const TransferRequest& request, TransferObserver* observer) override;
+  std::string backendName() const override { return "flow"; }
+  Time pathLatency(uint32_t srcGpu, uint32_t dstGpu) const override;
+  double pathRate(uint32_t srcGpu, uint32_t dstGpu) const override;
+  const std::vector<FlowRecord>& flowRecords() const override { return records_; }
+  NetworkCounters networkCounters() const override;
+  void onEvent(uint32_t tag) override;
+
+  /// The effects this backend does not model, for the results.
+  static std::vector<std::string> unmodelledEffects();
+
+  // ---- statistics (results, benchmarks, tests) ----
+  const MaxMinSolver& solver() const { return solver_; }
+  uint64_t flowsStarted() const { return flowsStarted_; }
+  /// Bytes held by the backend's tables (solver, active flows, records), for the memory figures.
+  size_t memoryBytes() const;
+  /// Payload capacity of directed port `p` in bytes per picosecond.
+  double portCapacity(PortId p) const { return solver_.capacity(p); }
+  /// The resources (ports, then NVLink egress and ingress per GPU) a transfer would use now,
+  /// with weights, in path order (sprayed: sorted by port); without the ACK share (tests).
+  std::vector<MaxMinSolver::Hop> pathOf(const TransferRequest& request);
+
+ private:
+  enum : uint32_t { kRecompute = 0, kCompletion = 1, kDeliveryBase = 2 };
+  struct Active {
+    double remaining = 0;  ///< bytes not yet through the bottleneck at `last`
+    double rate = 0;       ///< bytes per ps
+    Time last;
+    Time latency;          ///< fixed delay added after the fluid part
+    uint32_t record = 0;
+    uint32_t gen = 0;
+  };
+  struct Finish {
+    Time at;
+    uint32_t flow;
+    uint32_t gen;
+  };
+  struct Pending {
+    uint64_t tag;
+    TransferObserver* observer;
+  };
+
+  /// Fills hops_ with the path of a transfer and returns its fixed latency.
+  Time route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record);
+  void requestRecompute();
+  void recompute();
+  void settle(uint32_t f, Time now);
+  void pushFinish(uint32_t f);
+  void completeDue();
+  void scheduleCompletion();
+  void deliver(uint32_t slot);
+  uint32_t nvOut(uint32_t gpu) const { return nvBase_ + 2 * gpu; }
+  uint32_t nvIn(uint32_t gpu) const { return nvBase_ + 2 * gpu + 1; }
+
+  Simulator& sim_;
+  const Topology& topo_;
+  const TopologySpec& spec_;
+  const EcmpFib& fib_;
+  LinkFraming framing_;
+  uint32_t mtu_;
+  enum class Selection : uint8_t { Ecmp, Flowlet, Adaptive, Spray } selection_;
+  MaxMinSolver solver_;
+  uint32_t nvBase_ = 0;
+  double nvCapacity_ = 0;
+  Time nvLatency_;
+  double ackWeight_ = 0;  ///< share of a flow's rate its ACKs take on the reverse NIC links
+  size_t ackHops_ = 0;    ///< the last hops_ entries that are the ACK share
+
+  std::vector<Active> active_;  ///< by solver flow id
+  std::vector<Finish> finishHeap_;
+  Time nextCompletion_ = Time::max();
+  bool recomputeScheduled_ = false;
+  std::vector<FlowRecord> records_;
+  std::vector<Pending> pending_;  ///< per record
+  std::vector<uint32_t> deliveries_;  ///< per delivery slot: the record
+  std::vector<uint32_t> freeDeliveries_;
+  std::vector<double> portBytes_;     ///< payload bytes carried per port (weights applied)
+  std::vector<MaxMinSolver::Hop> hops_;  ///< scratch: path being built
+  std::vector<std::pair<NodeId, double>> frontier_, nextFrontier_;  ///< scratch: spraying
+  Time lastDelivery_;
+  Bytes bytesSent_ = 0;
+  Bytes bytesDelivered_ = 0;
+  uint64_t flowsStarted_ = 0;
+};
+
+}  // namespace fabricsim

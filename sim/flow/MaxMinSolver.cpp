@@ -1,0 +1,241 @@
+#include "sim/flow/MaxMinSolver.h"
+
+#include <algorithm>
+
+#include "sim/core/Error.h"
+
+namespace fabricsim {
+namespace {
+
+/// Min-heap order on (share, resource): deterministic among equal shares.
+bool later(const auto& a, const auto& b) {
+  return a.share != b.share ? a.share > b.share : a.resource > b.resource;
+}
+
+}  // namespace
+
+uint32_t MaxMinSolver::addResource(double capacity) {
+  SIM_CHECK(capacity > 0, "a resource needs a positive capacity");
+  res_.push_back(Resource{capacity, 0, 0, {}});
+  resStamp_.push_back(0);
+  remaining_.push_back(0);
+  weight_.push_back(0);
+  done_.push_back(0);
+  kind_.push_back(0);
+  bottleneck_.push_back(0);
+  setUsage_.push_back(0);
+  setUsers_.push_back(0);
+  return static_cast<uint32_t>(res_.size() - 1);
+}
+
+uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
+  SIM_CHECK(!hops.empty(), "a flow needs at least one resource");
+  const uint32_t n = static_cast<uint32_t>(hops.size());
+  uint32_t f;
+  if (!freeFlows_.empty()) {
+    f = freeFlows_.back();
+    freeFlows_.pop_back();
+  } else {
+    f = static_cast<uint32_t>(flows_.size());
+    flows_.emplace_back();
+    flowStamp_.push_back(0);
+    frozen_.push_back(0);
+  }
+  uint32_t offset;
+  if (n < freeHops_.size() && !freeHops_[n].empty()) {
+    offset = freeHops_[n].back();
+    freeHops_[n].pop_back();
+  } else {
+    offset = static_cast<uint32_t>(hops_.size());
+    hops_.resize(hops_.size() + n);
+    hopSlot_.resize(hops_.size());
+  }
+  Flow& fl = flows_[f];
+  fl = Flow{offset, n, 0, 0, true};
+  for (uint32_t i = 0; i < n; ++i) {
+    const Hop h = hops[i];
+    SIM_DCHECK(h.resource < res_.size() && h.weight > 0 && h.weight <= 1, "bad hop");
+    hops_[offset + i] = h;
+    Resource& r = res_[h.resource];
+    hopSlot_[offset + i] = static_cast<uint32_t>(r.users.size());
+    r.users.push_back(User{f, i});
+    r.weightSum += h.weight;
+  }
+  newFlows_.push_back(f);
+  peakActive_ = std::max(peakActive_, ++active_);
+  return f;
+}
+
+void MaxMinSolver::removeFlow(uint32_t f) {
+  Flow& fl = flows_[f];
+  SIM_CHECK(fl.alive, "removing a flow twice");
+  for (uint32_t i = 0; i < fl.count; ++i) {
+    const Hop h = hops_[fl.offset + i];
+    // Flows bottlenecked where this one leaves may now grow: that resource must be expanded.
+    if (saturated(h.resource)) expand_.push_back(h.resource);
+    Resource& r = res_[h.resource];
+    const uint32_t slot = hopSlot_[fl.offset + i];
+    const User moved = r.users.back();
+    r.users[slot] = moved;
+    hopSlot_[flows_[moved.flow].offset + moved.hop] = slot;
+    r.users.pop_back();
+    r.weightSum -= h.weight;
+    r.usage -= fl.rate * h.weight;
+    if (r.users.empty()) r.weightSum = r.usage = 0;  // no drift left behind by float sums
+  }
+  if (fl.count >= freeHops_.size()) freeHops_.resize(fl.count + 1);
+  freeHops_[fl.count].push_back(fl.offset);
+  fl.alive = false;
+  fl.rate = fl.next = 0;
+  freeFlows_.push_back(f);
+  --active_;
+}
+
+void MaxMinSolver::expandResource(uint32_t r) {
+  // Every flow on an expanded resource joins the set.
+  if (resStamp_[r] == epoch_ && kind_[r] == 1) return;
+  if (resStamp_[r] != epoch_) {
+    resStamp_[r] = epoch_;
+    compRes_.push_back(r);
+  }
+  kind_[r] = 1;
+  for (const User& u : res_[r].users) {
+    if (flowStamp_[u.flow] == epoch_) continue;
+    flowStamp_[u.flow] = epoch_;
+    compFlows_.push_back(u.flow);
+  }
+}
+
+bool MaxMinSolver::collectAndFill() {
+  if (++epoch_ == 0) {  // stamps wrapped: clear them once every 2^32 rounds
+    std::fill(resStamp_.begin(), resStamp_.end(), 0);
+    std::fill(flowStamp_.begin(), flowStamp_.end(), 0);
+    epoch_ = 1;
+  }
+  compRes_.clear();
+  compFlows_.clear();
+  for (uint32_t f : newFlows_) {
+    if (!flows_[f].alive || flowStamp_[f] == epoch_) continue;
+    flowStamp_[f] = epoch_;
+    compFlows_.push_back(f);
+  }
+  for (uint32_t r : expand_) expandResource(r);
+  // Grow through saturated resources; unsaturated ones become edge constraints.
+  for (size_t i = 0; i < compFlows_.size(); ++i) {
+    const Flow& fl = flows_[compFlows_[i]];
+    for (uint32_t k = 0; k < fl.count; ++k) {
+      const uint32_t r = hops_[fl.offset + k].resource;
+      if (resStamp_[r] == epoch_) continue;
+      if (saturated(r)) {
+        expandResource(r);
+      } else {
+        resStamp_[r] = epoch_;
+        kind_[r] = 2;
+        compRes_.push_back(r);
+      }
+    }
+  }
+  flowsRecomputed_ += compFlows_.size();
+
+  // Capacity left to the set on each resource, and the set's weight there.
+  for (uint32_t r : compRes_) {
+    weight_[r] = 0;
+    setUsage_[r] = 0;
+    setUsers_[r] = 0;
+    done_[r] = 0;
+    bottleneck_[r] = 0;
+  }
+  for (uint32_t f : compFlows_) {
+    frozen_[f] = 0;
+    const Flow& fl = flows_[f];
+    for (uint32_t k = 0; k < fl.count; ++k) {
+      const Hop h = hops_[fl.offset + k];
+      weight_[h.resource] += h.weight;
+      setUsage_[h.resource] += fl.rate * h.weight;
+      ++setUsers_[h.resource];
+    }
+  }
+  heap_.clear();
+  for (uint32_t r : compRes_) {
+    const Resource& res = res_[r];
+    const double background = kind_[r] == 1 ? 0.0 : std::max(0.0, res.usage - setUsage_[r]);
+    remaining_[r] = std::max(0.0, res.capacity - background);
+    if (weight_[r] > 0) heap_.push_back(HeapEntry{remaining_[r] / weight_[r], r, 0});
+  }
+  auto cmp = [](const HeapEntry& a, const HeapEntry& b) { return later(a, b); };
+  std::make_heap(heap_.begin(), heap_.end(), cmp);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), cmp);
+    const HeapEntry e = heap_.back();
+    heap_.pop_back();
+    if (done_[e.resource]) continue;
+    // Keys are lower bounds (a resource's share only grows as flows elsewhere freeze below it):
+    // an entry whose resource's share has grown goes back with its current share.
+    const double current = std::max(0.0, remaining_[e.resource]) / weight_[e.resource];
+    if (current > e.share * (1 + 1e-12)) {
+      heap_.push_back(HeapEntry{current, e.resource, 0});
+      std::push_heap(heap_.begin(), heap_.end(), cmp);
+      continue;
+    }
+    done_[e.resource] = 1;
+    bottleneck_[e.resource] = 1;
+    // Every unfrozen flow here is bottlenecked here: it gets this resource's fair share.
+    const double share = current;
+    for (const User& u : res_[e.resource].users) {
+      if (flowStamp_[u.flow] != epoch_ || frozen_[u.flow]) continue;
+      frozen_[u.flow] = 1;
+      Flow& fl = flows_[u.flow];
+      fl.next = share;
+      for (uint32_t k = 0; k < fl.count; ++k) {
+        const Hop h = hops_[fl.offset + k];
+        if (done_[h.resource]) continue;
+        remaining_[h.resource] -= share * h.weight;
+        weight_[h.resource] -= h.weight;
+        if (weight_[h.resource] <= 1e-9) done_[h.resource] = 1;  // every set flow on it is frozen
+      }
+    }
+  }
+  // An edge resource that became a bottleneck while carrying flows outside the set: those
+  // flows may now exceed the set's share there, so they must be recomputed too.
+  bool complete = true;
+  for (uint32_t r : compRes_) {
+    if (kind_[r] == 2 && bottleneck_[r] && res_[r].users.size() > setUsers_[r]) {
+      expand_.push_back(r);
+      complete = false;
+    }
+  }
+  return complete;
+}
+
+void MaxMinSolver::commit() {
+  for (uint32_t f : compFlows_) {
+    const Flow& fl = flows_[f];
+    const double delta = fl.next - fl.rate;
+    if (delta == 0) continue;
+    for (uint32_t k = 0; k < fl.count; ++k) {
+      const Hop h = hops_[fl.offset + k];
+      if (kind_[h.resource] == 2) res_[h.resource].usage += delta * h.weight;
+    }
+  }
+  // Expanded resources hold only set flows: their usage is summed afresh (no drift).
+  for (uint32_t r : compRes_) {
+    if (kind_[r] != 1) continue;
+    double u = 0;
+    for (const User& x : res_[r].users) u += flows_[x.flow].next * hops_[flows_[x.flow].offset + x.hop].weight;
+    res_[r].usage = u;
+  }
+  expand_.clear();
+  newFlows_.clear();
+}
+
+size_t MaxMinSolver::memoryBytes() const {
+  size_t b = res_.capacity() * sizeof(Resource) + flows_.capacity() * sizeof(Flow) +
+             hops_.capacity() * sizeof(Hop) + hopSlot_.capacity() * sizeof(uint32_t);
+  for (const auto& r : res_) b += r.users.capacity() * sizeof(User);
+  b += (resStamp_.capacity() + flowStamp_.capacity() + setUsers_.capacity()) * sizeof(uint32_t);
+  b += (remaining_.capacity() + weight_.capacity() + setUsage_.capacity()) * sizeof(double);
+  b += done_.capacity() + frozen_.capacity() + kind_.capacity() + bottleneck_.capacity();
+  return b;
+}
+
+}  // namespace fabricsim

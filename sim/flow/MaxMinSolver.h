@@ -1,0 +1,147 @@
+// MaxMinSolver: max-min fair rates of fluid flows sharing capacitated resources.
+//
+// Models: the rate allocation that an ideal congestion control converges to: every flow gets
+// the same rate as every other flow on its bottleneck, and no flow can be given more without
+// taking from one that has no more (max-min fairness), computed by progressive filling
+// ("water filling"): repeatedly saturate the resource with the smallest fair share, freeze its
+// flows at that share, and subtract them from the other resources on their paths.
+// A flow may use a resource with a weight w in (0, 1]: it then consumes w x its rate there
+// (a sprayed flow spreading evenly over parallel links uses each with weight 1/links).
+// Recomputation is incremental and exact: a change can only alter the rates of flows that
+// share a saturated resource with a changed flow, transitively. A solve therefore starts from
+// the flows added since the last one and the saturated resources a flow left, and grows the set
+// only through saturated resources; the unsaturated resources at its edge enter as constraints
+// whose other flows keep their rates (their consumption is subtracted from the capacity). If
+// one of those edge resources becomes a bottleneck while it carries flows outside the set, it
+// joins the set and the solve is repeated. Everything else keeps its rates, which max-min
+// leaves unchanged: their bottlenecks are saturated resources the change never reached.
+// Leaves out: per-flow rate caps other than the resources, weighted (non-equal) fairness,
+// and everything transient: rates jump to the fair share at once.
+// Units: capacities and rates in bytes per picosecond (double); weights dimensionless.
+// Cost of a solve: O((F H + R) log R) for the F flows with H hops on the R resources of the
+// dirty components.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace fabricsim {
+
+class MaxMinSolver {
+ public:
+  struct Hop {
+    uint32_t resource;
+    float weight;  ///< share of the flow's rate this resource carries, in (0, 1]
+  };
+
+  /// Adds a resource of `capacity` bytes/ps; returns its id (ids are dense from 0).
+  uint32_t addResource(double capacity);
+  size_t resources() const { return res_.size(); }
+  double capacity(uint32_t r) const { return res_[r].capacity; }
+
+  /// Adds a flow over `hops` (each resource at most once); its rate is 0 until the next solve.
+  /// Returns its id; ids of removed flows are reused.
+  uint32_t addFlow(std::span<const Hop> hops);
+  /// Removes flow `f`; its resources are recomputed at the next solve.
+  void removeFlow(uint32_t f);
+
+  /// Recomputes the rates of every flow connected to a resource touched since the last solve
+  /// and calls `changed(f, oldRate)` for each flow whose rate differs from before.
+  template <class Changed>
+  void solve(Changed&& changed) {
+    if (expand_.empty() && newFlows_.empty()) return;
+    ++solves_;
+    while (!collectAndFill()) ++repeats_;
+    commit();
+    for (uint32_t f : compFlows_) {
+      Flow& fl = flows_[f];
+      if (fl.next != fl.rate) {
+        const double old = fl.rate;
+        fl.rate = fl.next;
+        changed(f, old);
+      }
+    }
+  }
+  bool pending() const { return !expand_.empty() || !newFlows_.empty(); }
+  /// True when the committed rates on `r` use its whole capacity (a bottleneck).
+  bool saturated(uint32_t r) const { return res_[r].usage >= res_[r].capacity * (1 - kSaturation); }
+  /// Sum of rate x weight of the flows on `r` at the last solve.
+  double usage(uint32_t r) const { return res_[r].usage; }
+
+  double rate(uint32_t f) const { return flows_[f].rate; }
+  std::span<const Hop> hops(uint32_t f) const { return {&hops_[flows_[f].offset], flows_[f].count}; }
+  /// Sum of the weights of the flows on resource `r` (the load an adaptive router compares).
+  double load(uint32_t r) const { return res_[r].weightSum; }
+  size_t activeFlows() const { return active_; }
+  size_t peakActiveFlows() const { return peakActive_; }
+
+  uint64_t solves() const { return solves_; }
+  /// Rounds repeated because an edge resource had to join the set.
+  uint64_t repeats() const { return repeats_; }
+  /// Flows whose rate was recomputed, summed over solves (the work done).
+  uint64_t flowsRecomputed() const { return flowsRecomputed_; }
+  /// Bytes held by the solver's tables.
+  size_t memoryBytes() const;
+
+ private:
+  struct User {
+    uint32_t flow;
+    uint32_t hop;  ///< index of the hop within the flow
+  };
+  struct Resource {
+    double capacity = 0;
+    double weightSum = 0;
+    double usage = 0;  ///< sum of committed rate x weight
+    std::vector<User> users;
+  };
+  static constexpr double kSaturation = 1e-9;
+  struct Flow {
+    uint32_t offset = 0;  ///< first hop in hops_
+    uint32_t count = 0;
+    double rate = 0;
+    double next = 0;  ///< rate being computed by the current solve
+    bool alive = false;
+  };
+  /// One round: collects the set and fills it; false when an edge resource must join the set.
+  bool collectAndFill();
+  void expandResource(uint32_t r);
+  void commit();
+
+  std::vector<Resource> res_;
+  std::vector<Flow> flows_;
+  std::vector<Hop> hops_;
+  std::vector<uint32_t> hopSlot_;  ///< per hop: its index in the resource's users list
+  std::vector<std::vector<uint32_t>> freeHops_;  ///< free hop blocks by size
+  std::vector<uint32_t> freeFlows_;
+  std::vector<uint32_t> expand_;    ///< resources the next solve must expand
+  std::vector<uint32_t> newFlows_;  ///< flows added since the last solve
+  size_t active_ = 0;
+  size_t peakActive_ = 0;
+  uint64_t solves_ = 0;
+  uint64_t repeats_ = 0;
+  uint64_t flowsRecomputed_ = 0;
+
+  // Scratch of one solve, indexed by resource or flow; stamped so nothing is cleared.
+  uint32_t epoch_ = 0;
+  std::vector<uint32_t> resStamp_;
+  std::vector<uint32_t> flowStamp_;
+  std::vector<uint32_t> compRes_;
+  std::vector<uint32_t> compFlows_;
+  std::vector<double> remaining_;
+  std::vector<double> weight_;
+  std::vector<uint8_t> done_;
+  std::vector<uint8_t> kind_;        ///< 1 expanded (all its flows in the set), 2 edge constraint
+  std::vector<uint8_t> bottleneck_;  ///< froze at least one flow in this fill
+  std::vector<double> setUsage_;     ///< old rate x weight of the set's flows on the resource
+  std::vector<uint32_t> setUsers_;   ///< the set's flows on the resource
+  std::vector<uint8_t> frozen_;
+  struct HeapEntry {
+    double share;
+    uint32_t resource;
+    uint32_t unused;
+  };
+  std::vector<HeapEntry> heap_;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,381 @@
+// The flow backend (FlowFabric) on small fabrics: a lone transfer takes bytes / payload rate plus
+// the fixed path latency and agrees with the packet backend; an incast shares the receiver's
+// link equally and conserves bytes; ECMP paths are exactly the packet backend's (same five-tuple
+// hash, same tables, PXN included); adaptive routing avoids a collision ECMP makes and spraying
+// splits evenly; the same run twice gives identical records.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/config/WorkloadSpec.h"
+#include "sim/core/Simulator.h"
+#include "sim/fabric/LinkFraming.h"
+#include "sim/flow/FlowFabric.h"
+#include "sim/packet/PacketFabric.h"
+#include "sim/routing/EcmpFib.h"
+#include "sim/routing/FlowHash.h"
+#include "sim/topology/TopologyBuilder.h"
+#include "sim/workload/PatternWorkload.h"
+#include "tests/support/PacketBench.h"
+
+using namespace fabricsim;
+using namespace fabricsim::literals;
+using fabricsim::testsupport::DeliveryLog;
+using fabricsim::testsupport::leafSpineSpec;
+using fabricsim::testsupport::PacketBench;
+
+namespace {
+
+/// Everything a flow-level run needs, built from one spec and seed (as PacketBench).
+struct FlowBench {
+  explicit FlowBench(const TopologySpec& s, uint64_t seed = 1)
+      : spec(s), topo(buildTopology(spec)), sim(seed), fib(*topo, seed), fabric(sim, *topo, spec, fib) {}
+  TopologySpec spec;
+  std::unique_ptr<Topology> topo;
+  Simulator sim;
+  EcmpFib fib;
+  FlowFabric fabric;
+};
+
+/// Payload bytes per picosecond of a link of `rate` carrying full-MTU frames.
+double payloadRate(const TopologySpec& s, BitRate rate) {
+  const LinkFraming f = s.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce();
+  const uint32_t mtu = static_cast<uint32_t>(s.links.mtu);
+  return static_cast<double>(rate.bitsPerSecond()) / 8e12 * mtu / f.dataWireBytes(mtu);
+}
+
+/// The ports the packet backend's tables route a queue pair over: the NIC's port, then the
+/// hashed member at every switch (PacketFabric::send and idealNetworkTime), with PXN.
+std::vector<PortId> packetPath(const Topology& topo, const EcmpFib& fib, uint32_t srcGpu, uint32_t dstGpu,
+                               uint8_t tc, uint16_t qp) {
+  uint32_t srcNic = topo.nicOfGpu(srcGpu);
+  const uint32_t dstNic = topo.nicOfGpu(dstGpu);
+  if (!fib.reachable(topo.attachedSwitch(srcNic), dstNic))
+    srcNic = topo.hostOfGpu(srcGpu) * topo.nicsPerHost() + topo.localNic(dstNic);
+  const uint64_t tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qp);
+  std::vector<PortId> ports;
+  PortId p = topo.nicPort(srcNic);
+  ports.push_back(p);
+  NodeId at = topo.peerNode(p);
+  while (!topo.isHost(at)) {
+    p = fib.nextHop(at, dstNic, tuple);
+    ports.push_back(p);
+    at = topo.peerNode(p);
+  }
+  return ports;
+}
+
+/// Fixed latency of a path computed from first principles: every link's propagation, and per
+/// switch its latency and one frame's serialization on the port it forwards to.
+Time fixedLatency(const Topology& topo, const TopologySpec& s, const std::vector<PortId>& ports, uint32_t frame) {
+  Time t = topo.portLatency(ports[0]);
+  for (size_t i = 1; i < ports.size(); ++i)
+    t += s.sw.latency + topo.portLatency(ports[i]) + serializationTime(frame, topo.portRate(ports[i]));
+  return t;
+}
+
+TransferRequest transfer(uint32_t src, uint32_t dst, Bytes bytes, uint64_t tag = 0, uint16_t qp = 0) {
+  TransferRequest r;
+  r.srcGpu = src;
+  r.dstGpu = dst;
+  r.bytes = bytes;
+  r.qp = qp;
+  r.tag = tag;
+  return r;
+}
+
+/// A GPU on a different leaf than `gpu` (leaf-spine: the NIC's attached switch differs).
+uint32_t gpuOnOtherLeaf(const Topology& topo, uint32_t gpu) {
+  for (uint32_t g = 0; g < topo.gpuCount(); ++g)
+    if (topo.attachedSwitch(topo.nicOfGpu(g)) != topo.attachedSwitch(topo.nicOfGpu(gpu))) return g;
+  ADD_FAILURE() << "no GPU on another leaf";
+  return 0;
+}
+
+}  // namespace
+
+TEST(FlowBackend, LoneTransferTakesBytesOverPayloadRatePlusFixedLatency) {
+  for (const char* tech : {"roce", "infiniband"}) {
+    for (Bytes bytes : {Bytes{1 << 20}, Bytes{1'000'000}, Bytes{64 * 4096}}) {
+      SCOPED_TRACE(std::string(tech) + " " + std::to_string(bytes) + " B");
+      TopologySpec s = leafSpineSpec(2, 2, 2, tech);
+      s.sw.latency = 300_ns;
+      FlowBench fb(s);
+      const uint32_t dst = gpuOnOtherLeaf(*fb.topo, 0);
+      DeliveryLog log;
+      fb.fabric.send(transfer(0, dst, bytes, 7), &log);
+      fb.sim.run();
+      ASSERT_EQ(log.at.count(7), 1u);
+
+      const std::vector<PortId> ports = packetPath(*fb.topo, fb.fib, 0, dst, 0, 0);
+      ASSERT_EQ(ports.size(), 4u);  // NIC, leaf up, spine down, leaf down
+      const LinkFraming f = std::string(tech) == "infiniband" ? LinkFraming::ib() : LinkFraming::roce();
+      const Time latency = fixedLatency(*fb.topo, s, ports, f.dataWireBytes(static_cast<uint32_t>(s.links.mtu)));
+      const double fluidPs = static_cast<double>(bytes) / payloadRate(s, BitRate::gbps(100));
+      const double expected = static_cast<double>(latency.picos()) + fluidPs;
+      const double got = static_cast<double>(log.at[7].picos());
+      EXPECT_NEAR(got, expected, 1.0 * static_cast<double>(ports.size())) << "got " << got << " ps";
+      EXPECT_EQ(fb.fabric.pathLatency(0, dst), latency);
+
+      const FlowRecord& rec = fb.fabric.flowRecords().at(0);
+      EXPECT_EQ(rec.finish, log.at[7]);
+      EXPECT_FALSE(rec.intraHost);
+      // Alone on the fabric it takes exactly its ideal.
+      EXPECT_NEAR(static_cast<double>(rec.fct().picos()), static_cast<double>(rec.ideal.picos()), 4.0);
+
+      // The packet backend on the same fabric: its unloaded ideal and its actual delivery.
+      PacketBench pb(s);
+      DeliveryLog plog;
+      pb.fabric.send(transfer(0, dst, bytes, 7), &plog);
+      pb.sim.run();
+      ASSERT_EQ(plog.at.count(7), 1u);
+      const double packetIdeal = static_cast<double>(pb.fabric.flowRecords().at(0).ideal.picos());
+      const double packetActual = static_cast<double>(plog.at[7].picos());
+      EXPECT_NEAR(got / packetIdeal, 1.0, 0.01) << "flow " << got << " ps, packet ideal " << packetIdeal << " ps";
+      EXPECT_NEAR(got / packetActual, 1.0, 0.01) << "flow " << got << " ps, packet " << packetActual << " ps";
+      EXPECT_EQ(pb.fabric.pathLatency(0, dst), fb.fabric.pathLatency(0, dst));
+      std::printf("[ lone %s %lld B ] flow %.6f us, packet ideal %.6f us, packet %.6f us (flow/packet %.5f)\n", tech,
+                  static_cast<long long>(bytes), got / 1e6, packetIdeal / 1e6, packetActual / 1e6, got / packetActual);
+    }
+  }
+}
+
+TEST(FlowBackend, IncastSharesTheReceiverEquallyAndConservesBytes) {
+  const TopologySpec s = leafSpineSpec(2, 2, 4);  // 8 hosts: 3 senders on the receiver's leaf, 4 across
+  const Bytes bytes = 1 << 20;
+  const double fluid = static_cast<double>(bytes) / payloadRate(s, BitRate::gbps(100));
+
+  FlowBench fb(s);
+  const uint32_t n = static_cast<uint32_t>(fb.topo->gpuCount()) - 1;
+  DeliveryLog log;
+  for (uint32_t g = 1; g <= n; ++g) fb.fabric.send(transfer(g, 0, bytes, g), &log);
+  fb.sim.run();
+  ASSERT_EQ(log.at.size(), n);
+  for (uint32_t g = 1; g <= n; ++g) {
+    // Every sender gets 1/n of the receiver's link for the whole transfer.
+    const double fluidPart = static_cast<double>((log.at[g] - fb.fabric.pathLatency(g, 0)).picos());
+    EXPECT_NEAR(fluidPart / (n * fluid), 1.0, 1e-6) << "sender " << g;
+  }
+  const NetworkCounters c = fb.fabric.networkCounters();
+  EXPECT_EQ(c.bytesSent, static_cast<Bytes>(n) * bytes);
+  EXPECT_EQ(c.bytesDelivered, c.bytesSent);
+  EXPECT_EQ(c.goodputBytes, c.bytesSent);
+  EXPECT_EQ(c.bytesDropped, 0);
+  EXPECT_EQ(fb.fabric.solver().activeFlows(), 0u);
+  EXPECT_EQ(fb.fabric.flowsStarted(), n);
+  EXPECT_EQ(fb.fabric.solver().peakActiveFlows(), n);
+  // The receiver's port was busy for the whole run: its tier's peak utilisation is ~1.
+  EXPECT_GT(c.linkUtilMax, 0.95);
+  EXPECT_LE(c.linkUtilMax, 1.0);
+}
+
+TEST(FlowBackend, EcmpPathsAreThePacketBackendsPaths) {
+  struct Case {
+    const char* name;
+    TopologySpec spec;
+  };
+  std::vector<Case> cases;
+  {
+    TopologySpec s = leafSpineSpec(4, 4, 4);
+    s.leafSpine.linksPerSpine = 2;
+    cases.push_back({"leaf-spine 4x4 x2 links", s});
+  }
+  {
+    TopologySpec s;
+    s.kind = TopologyKind::FatTree;
+    s.fatTree = {8, 8, 4};
+    cases.push_back({"fat-tree k=8", s});
+  }
+  {
+    // Rail-optimized, 2 rails without shared spines: cross-rail transfers leave through PXN.
+    TopologySpec s;
+    s.kind = TopologyKind::RailOptimized;
+    s.rail.rails = 2;
+    s.rail.leafSpine = {2, 2, 2, 2};
+    s.rail.sharedSpines = false;
+    s.hosts.gpusPerHost = 2;
+    s.hosts.nicsPerHost = 2;
+    cases.push_back({"rail-optimized 2 rails (PXN)", s});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    for (uint64_t seed : {1u, 9u}) {
+      FlowBench fb(c.spec, seed);
+      PacketBench pb(c.spec, seed);
+      const Topology& topo = *fb.topo;
+      std::mt19937_64 rng(seed);
+      std::uniform_int_distribution<uint32_t> gpu(0, static_cast<uint32_t>(topo.gpuCount() - 1));
+      std::uniform_int_distribution<int> tc(0, 6), qp(0, 15);
+      std::set<std::vector<PortId>> distinct;
+      int interHost = 0;
+      for (int i = 0; i < 3000; ++i) {
+        const uint32_t src = gpu(rng), dst = gpu(rng);
+        TransferRequest r = transfer(src, dst, 1 << 20, 0, static_cast<uint16_t>(qp(rng)));
+        r.trafficClass = static_cast<uint8_t>(tc(rng));
+        const auto hops = fb.fabric.pathOf(r);
+        if (topo.hostOfGpu(src) == topo.hostOfGpu(dst)) {
+          // NVLink: the source GPU's egress and the destination GPU's ingress.
+          ASSERT_EQ(hops.size(), 2u);
+          EXPECT_EQ(hops[0].resource, topo.portCount() + 2 * src);
+          EXPECT_EQ(hops[1].resource, topo.portCount() + 2 * dst + 1);
+          continue;
+        }
+        ++interHost;
+        // The packet backend's tables (pb.fib: built independently from the same seed).
+        const std::vector<PortId> want = packetPath(*pb.topo, pb.fib, src, dst, r.trafficClass, r.qp);
+        ASSERT_EQ(hops.size(), want.size()) << src << " -> " << dst << " qp " << r.qp;
+        for (size_t k = 0; k < want.size(); ++k) {
+          EXPECT_EQ(hops[k].resource, want[k]) << src << " -> " << dst << " qp " << r.qp << " hop " << k;
+          EXPECT_EQ(hops[k].weight, 1.0f);
+        }
+        distinct.insert(want);
+        EXPECT_EQ(fb.fabric.pathLatency(src, dst), pb.fabric.pathLatency(src, dst));
+      }
+      EXPECT_GT(interHost, 2000);
+      // The hash really spreads paths: many more distinct paths than one per pair (the small
+      // rail-optimized case has 136 in all, the others several hundred).
+      EXPECT_GT(distinct.size(), static_cast<size_t>(interHost / 20));
+    }
+  }
+}
+
+TEST(FlowBackend, AdaptiveAvoidsACollisionEcmpMakes) {
+  TopologySpec s = leafSpineSpec(2, 4, 4);
+  const Bytes bytes = 1 << 20;
+  const double fluid = static_cast<double>(bytes) / payloadRate(s, BitRate::gbps(100));
+  // Two transfers from different hosts of leaf 0 to different hosts of leaf 1 whose ECMP hash
+  // puts them on the same uplink (and so the same spine and downlink).
+  FlowBench probe(s);
+  const Topology& topo = *probe.topo;
+  std::vector<uint32_t> left, right;
+  for (uint32_t g = 0; g < topo.gpuCount(); ++g)
+    (topo.attachedSwitch(topo.nicOfGpu(g)) == topo.attachedSwitch(topo.nicOfGpu(0)) ? left : right).push_back(g);
+  ASSERT_EQ(left.size(), 4u);
+  ASSERT_EQ(right.size(), 4u);
+  TransferRequest a = transfer(left[0], right[0], bytes, 1), b;
+  const auto pathA = probe.fabric.pathOf(a);
+  bool found = false;
+  for (uint16_t qp = 0; qp < 64 && !found; ++qp) {
+    b = transfer(left[1], right[1], bytes, 2, qp);
+    found = probe.fabric.pathOf(b)[1].resource == pathA[1].resource;
+  }
+  ASSERT_TRUE(found) << "no colliding queue pair in 64";
+
+  // ECMP: they share the uplink, each at half rate.
+  {
+    FlowBench fb(s);
+    DeliveryLog log;
+    fb.fabric.send(a, &log);
+    fb.fabric.send(b, &log);
+    fb.sim.run();
+    for (uint64_t t : {1, 2}) {
+      const double fluidPart = static_cast<double>((log.at[t] - fb.fabric.pathLatency(0, right[0])).picos());
+      EXPECT_NEAR(fluidPart / (2 * fluid), 1.0, 1e-6) << "ecmp transfer " << t;
+    }
+  }
+  // Adaptive: the first takes its hashed path (every member idle), the second the least loaded
+  // member: another spine; both run at full rate.
+  {
+    s.routing.algorithm = "adaptive";
+    FlowBench fb(s);
+    EXPECT_EQ(fb.fabric.pathOf(a)[1].resource, pathA[1].resource);
+    DeliveryLog log;
+    fb.fabric.send(a, &log);
+    const auto pathB = fb.fabric.pathOf(b);
+    EXPECT_NE(pathB[1].resource, pathA[1].resource);
+    EXPECT_NE(topo.peerNode(pathB[1].resource), topo.peerNode(pathA[1].resource));  // another spine
+    EXPECT_EQ(fb.fabric.solver().load(pathA[1].resource), 1.0);
+    fb.fabric.send(b, &log);
+    fb.sim.run();
+    for (uint64_t t : {1, 2}) {
+      const double fluidPart = static_cast<double>((log.at[t] - fb.fabric.pathLatency(0, right[0])).picos());
+      EXPECT_NEAR(fluidPart / fluid, 1.0, 1e-6) << "adaptive transfer " << t;
+    }
+  }
+  // Spray: each of the 4 uplinks and each spine's downlink carries a quarter of each flow; the
+  // NIC ports and the last hop carry all of it. Both run at full rate.
+  {
+    s.routing.algorithm = "spray";
+    FlowBench fb(s);
+    const auto hops = fb.fabric.pathOf(a);
+    ASSERT_EQ(hops.size(), 2u + 4u + 4u);
+    int quarter = 0, whole = 0;
+    for (const auto& h : hops) {
+      if (h.weight == 1.0f) ++whole;
+      else if (h.weight == 0.25f) ++quarter;
+      else ADD_FAILURE() << "port " << h.resource << " weight " << h.weight;
+    }
+    EXPECT_EQ(whole, 2);
+    EXPECT_EQ(quarter, 8);
+    const PortId leafUp = pathA[1].resource;
+    for (uint32_t k = 0; k < topo.degree(topo.portNode(leafUp)); ++k) {
+      const PortId p = topo.port(topo.portNode(leafUp), k);
+      if (topo.isHost(topo.peerNode(p))) continue;
+      bool inPath = false;
+      for (const auto& h : hops)
+        if (h.resource == p) inPath = h.weight == 0.25f;
+      EXPECT_TRUE(inPath) << "uplink " << p << " not sprayed with weight 1/4";
+    }
+    DeliveryLog log;
+    fb.fabric.send(a, &log);
+    fb.fabric.send(b, &log);
+    fb.sim.run();
+    for (uint64_t t : {1, 2}) {
+      const double fluidPart = static_cast<double>((log.at[t] - fb.fabric.pathLatency(0, right[0])).picos());
+      EXPECT_NEAR(fluidPart / fluid, 1.0, 1e-6) << "sprayed transfer " << t;
+    }
+  }
+  // Spray with two links per spine: 8 uplinks of weight 1/8, each spine's two downlinks 1/8.
+  {
+    s.leafSpine.linksPerSpine = 2;
+    FlowBench fb(s);
+    const auto hops = fb.fabric.pathOf(a);
+    ASSERT_EQ(hops.size(), 2u + 8u + 8u);
+    int eighth = 0;
+    for (const auto& h : hops) eighth += h.weight == 0.125f;
+    EXPECT_EQ(eighth, 16);
+  }
+}
+
+TEST(FlowBackend, SameRunTwiceGivesIdenticalRecords) {
+  for (const char* algo : {"ecmp", "adaptive", "spray", "flowlet"}) {
+    SCOPED_TRACE(algo);
+    TopologySpec s;
+    s.kind = TopologyKind::FatTree;
+    s.fatTree = {8, 8, 4};
+    s.routing.algorithm = algo;
+    auto once = [&](uint64_t seed) {
+      FlowBench fb(s, seed);
+      WorkloadSpec w;
+      w.name = "perm";
+      w.pattern.messageSize = 1'000'000;
+      w.pattern.repetitions = 3;
+      w.pattern.qpsPerPair = 2;
+      PatternWorkload job(fb.sim, fb.fabric, w, fb.topo->gpuCount());
+      job.start();
+      fb.sim.run();
+      EXPECT_TRUE(job.finished());
+      return std::make_pair(fb.fabric.flowRecords(), fb.sim.eventsProcessed());
+    };
+    const auto [a, ea] = once(4);
+    const auto [b, eb] = once(4);
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_EQ(a.size(), 128u * 3);
+    EXPECT_EQ(ea, eb);
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].srcGpu, b[i].srcGpu) << i;
+      EXPECT_EQ(a[i].dstGpu, b[i].dstGpu) << i;
+      EXPECT_EQ(a[i].bytes, b[i].bytes) << i;
+      EXPECT_EQ(a[i].start, b[i].start) << i;
+      EXPECT_EQ(a[i].finish, b[i].finish) << i;
+      EXPECT_EQ(a[i].ideal, b[i].ideal) << i;
+      EXPECT_TRUE(a[i].done()) << i;
+      EXPECT_GE(a[i].fct(), a[i].ideal - 4_ps) << i;  // never faster than alone
+    }
+  }
+}
