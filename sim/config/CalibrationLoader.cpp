@@ -34,7 +34,7 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
   if (!r.expectMap(node, path)) return;
   r.checkKeys(node, path,
               {"algorithm", "channels", "nvlink_channels", "step_latency_nvlink", "step_latency_network",
-               "protocol_efficiency", "chunk_size", "traffic_class"});
+               "protocol_efficiency", "chunk_size", "traffic_class", "ring_model"});
   std::string algorithm;
   if (r.getChoice(node, path, "algorithm", algorithm, {"auto", "ring", "tree", "hierarchical"}))
     tuning.algorithm = *parseCollectiveAlgorithm(algorithm);
@@ -45,6 +45,9 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
   getDoubleAbove(r, node, path, "protocol_efficiency", tuning.protocolEfficiency, 0, 1);
   r.getBytes(node, path, "chunk_size", tuning.chunkSize, false, 1);
   r.getInt(node, path, "traffic_class", tuning.trafficClass, 0, 6);
+  std::string ringModel;
+  if (r.getChoice(node, path, "ring_model", ringModel, {"auto", "steps", "pipelined"}))
+    tuning.ringModel = ringModel == "steps" ? RingModel::Steps : ringModel == "pipelined" ? RingModel::Pipelined : RingModel::Auto;
 }
 
 void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& path, GpuSpec& gpu) {

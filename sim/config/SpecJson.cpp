@@ -94,7 +94,10 @@ nlohmann::json toJson(const CollectiveTuning& t) {
           {"step_latency_network_ps", t.stepLatencyNetwork.picos()},
           {"protocol_efficiency", t.protocolEfficiency},
           {"chunk_size_bytes", t.chunkSize},
-          {"traffic_class", t.trafficClass}};
+          {"traffic_class", t.trafficClass},
+          {"ring_model", t.ringModel == RingModel::Steps       ? "steps"
+                         : t.ringModel == RingModel::Pipelined ? "pipelined"
+                                                               : "auto"}};
 }
 
 nlohmann::json toJson(const TopologySpec& spec) {

@@ -53,6 +53,8 @@ enum class CollectiveAlgorithm { Auto, Ring, Tree, Hierarchical, Direct };
 
 /// How collectives are decomposed and timed. Defaults are NCCL-like; a calibration file may
 /// replace any of them.
+enum class RingModel : uint8_t { Auto, Steps, Pipelined };
+
 struct CollectiveTuning {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
   /// Parallel rings / trees (NCCL channels); each uses its own queue pair, so ECMP may put
@@ -72,6 +74,14 @@ struct CollectiveTuning {
   /// that flow down/up the tree one after another.
   Bytes chunkSize = 1024 * 1024;
   int trafficClass = 0;
+  /// How a ring is handed to the fabric: `Steps` sends each of its 2(N-1) (or N-1) steps as its
+  /// own transfer, waiting for the data it forwards; `Pipelined` sends each ring edge's whole
+  /// share as one transfer (the steady state of a pipelined ring: every edge busy at once) and
+  /// adds the steps' latencies (step latency plus the path's fixed latency, per step) before it.
+  /// Both give the closed form on an idle fabric; Pipelined issues N C transfers per ring
+  /// instead of 2(N-1) N C, which is what lets 100K-GPU jobs run. `Auto`: Pipelined on the flow
+  /// backend, Steps on the packet backend.
+  RingModel ringModel = RingModel::Auto;
 };
 
 /// kind: collective (nccl-tests emulation).

@@ -75,6 +75,8 @@ struct Lane {
   bool busy = false;  ///< a step-latency event is pending
   bool network = false;
   bool batch = false;
+  uint32_t repeat = 1;  ///< ring steps this lane's one send stands for (pipelined ring model)
+  Time delay;           ///< pipelined lane: the wait before its one send (see pipelinedDelay)
 
   uint32_t window = kNone;  ///< most sends in flight (issued, not yet delivered)
 
@@ -89,6 +91,7 @@ enum class SlotAlgo : uint8_t { Lanes, Tree, Hierarchical };
 
 struct Slot {
   bool inUse = false;
+  bool pipelined = false;  ///< rings use the pipelined model (one send per edge)
   uint64_t id = 0;
   CollectiveListener* listener = nullptr;
   SlotAlgo algo = SlotAlgo::Lanes;
@@ -121,7 +124,9 @@ struct CollectiveEngine::Impl {
         sim_(engine.sim_),
         fabric_(engine.fabric_),
         tuning_(engine.tuning_),
-        gpusPerHost_(engine.gpusPerHost_) {}
+        gpusPerHost_(engine.gpusPerHost_),
+        pipelinedRings(tuning_.ringModel == RingModel::Pipelined ||
+                       (tuning_.ringModel == RingModel::Auto && fabric_.backendName() == "flow")) {}
 
   /// Appends the lanes of `ringChannels` rings through members memberBase + p * memberStride
   /// (p < ringSize), each lane sending `steps` chunks of its channel's share of `data`.
@@ -139,11 +144,33 @@ struct CollectiveEngine::Impl {
   void treeDelivered(uint32_t s, uint32_t lane);
   void onEvent(uint32_t tag);
 
+  /// Delay before lane's next send: one step latency, or a pipelined lane's own delay.
+  Time stepDelay(const Lane& l) const {
+    if (l.repeat > 1) return l.delay;
+    return l.network ? tuning_.stepLatencyNetwork : tuning_.stepLatencyNvlink;
+  }
+  /// The wait of a pipelined lane before its one send. In a stepped ring each step forwards
+  /// data received in the previous step, so the critical path runs once around the ring per
+  /// N steps: k steps cost k (a + mean edge latency) plus the lane's bytes D at the path rate
+  /// B, while C channels sharing a link need C D / B; the stepped ring takes the larger. The
+  /// lane's one transfer takes C D / B plus its own path latency L when its channels share
+  /// the link, so it waits the difference (at least one step latency).
+  Time pipelinedDelay(const Lane& l, Time meanEdgeLatency, uint32_t channels) const {
+    const Time step = l.network ? tuning_.stepLatencyNetwork : tuning_.stepLatencyNvlink;
+    const int64_t k = static_cast<int64_t>(l.repeat);
+    const double wire = static_cast<double>(l.data) / tuning_.protocolEfficiency;
+    const double hiddenPs = (channels - 1) * wire / fabric_.pathRate(l.src, l.dst) * 1e12;
+    const Time wait = step * k + meanEdgeLatency * k - fabric_.pathLatency(l.src, l.dst) -
+                      Time::ps(static_cast<int64_t>(hiddenPs));
+    return std::max(step, wait);
+  }
+
   CollectiveEngine& e;
   Simulator& sim_;
   Fabric& fabric_;
   const CollectiveTuning& tuning_;
   const int gpusPerHost_;
+  const bool pipelinedRings;
   std::vector<std::unique_ptr<Slot>> slots;
   std::vector<uint32_t> freeSlots;
   std::vector<Pending> pending;
@@ -171,6 +198,7 @@ struct CollectiveEngine::Impl {
     slot.railFirst.clear();
     slot.railChannels.clear();
     slot.remaining = 0;
+    slot.pipelined = pipelinedRings;
     ++active;
     return s;
   }
@@ -501,10 +529,43 @@ void CollectiveEngine::Impl::addRing(uint32_t s, LaneKind kind, uint32_t steps, 
   // Lanes of ring channel c at position p: first + c * ringSize + p; members
   // memberBase + p * memberStride, each sending to the next.
   const uint32_t first = static_cast<uint32_t>(slot.lanes.size());
+  Time meanEdge;
+  if (slot.pipelined) {
+    Time sum;
+    for (uint32_t p = 0; p < ringSize; ++p)
+      sum += fabric_.pathLatency(slot.members[memberBase + p * memberStride],
+                                 slot.members[memberBase + ((p + 1) % ringSize) * memberStride]);
+    meanEdge = sum / static_cast<int64_t>(ringSize);
+  }
   for (uint32_t c = 0; c < ringChannels; ++c) {
     const Bytes cd = share(data, ringChannels, c);
     for (uint32_t p = 0; p < ringSize; ++p) {
       Lane l;
+      if (slot.pipelined) {
+        // One send per ring edge and channel carrying every chunk its steps would: reduce-scatter
+        // forwards all chunks but the sender's own, all-gather all but the receiver's.
+        const uint32_t q = (p + 1) % ringSize;
+        const Bytes rs = cd - share(cd, ringSize, p);
+        const Bytes ag = cd - share(cd, ringSize, q);
+        l.src = slot.members[memberBase + p * memberStride];
+        l.dst = slot.members[memberBase + q * memberStride];
+        l.total = 1;
+        l.pos = p;
+        l.n = ringSize;
+        l.dstIndex = memberBase + q * memberStride;
+        l.data = kind == LaneKind::RingReduceScatter ? rs : kind == LaneKind::RingAllGather ? ag : rs + ag;
+        l.qp = static_cast<uint16_t>(c);
+        l.kind = LaneKind::Whole;
+        l.flow = Flow::Ring;  // next stays kNone: no per-step dependency; phases still count receipts
+        l.base = 1;
+        l.phase = phase;
+        l.gate = gate;
+        l.network = !sameHost(l.src, l.dst, g);
+        l.repeat = steps;
+        l.delay = pipelinedDelay(l, meanEdge, ringChannels);
+        slot.lanes.push_back(l);
+        continue;
+      }
       const uint32_t q = (p + 1) % ringSize;
       l.src = slot.members[memberBase + p * memberStride];
       l.dst = slot.members[memberBase + q * memberStride];
@@ -524,7 +585,7 @@ void CollectiveEngine::Impl::addRing(uint32_t s, LaneKind kind, uint32_t steps, 
       slot.lanes.push_back(l);
     }
   }
-  slot.remaining += static_cast<uint64_t>(steps) * ringChannels * ringSize;
+  slot.remaining += static_cast<uint64_t>(slot.pipelined ? 1 : steps) * ringChannels * ringSize;
 }
 
 void CollectiveEngine::Impl::buildHierarchical(uint32_t s, Bytes bytes) {
@@ -639,8 +700,7 @@ void CollectiveEngine::Impl::pump(uint32_t s, uint32_t lane) {
   Lane& l = slots[s]->lanes[lane];
   if (l.busy || l.sent >= l.ready()) return;
   l.busy = true;
-  const Time delay = l.network ? tuning_.stepLatencyNetwork : tuning_.stepLatencyNvlink;
-  sim_.schedule(sim_.now() + delay, &e, acquirePending(s, lane));
+  sim_.schedule(sim_.now() + stepDelay(l), &e, acquirePending(s, lane));
 }
 
 void CollectiveEngine::onEvent(uint32_t tag) {
@@ -660,8 +720,7 @@ void CollectiveEngine::Impl::onEvent(uint32_t tag) {
       return;
     }
     if (!again.batch) {
-      const Time delay = again.network ? tuning_.stepLatencyNetwork : tuning_.stepLatencyNvlink;
-      sim_.schedule(sim_.now() + delay, &e, acquirePending(p.slot, p.lane));
+      sim_.schedule(sim_.now() + stepDelay(again), &e, acquirePending(p.slot, p.lane));
       return;
     }
   }
@@ -788,14 +847,14 @@ void CollectiveEngine::Impl::hierarchicalReceipt(uint32_t s, uint8_t phase, uint
   const uint32_t h = idx / slot.perHost, i = idx % slot.perHost;
   const uint32_t got = ++slot.received[phase * n + idx];
   if (phase == 0) {
-    if (got != (slot.perHost - 1) * slot.nvChannels) return;
+    if (got != (slot.pipelined ? 1 : slot.perHost - 1) * slot.nvChannels) return;
     for (uint32_t c = 0; c < slot.railChannels[i]; ++c) {
       const uint32_t id = slot.railFirst[i] + c * slot.hosts + h;
       slot.lanes[id].gate = true;
       pump(s, id);
     }
   } else {
-    if (got != 2 * (slot.hosts - 1) * slot.railChannels[i]) return;
+    if (got != (slot.pipelined ? 1 : 2 * (slot.hosts - 1)) * slot.railChannels[i]) return;
     for (uint32_t c = 0; c < slot.nvChannels; ++c) {
       const uint32_t id = slot.base2 + (h * slot.nvChannels + c) * slot.perHost + i;
       slot.lanes[id].gate = true;

@@ -18,6 +18,13 @@
 //   direct        all_to_all: every rank sends S/N to every other rank at once; send_recv:
 //                 rank i sends S to rank (i+1) mod N (nccl-tests sendrecv).
 // A collective completes when its last transfer has been delivered.
+// Ring model (CollectiveTuning::ringModel): with `steps` every ring step is its own transfer, as
+// above; with `pipelined` each ring edge and channel sends its whole share (every chunk its
+// steps would forward) as one transfer, after the steps' latencies (step latency plus the
+// path's fixed latency per step). That is the steady state of NCCL's pipelined ring, equal to
+// the closed form on an idle fabric, at N C transfers per ring instead of 2(N-1) N C; it gives
+// up the per-step coupling of neighbours (a slow edge delays only its own transfer). Auto picks
+// pipelined on the flow backend.
 // Leaves out: the reduction arithmetic (its time is assumed hidden behind the transfers), NCCL's
 // LL/LL128 protocol switching by size (one protocolEfficiency per run), CollNet/NVLS.
 // Units: Bytes; Time (ps).

@@ -162,6 +162,12 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
     tu.protocolEfficiency = eff.get<double>();
     tu.chunkSize = static_cast<Bytes>(r.uint(r.at(c, "chunk_size_bytes", p), p + ".chunk_size_bytes"));
     tu.trafficClass = static_cast<int>(r.uint(r.at(c, "traffic_class", p), p + ".traffic_class"));
+    if (c.contains("ring_model")) {  // absent in traces written before it existed: auto
+      const std::string m = r.string(c["ring_model"], p + ".ring_model");
+      if (m != "auto" && m != "steps" && m != "pipelined")
+        r.fail(p + ".ring_model", "expected auto, steps or pipelined, found '" + m + "'");
+      tu.ringModel = m == "steps" ? RingModel::Steps : m == "pipelined" ? RingModel::Pipelined : RingModel::Auto;
+    }
     if (tu.channels < 1 || tu.nvlinkChannels < 1 || tu.chunkSize < 1 || tu.trafficClass > 6)
       r.fail(p, "channels and chunk size must be at least 1 and traffic_class at most 6");
   }
