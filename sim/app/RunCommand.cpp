@@ -23,7 +23,9 @@ int runCommand(const std::vector<std::string>& args) {
   desc.add_options()("help,h", "show this help")(
       "workload,w", po::value<std::vector<std::string>>(&opt.workloadPaths)->composing(),
       "workload YAML file (repeatable; default: the topology's `workload:`)")(
-      "backend", po::value<std::string>(&opt.backend)->default_value("packet"), "packet")(
+      "backend", po::value<std::string>(&opt.backend)->default_value("packet"),
+      "packet (every packet through queues, ECN, PFC, credits and CC) | flow (max-min fair fluid rates; "
+      "scales to 100K GPUs; the results list what it leaves out)")(
       "routing", po::value<std::string>(&opt.routing),
       "override routing.algorithm: ecmp | flowlet | adaptive | spray (bgp = ecmp over BGP tables)")(
       "cc", po::value<std::string>(&opt.cc),

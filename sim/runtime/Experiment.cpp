@@ -24,10 +24,8 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   if (!options_.routing.empty()) sets.push_back("routing.algorithm=" + options_.routing);
   if (!options_.cc.empty()) sets.push_back("congestion_control.algorithm=" + options_.cc);
   spec_ = loadTopologyFile(options_.topologyPath, sets);
-  if (options_.backend != "packet")
-    throw InputError("", 0, 0, "--backend",
-                     "expected 'packet' (the flow-level backend is not part of this version), found '" +
-                         options_.backend + "'");
+  if (options_.backend != "packet" && options_.backend != "flow")
+    throw InputError("", 0, 0, "--backend", "expected 'packet' or 'flow', found '" + options_.backend + "'");
   checkSupported();
 
   std::vector<std::string> paths = options_.workloadPaths;
@@ -50,7 +48,15 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   topo_ = buildTopology(spec_);
   sim_ = std::make_unique<Simulator>(options_.seed);
   fib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed);
-  fabric_ = std::make_unique<PacketFabric>(*sim_, *topo_, spec_, *fib_);
+  if (options_.backend == "flow") {
+    auto f = std::make_unique<FlowFabric>(*sim_, *topo_, spec_, *fib_);
+    flow_ = f.get();
+    fabric_ = std::move(f);
+  } else {
+    auto p = std::make_unique<PacketFabric>(*sim_, *topo_, spec_, *fib_);
+    packet_ = p.get();
+    fabric_ = std::move(p);
+  }
   if (spec_.routing.controlPlane == "bgp") {
     // Tables start empty: every route the run uses comes from BGP's RIBs.
     for (NodeId s = static_cast<NodeId>(topo_->hostCount()); s < topo_->nodeCount(); ++s)
@@ -59,8 +65,11 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
     bgp_ = std::make_unique<BgpControlPlane>(*sim_, *topo_, *fib_, spec_.routing.bgp);
   }
   if (!spec_.failures.empty())
-    failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, bgp_.get(), spec_);
+    failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *packet_, bgp_.get(), spec_);
   createJobs();
+  if (!options_.probes.empty() && !packet_)
+    throw InputError("", 0, 0, "--probe",
+                     "probes sample queues and congestion-control rates, which only the packet backend has");
   if (!options_.probes.empty()) {
     const auto interval = parseTime(options_.probeInterval);
     if (!interval.value) throw InputError("", 0, 0, "--probe-interval", interval.error);
@@ -70,7 +79,7 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
       return true;
     };
     for (const auto& p : options_.probes)
-      probes_.push_back(std::make_unique<Probe>(p, *interval.value, *sim_, *topo_, *fabric_, done));
+      probes_.push_back(std::make_unique<Probe>(p, *interval.value, *sim_, *topo_, *packet_, done));
   }
   buildSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -171,6 +180,8 @@ void Experiment::checkSupported() const {
   auto unsupported = [&](const std::string& key, const std::string& what) {
     d.push_back(Diagnostic{spec_.file, 0, 0, key, what});
   };
+  if (!spec_.failures.empty() && options_.backend == "flow")
+    unsupported("failures", "the flow backend does not model failures during the run; use --backend packet");
   if (!spec_.failures.empty() && spec_.routing.controlPlane != "bgp")
     unsupported("failures", "failures need routing.control_plane: bgp (static tables never route around a failure, "
                             "so traffic into the dead link would be retransmitted forever)");
@@ -245,6 +256,13 @@ nlohmann::json Experiment::results() const {
   for (const auto& w : workloadSpecs_) workloads.push_back(toJson(w));
   doc["spec"] = {{"topology", toJson(spec_)}, {"workloads", workloads}};
   doc["backend"] = fabric_->backendName();
+  if (flow_) {
+    doc["backend_model"] = {{"level", "flow"},
+                            {"rates", "max-min fair share of each flow's routed path, recomputed when flows start or end"},
+                            {"not_modelled", FlowFabric::unmodelledEffects()}};
+  } else {
+    doc["backend_model"] = {{"level", "packet"}, {"not_modelled", json::array()}};
+  }
   doc["congestion_control"] = spec_.congestionControl.algorithm;
   doc["link_technology"] = spec_.links.technology;
   doc["pfc"] = spec_.sw.pfc.enabled && spec_.links.technology == "roce";
@@ -257,12 +275,21 @@ nlohmann::json Experiment::results() const {
                     {"events", sim_->eventsProcessed()},
                     {"packets", net.packetsSent},
                     {"link_transmissions", net.linkTransmissions},
-                    {"peak_packets_in_flight", fabric_->pool().peak()},
+                    {"peak_packets_in_flight", packet_ ? packet_->pool().peak() : 0},
                     {"peak_pending_events", sim_->peakPendingEvents()},
                     {"peak_rss_bytes", ResultsFile::peakRssBytes()},
                     {"gpus", topo_->gpuCount()},
                     {"hosts", topo_->hostCount()},
                     {"switches", topo_->switchCount()}};
+  if (flow_) {
+    const MaxMinSolver& s = flow_->solver();
+    doc["summary"]["flow_model"] = {{"flows", flow_->flowsStarted()},
+                                    {"recomputations", s.solves()},
+                                    {"recomputation_repeats", s.repeats()},
+                                    {"flows_recomputed", s.flowsRecomputed()},
+                                    {"peak_active_flows", s.peakActiveFlows()},
+                                    {"memory_bytes", flow_->memoryBytes()}};
+  }
 
   json jobs = json::array();
   for (const auto& job : jobs_) jobs.push_back(jobJson(job));
@@ -533,6 +560,12 @@ void Experiment::printSummary(std::FILE* out) const {
                formatTime(fabric_->networkCounters().activeTime).c_str(), wallSeconds_, s["events"].get<double>() * 1e-6,
                wallSeconds_ > 0 ? s["events"].get<double>() * 1e-6 / wallSeconds_ : 0.0,
                static_cast<double>(s["peak_rss_bytes"].get<long long>()) / (1024.0 * 1024.0));
+  if (flow_) {
+    std::fprintf(out, "flow backend: %llu flows, %llu rate recomputations; not modelled: queueing, ECN/PFC/credits, "
+                 "CC transients, drops (results: backend_model)\n",
+                 static_cast<unsigned long long>(flow_->flowsStarted()),
+                 static_cast<unsigned long long>(flow_->solver().solves()));
+  }
 }
 
 }  // namespace fabricsim

@@ -9,7 +9,9 @@
 // the results add iteration times, compute, exposed communication (JCT minus the JCT of the
 // same trace with zero-time communication, i.e. compute plus pipeline bubble) and a table of
 // the collectives.
-// Leaves out: sweeps (runtime/Sweep, later) and the flow-level backend (later).
+// The backend is the packet-level one (the reference for fidelity) or the flow-level one (max-min
+// fair fluid rates, for scale); the results say which and what the flow backend leaves out.
+// Leaves out: sweeps (runtime/SweepRunner runs one Experiment per point in its own process).
 // Units: results in seconds, microseconds and bytes as their key names say.
 #pragma once
 
@@ -22,6 +24,7 @@
 #include "sim/config/TopologySpec.h"
 #include "sim/config/WorkloadSpec.h"
 #include "sim/core/Simulator.h"
+#include "sim/flow/FlowFabric.h"
 #include "sim/packet/PacketFabric.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/BgpControlPlane.h"
@@ -70,7 +73,11 @@ class Experiment {
   const Topology& topology() const { return *topo_; }
   const TopologySpec& topologySpec() const { return spec_; }
   Simulator& simulator() { return *sim_; }
-  PacketFabric& fabric() { return *fabric_; }
+  Fabric& fabric() { return *fabric_; }
+  /// The packet backend, or nullptr when the run uses another.
+  PacketFabric* packetFabric() { return packet_; }
+  /// The flow backend, or nullptr when the run uses another.
+  FlowFabric* flowFabric() { return flow_; }
 
  private:
   void checkSupported() const;
@@ -83,7 +90,9 @@ class Experiment {
   std::unique_ptr<Topology> topo_;
   std::unique_ptr<Simulator> sim_;
   std::unique_ptr<EcmpFib> fib_;
-  std::unique_ptr<PacketFabric> fabric_;
+  std::unique_ptr<Fabric> fabric_;
+  PacketFabric* packet_ = nullptr;  ///< fabric_ when the backend is packet
+  FlowFabric* flow_ = nullptr;      ///< fabric_ when the backend is flow
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<Job> jobs_;
   std::unique_ptr<TimelineWriter> timeline_;
