@@ -12,5 +12,6 @@ namespace fabricsim {
 int topoCommand(const std::vector<std::string>& args);
 int runCommand(const std::vector<std::string>& args);
 int traceCommand(const std::vector<std::string>& args);
+int sweepCommand(const std::vector<std::string>& args);
 
 }  // namespace fabricsim

@@ -13,9 +13,11 @@ void usage(FILE* out) {
   std::fprintf(out,
                "fabricsim: discrete-event simulator of AI-cluster network fabrics\n\n"
                "usage:\n"
-               "  fabricsim run TOPOLOGY.yaml [--workload W.yaml ...] [--backend packet] [--routing R]\n"
+               "  fabricsim run TOPOLOGY.yaml [--workload W.yaml ...] [--backend packet|flow] [--routing R]\n"
                "                [--cc C] [--set key.path=value ...] [--workload-set key.path=value ...]\n"
                "                [--seed N] [--out results.json] [--timeline t.json] [--quiet]\n"
+               "  fabricsim sweep SWEEP.yaml --out DIR [--jobs N] [--resume] [--dry-run] [--quiet]\n"
+               "                (also under mpirun -np N: rank r runs the points i %% N == r)\n"
                "  fabricsim trace TOPOLOGY.yaml --workload W.yaml|T.json --out trace.json [--workload-set k=v ...]\n"
                "  fabricsim topo TOPOLOGY.yaml [--json] [--dot out.dot] [--set key.path=value ...]\n\n"
                "Every subcommand has --help.\n");
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
     if (cmd == "run") return fabricsim::runCommand(args);
     if (cmd == "topo") return fabricsim::topoCommand(args);
     if (cmd == "trace") return fabricsim::traceCommand(args);
+    if (cmd == "sweep") return fabricsim::sweepCommand(args);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       usage(stdout);
       return 0;

@@ -1,0 +1,55 @@
+// `fabricsim sweep`: run every point of a sweep file as a `fabricsim run` child process and
+// collect the results into summary.csv (docs/sweep.md).
+#include <boost/program_options.hpp>
+#include <cstdio>
+
+#include "sim/app/CommandLine.h"
+#include "sim/app/Commands.h"
+#include "sim/config/SweepLoader.h"
+#include "sim/runtime/SweepRunner.h"
+
+namespace po = boost::program_options;
+
+namespace fabricsim {
+
+int sweepCommand(const std::vector<std::string>& args) {
+  SweepRunOptions opt;
+  std::string sweepPath;
+  po::options_description desc(
+      "usage: fabricsim sweep SWEEP.yaml --out DIR [options]\n"
+      "       mpirun -np N fabricsim sweep SWEEP.yaml --out DIR [options]   (rank r runs points i % N == "
+      "r)\n\n"
+      "Runs every point of the sweep (the cartesian product of its axes) as `fabricsim run` and writes\n"
+      "DIR/points/pNNNN/{point.json,log.txt,results.json|failed.json}, DIR/sweep.json and DIR/summary.csv.\n"
+      "Exit status: 0 every point succeeded, 1 some failed or the sweep was interrupted, 2 bad input");
+  desc.add_options()("help,h", "show this help")("out,o", po::value<std::string>(&opt.outDir),
+                                                 "output directory (required unless --dry-run)")(
+      "jobs,j", po::value<int>(&opt.jobs)->default_value(1), "points run at a time (per MPI rank)")(
+      "resume", po::bool_switch(&opt.resume),
+      "continue a sweep in DIR: skip points that have results.json, re-run failed and missing ones")(
+      "dry-run,n", po::bool_switch(&opt.dryRun),
+      "print the points and their `fabricsim run` commands, run nothing")(
+      "quiet,q", po::bool_switch(&opt.quiet), "no progress lines");
+  po::variables_map vm;
+  if (const int status = parseCommandLine(args, desc, sweepPath, "sweep", vm); status >= 0) return status;
+  if (sweepPath.empty()) {
+    std::fprintf(stderr, "error: fabricsim sweep: missing SWEEP.yaml\n");
+    return 2;
+  }
+  if (opt.outDir.empty() && !opt.dryRun) {
+    std::fprintf(stderr,
+                 "error: fabricsim sweep: missing --out DIR (the directory for the points' results)\n");
+    return 2;
+  }
+  if (opt.jobs < 1) {
+    std::fprintf(stderr, "error: fabricsim sweep: --jobs: expected at least 1, found %d\n", opt.jobs);
+    return 2;
+  }
+  const auto [rank, size] = SweepRunner::mpiRankFromEnvironment();
+  opt.mpiRank = rank;
+  opt.mpiSize = size;
+  SweepRunner runner(loadSweepFile(sweepPath), opt);
+  return runner.run();
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,104 @@
+// SweepRunner: runs every point of a sweep as a `fabricsim run` child process and collects the
+// results into summary.csv.
+//
+// Models: expansion of a SweepSpec into points (the cartesian product of the axes in file
+// order, first axis slowest), the exact `run` argv of each point, a pool of at most `jobs`
+// child processes (posix_spawn + waitpid, no threads), resumption (--resume skips points whose
+// results.json exists), interruption (SIGINT/SIGTERM kill the running children and keep what
+// has finished), MPI-style distribution without MPI linkage (rank r of size n runs the points
+// with index % n == r; rank 0 waits for the others' results and writes the summary), progress
+// lines with an ETA, and the output directory layout:
+//   DIR/sweep.json                      resolved spec and point list (rank 0)
+//   DIR/summary.csv                     one row per point, in point order (rank 0, atomic)
+//   DIR/points/p0003/point.json         axis values, argv, mpi_rank
+//   DIR/points/p0003/log.txt            the child's stdout and stderr
+//   DIR/points/p0003/results.json       the child's --out (atomic)
+//   DIR/points/p0003/failed.json        {exit_code, signal, log_tail} when the point failed
+// Leaves out: scheduling on other machines beyond the MPI rank split, retries, and any
+// knowledge of the simulation itself (results are read back from results.json).
+// Units: wall-clock seconds.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/config/SweepSpec.h"
+
+namespace fabricsim {
+
+/// How `fabricsim sweep` was asked to run.
+struct SweepRunOptions {
+  std::string outDir;
+  int jobs = 1;            ///< child processes at a time on this rank
+  bool resume = false;     ///< skip points whose results.json exists; re-run failed ones
+  bool dryRun = false;     ///< print the points and their commands, run nothing
+  bool quiet = false;      ///< no progress lines on stderr
+  std::string executable;  ///< the fabricsim binary the children run (default /proc/self/exe)
+  int mpiRank = 0;
+  int mpiSize = 1;
+};
+
+class SweepRunner {
+ public:
+  SweepRunner(SweepSpec spec, SweepRunOptions options);
+
+  /// Runs this rank's points (and on rank 0 waits for every point and writes the summary).
+  /// Returns the exit status: 0 all points succeeded, 1 some failed or were interrupted, 2 the
+  /// output directory holds finished points and --resume was not given.
+  int run();
+
+  const std::vector<SweepPoint>& points() const { return points_; }
+
+  /// The points of `spec`: the cartesian product of its axes, first axis slowest.
+  static std::vector<SweepPoint> expand(const SweepSpec& spec);
+  /// The argv (without the executable) of `fabricsim run` for `point`, writing `resultsPath`.
+  static std::vector<std::string> runArguments(const SweepPoint& point, const std::string& resultsPath);
+  /// (rank, size) from OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE or PMIX_RANK + OMPI_COMM_WORLD_SIZE;
+  /// (0, 1) outside MPI.
+  static std::pair<int, int> mpiRankFromEnvironment();
+  /// "p0003".
+  static std::string pointId(size_t index);
+  /// Writes DIR/summary.csv from whatever results.json and failed.json files exist.
+  static void writeSummary(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                           const std::string& outDir);
+  /// The row values summary.csv takes from one results document (same order as its metric columns).
+  static std::vector<std::string> metricColumns();
+  static std::vector<std::string> metricValues(const nlohmann::json& results);
+
+ private:
+  struct Running {
+    int pid = 0;
+    size_t point = 0;
+    std::chrono::steady_clock::time_point start;
+  };
+
+  std::string pointDir(const SweepPoint& p) const;
+  nlohmann::json pointJson(const SweepPoint& p) const;
+  nlohmann::json sweepJson() const;
+  void printDryRun() const;
+  /// Starts the child for `p`; on failure to start, records failed.json and returns false.
+  bool spawn(const SweepPoint& p, Running& out);
+  /// Records the outcome of a finished child and prints its progress line.
+  void finish(const Running& r, int waitStatus);
+  void killRunning();
+  /// Rank 0: polls until every point has a result (or the sweep is interrupted).
+  bool waitForOtherRanks();
+  void progress(const SweepPoint& p, const std::string& what);
+
+  SweepSpec spec_;
+  SweepRunOptions options_;
+  std::vector<SweepPoint> points_;
+  std::vector<Running> running_;
+  size_t toRun_ = 0;
+  size_t finished_ = 0;
+  size_t failed_ = 0;
+  double pointSeconds_ = 0;  ///< sum of finished points' wall times
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace fabricsim

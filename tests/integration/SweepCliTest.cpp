@@ -1,0 +1,254 @@
+// `fabricsim sweep` end to end: a 2x2 sweep run with --jobs 2 (point directories, results,
+// summary.csv columns), --resume, a failing point, bad input, mpirun -np 2, and
+// scripts/plot_sweep.py on the result.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/CliRunner.h"
+#include "tests/support/TempDir.h"
+
+namespace fabricsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testsupport::TempDir;
+
+const std::string kSrc = FABRICSIM_SOURCE_DIR;
+
+std::string q(const std::string& s) {
+  return "'" + s + "'";
+}
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json readJson(const std::string& path) {
+  return nlohmann::json::parse(readText(path));
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) out.push_back(l);
+  return out;
+}
+
+/// A 2x2 sweep (routing x cc) of a tiny all_reduce on leafspine-16; `extraAxis` is appended.
+std::string writeSweep(const TempDir& dir, const std::string& extraAxis = "") {
+  return dir.write(
+      "sweep.yaml",
+      "name: tiny\n"
+      "topology: " +
+          kSrc +
+          "/topologies/leafspine-16.yaml\n"
+          "workloads: [" +
+          kSrc +
+          "/workloads/nccl-allreduce.yaml]\n"
+          "set: ['switch.ecn={kmin: 100KiB, kmax: 400KiB, pmax: 0.2}']\n"
+          "workload_set: ['sizes={min: 64KiB, max: 128KiB, factor: 2}', iterations=1, warmup=0]\n"
+          "axes:\n"
+          "  - name: routing\n"
+          "    values: [ecmp, adaptive]\n" +
+          extraAxis);
+}
+
+const std::string kCcAxis = "  - name: cc\n    values: [none, dcqcn]\n";
+
+testsupport::CliResult sweep(const std::string& args) {
+  return testsupport::runFabricsim("sweep " + args, "2>&1");
+}
+
+TEST(SweepCliTest, RunsATwoByTwoSweepWithTwoJobs) {
+  TempDir dir;
+  const std::string file = writeSweep(dir, kCcAxis);
+  const std::string out = dir.file("out");
+  const auto r = sweep(q(file) + " --out " + q(out) + " --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("[4/4] p000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": done in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(JCT "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ETA "), std::string::npos) << r.out;
+  for (int i = 0; i < 4; ++i) {
+    const std::string p = out + "/points/p000" + std::to_string(i);
+    ASSERT_TRUE(fs::exists(p + "/results.json")) << p;
+    EXPECT_TRUE(fs::exists(p + "/log.txt")) << p;
+    EXPECT_FALSE(fs::exists(p + "/failed.json")) << p;
+    const auto pj = readJson(p + "/point.json");
+    EXPECT_EQ(pj["id"], "p000" + std::to_string(i));
+    EXPECT_EQ(pj["mpi_rank"], 0);
+    EXPECT_EQ(pj["argv"][1], "run");
+  }
+  const auto p2 = readJson(out + "/points/p0002/point.json");
+  EXPECT_EQ(p2["axes"]["routing"], "adaptive");
+  EXPECT_EQ(p2["axes"]["cc"], "none");
+  const auto res2 = readJson(out + "/points/p0002/results.json");
+  EXPECT_EQ(res2["routing"]["algorithm"], "adaptive");
+  EXPECT_EQ(res2["congestion_control"], "none");
+  EXPECT_EQ(readJson(out + "/sweep.json")["points"].size(), 4u);
+
+  const auto rows = lines(readText(out + "/summary.csv"));
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(
+      rows[0],
+      "point,status,routing,cc,backend,congestion_control,routing_result,gpus,jct_s,iteration_s,compute_s,"
+      "exposed_comm_s,busbw_GBps,sim_time_s,wall_time_s,peak_rss_bytes,events,bytes_dropped,ecn_marks,"
+      "pfc_pause_frames,max_queue_bytes");
+  EXPECT_EQ(rows[1].rfind("p0000,ok,ecmp,none,packet,none,ecmp,16,", 0), 0u) << rows[1];
+  EXPECT_EQ(rows[2].rfind("p0001,ok,ecmp,dcqcn,packet,dcqcn,ecmp,16,", 0), 0u) << rows[2];
+  EXPECT_EQ(rows[4].rfind("p0003,ok,adaptive,dcqcn,packet,dcqcn,adaptive,16,", 0), 0u) << rows[4];
+  // busbw is filled from the nccl_tests table; iteration_s is empty (no training job).
+  EXPECT_NE(rows[1].find(",,"), std::string::npos) << rows[1];
+}
+
+TEST(SweepCliTest, ResumeKeepsFinishedPointsAndRerunsMissingOnes) {
+  TempDir dir;
+  const std::string file = writeSweep(dir);
+  const std::string out = dir.file("out");
+  ASSERT_EQ(sweep(q(file) + " --out " + q(out) + " --quiet").status, 0);
+  // Mark p0000's results and delete p0001's.
+  auto doc = readJson(out + "/points/p0000/results.json");
+  doc["marker"] = true;
+  std::ofstream(out + "/points/p0000/results.json") << doc.dump();
+  fs::remove(out + "/points/p0001/results.json");
+
+  const auto again = sweep(q(file) + " --out " + q(out));
+  EXPECT_EQ(again.status, 2) << again.out;
+  EXPECT_NE(again.out.find("already holds 1 finished points (p0000); pass --resume"), std::string::npos)
+      << again.out;
+
+  const auto r = sweep(q(file) + " --out " + q(out) + " --resume");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("running 1 (1 already done)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[1/1] p0001 routing=adaptive: done"), std::string::npos) << r.out;
+  EXPECT_TRUE(readJson(out + "/points/p0000/results.json").value("marker", false))
+      << "p0000 must not be re-run";
+  EXPECT_TRUE(fs::exists(out + "/points/p0001/results.json"));
+  EXPECT_EQ(lines(readText(out + "/summary.csv")).size(), 3u);
+}
+
+TEST(SweepCliTest, AFailingPointWritesFailedJsonAndExitsOne) {
+  TempDir dir;
+  const std::string file = writeSweep(dir, "  - name: links.technology\n    values: [roce, ethernet]\n");
+  const std::string out = dir.file("out");
+  const auto r = sweep(q(file) + " --out " + q(out) + " --jobs 2");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("p0001 routing=ecmp links.technology=ethernet: FAILED (exit 2)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| 2 failed"), std::string::npos) << r.out;
+  for (const char* p : {"p0001", "p0003"}) {
+    const std::string d = out + "/points/" + p;
+    ASSERT_TRUE(fs::exists(d + "/failed.json")) << p;
+    EXPECT_FALSE(fs::exists(d + "/results.json")) << p;
+    const auto f = readJson(d + "/failed.json");
+    EXPECT_EQ(f["exit_code"], 2);
+    EXPECT_TRUE(f["signal"].is_null());
+    EXPECT_NE(f["log_tail"].get<std::string>().find("links.technology"), std::string::npos) << f.dump();
+  }
+  EXPECT_TRUE(fs::exists(out + "/points/p0000/results.json"));
+  const auto rows = lines(readText(out + "/summary.csv"));
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[2].rfind("p0001,failed,ecmp,ethernet,,", 0), 0u) << rows[2];
+  EXPECT_EQ(rows[3].rfind("p0002,ok,adaptive,roce,", 0), 0u) << rows[3];
+}
+
+TEST(SweepCliTest, BadInputExitsTwo) {
+  TempDir dir;
+  const std::string file =
+      dir.write("bad.yaml", "topology: nowhere.yaml\naxes:\n  - {name: cc, values: []}\n");
+  const auto r = sweep(q(file) + " --out " + q(dir.file("out")));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("bad.yaml:1:11: 'topology': expected an existing topology file"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("bad.yaml:3:24: 'axes[0].values': expected at least one value"), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir.file("out")));
+  EXPECT_EQ(sweep(q(writeSweep(dir))).status, 2) << "--out is required";
+  EXPECT_EQ(sweep(q(writeSweep(dir)) + " --out x --jobs 0").status, 2);
+}
+
+TEST(SweepCliTest, DryRunPrintsTheCommands) {
+  TempDir dir;
+  const auto r = testsupport::runFabricsim("sweep " + q(writeSweep(dir, kCcAxis)) + " --dry-run", "2>&1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("sweep tiny: 4 points"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("p0003 routing=adaptive cc=dcqcn"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" run "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--routing adaptive --cc dcqcn"), std::string::npos) << r.out;
+}
+
+TEST(SweepCliTest, MpirunSplitsThePointsOverRanks) {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun is not installed";
+  TempDir dir;
+  const std::string file = writeSweep(dir, kCcAxis);
+  const std::string out = dir.file("out");
+  const std::string cmd =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+      "mpirun -np 2 --oversubscribe '" +
+      std::string(FABRICSIM_BINARY) + "' sweep " + q(file) + " --out " + q(out) + " --quiet 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string output;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) output.append(buf, n);
+  const int st = pclose(p);
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << output;
+  for (int i = 0; i < 4; ++i) {
+    const std::string d = out + "/points/p000" + std::to_string(i);
+    ASSERT_TRUE(fs::exists(d + "/results.json")) << d << "\n" << output;
+    const auto pj = readJson(d + "/point.json");
+    EXPECT_EQ(pj["mpi_rank"], i % 2) << d;
+    EXPECT_EQ(pj["mpi_size"], 2) << d;
+  }
+  const auto rows = lines(readText(out + "/summary.csv"));
+  ASSERT_EQ(rows.size(), 5u) << output;
+  for (size_t i = 1; i < rows.size(); ++i) EXPECT_NE(rows[i].find(",ok,"), std::string::npos) << rows[i];
+}
+
+TEST(SweepCliTest, PlotSweepWritesPngs) {
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) != 0)
+    GTEST_SKIP() << "python3-matplotlib is not installed";
+  TempDir dir;
+  const std::string out = dir.file("out");
+  ASSERT_EQ(sweep(q(writeSweep(dir, kCcAxis)) + " --out " + q(out) + " --jobs 2 --quiet").status, 0);
+  const std::string plots = dir.file("plots");
+  const std::string cmd =
+      python + " " + q(kSrc + "/scripts/plot_sweep.py") + " " + q(out) + " --out " + q(plots) + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string output;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) output.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << output;
+  for (const char* f : {"jct_vs_routing.png", "exposed_comm_vs_routing.png", "busbw_vs_size.png"}) {
+    const std::string path = plots + "/" + f;
+    ASSERT_TRUE(fs::exists(path)) << path << "\n" << output;
+    EXPECT_NE(output.find(path), std::string::npos) << output;
+    const std::string head = readText(path).substr(0, 8);
+    EXPECT_EQ(head, std::string("\x89PNG\r\n\x1a\n", 8)) << path;
+  }
+  // A clear error for a directory without a summary.
+  fs::create_directories(dir.file("points-only"));
+  const std::string bad =
+      python + " " + q(kSrc + "/scripts/plot_sweep.py") + " " + q(dir.file("points-only")) + " 2>&1";
+  p = popen(bad.c_str(), "r");
+  output.clear();
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) output.append(buf, n);
+  EXPECT_NE(pclose(p), 0);
+  EXPECT_NE(output.find("summary.csv"), std::string::npos) << output;
+}
+
+}  // namespace
+}  // namespace fabricsim
