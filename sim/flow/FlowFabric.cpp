@@ -5,7 +5,6 @@
 
 #include "sim/core/Error.h"
 #include "sim/routing/FlowHash.h"
-#include "sim/routing/PathLatency.h"
 
 namespace fabricsim {
 namespace {
@@ -27,7 +26,8 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
       spec_(spec),
       fib_(fib),
       framing_(spec.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce()),
-      mtu_(static_cast<uint32_t>(spec.links.mtu)) {
+      mtu_(static_cast<uint32_t>(spec.links.mtu)),
+      path_(topo, fib, spec, framing_.dataWireBytes(mtu_)) {
   const std::string& algo = spec.routing.algorithm;
   selection_ = algo == "flowlet"    ? Selection::Flowlet
                : algo == "adaptive" ? Selection::Adaptive
@@ -66,15 +66,8 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
     hops_.push_back({nvIn(dstGpu), 1.0f});
     return nvLatency_;
   }
-  uint32_t srcNic = topo_.nicOfGpu(srcGpu);
+  const uint32_t srcNic = path_.sourceNic(srcGpu, dstGpu);  // PXN when its own NIC cannot reach
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
-  if (!fib_.reachable(topo_.attachedSwitch(srcNic), dstNic)) {
-    // PXN, as the packet backend: leave through this host's NIC on the destination's rail.
-    const uint32_t alt = srcHost * topo_.nicsPerHost() + topo_.localNic(dstNic);
-    SIM_CHECK(fib_.reachable(topo_.attachedSwitch(alt), dstNic),
-              "GPU " + std::to_string(srcGpu) + " cannot reach GPU " + std::to_string(dstGpu));
-    srcNic = alt;
-  }
   uint64_t tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qp);
   if (selection_ == Selection::Flowlet) tuple = FlowHash::mix(tuple ^ (static_cast<uint64_t>(record) << 1));
   // The hashed (or least-loaded) path, hop by hop; it also gives the fixed latency.
@@ -158,23 +151,11 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
 }
 
 double FlowFabric::pathRate(uint32_t srcGpu, uint32_t dstGpu) const {
-  if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu))
-    return static_cast<double>(spec_.hosts.nvlinkBandwidth.bitsPerSecond()) / 8;
-  // Clos links into and out of a host run at the host speed; the fabric is no slower per flow.
-  const BitRate nic = std::min(topo_.portRate(topo_.nicPort(topo_.nicOfGpu(srcGpu))),
-                               topo_.portRate(topo_.nicPort(topo_.nicOfGpu(dstGpu))));
-  const uint32_t mtu = static_cast<uint32_t>(spec_.links.mtu);
-  return static_cast<double>(nic.bitsPerSecond()) / 8 * mtu / framing_.dataWireBytes(mtu);
+  return path_.rate(srcGpu, dstGpu);
 }
 
 Time FlowFabric::pathLatency(uint32_t srcGpu, uint32_t dstGpu) const {
-  const NodeId srcHost = topo_.hostOfGpu(srcGpu);
-  if (srcHost == topo_.hostOfGpu(dstGpu)) return nvLatency_;
-  uint32_t srcNic = topo_.nicOfGpu(srcGpu);
-  const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
-  if (!fib_.reachable(topo_.attachedSwitch(srcNic), dstNic)) srcNic = srcHost * topo_.nicsPerHost() + topo_.localNic(dstNic);
-  return pathFixedLatency(topo_, fib_, srcNic, dstNic, FlowHash::queuePairTuple(srcNic, dstNic, 0, 0),
-                          framing_.dataWireBytes(mtu_), spec_.sw.latency);
+  return path_.latency(srcGpu, dstGpu);
 }
 
 std::vector<MaxMinSolver::Hop> FlowFabric::pathOf(const TransferRequest& r) {

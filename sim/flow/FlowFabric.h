@@ -38,6 +38,7 @@
 #include "sim/fabric/LinkFraming.h"
 #include "sim/flow/MaxMinSolver.h"
 #include "sim/routing/EcmpFib.h"
+#include "sim/routing/GpuPath.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -106,6 +107,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   const EcmpFib& fib_;
   LinkFraming framing_;
   uint32_t mtu_;
+  GpuPath path_;
   enum class Selection : uint8_t { Ecmp, Flowlet, Adaptive, Spray } selection_;
   MaxMinSolver solver_;
   uint32_t nvBase_ = 0;

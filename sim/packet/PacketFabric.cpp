@@ -5,7 +5,6 @@
 #include "sim/core/Error.h"
 #include "sim/fabric/RoceFraming.h"
 #include "sim/routing/FlowHash.h"
-#include "sim/routing/PathLatency.h"
 
 namespace fabricsim {
 namespace {
@@ -13,7 +12,13 @@ constexpr uint32_t kNone = 0xFFFFFFFFu;
 }
 
 PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib)
-    : sim_(sim), topo_(topo), spec_(spec), fib_(fib), mtu_(static_cast<uint32_t>(spec.links.mtu)) {
+    : sim_(sim),
+      topo_(topo),
+      spec_(spec),
+      fib_(fib),
+      mtu_(static_cast<uint32_t>(spec.links.mtu)),
+      path_(topo, fib, spec,
+            (spec.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce()).dataWireBytes(mtu_)) {
   SIM_CHECK(topo.nicCount() < (1u << 22), "more than 4M NICs");
   const size_t hosts = topo.hostCount();
   const bool ib = spec.links.technology == "infiniband";
@@ -123,15 +128,8 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
     nvlink_->send(r.srcGpu, r.bytes, record);
     return;
   }
-  uint32_t srcNic = topo_.nicOfGpu(r.srcGpu);
+  const uint32_t srcNic = path_.sourceNic(r.srcGpu, r.dstGpu);  // PXN when its own NIC cannot reach
   const uint32_t dstNic = topo_.nicOfGpu(r.dstGpu);
-  if (!fib_.reachable(topo_.attachedSwitch(srcNic), dstNic)) {
-    // PXN: hop over NVLink to this host's NIC on the destination's rail.
-    const uint32_t alt = srcHost * topo_.nicsPerHost() + topo_.localNic(dstNic);
-    SIM_CHECK(fib_.reachable(topo_.attachedSwitch(alt), dstNic),
-              "GPU " + std::to_string(r.srcGpu) + " cannot reach GPU " + std::to_string(r.dstGpu));
-    srcNic = alt;
-  }
   const uint32_t qpId = queuePairFor(srcNic, dstNic, r.trafficClass, r.qp);
   const uint32_t npkts = r.bytes == 0 ? 1 : static_cast<uint32_t>((r.bytes + mtu_ - 1) / mtu_);
   uint32_t msg;
@@ -162,23 +160,11 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
 }
 
 double PacketFabric::pathRate(uint32_t srcGpu, uint32_t dstGpu) const {
-  if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu))
-    return static_cast<double>(spec_.hosts.nvlinkBandwidth.bitsPerSecond()) / 8;
-  // Clos links into and out of a host run at the host speed; the fabric is no slower per flow.
-  const BitRate nic = std::min(topo_.portRate(topo_.nicPort(topo_.nicOfGpu(srcGpu))),
-                               topo_.portRate(topo_.nicPort(topo_.nicOfGpu(dstGpu))));
-  const uint32_t mtu = static_cast<uint32_t>(spec_.links.mtu);
-  return static_cast<double>(nic.bitsPerSecond()) / 8 * mtu / nicParams_.framing.dataWireBytes(mtu);
+  return path_.rate(srcGpu, dstGpu);
 }
 
 Time PacketFabric::pathLatency(uint32_t srcGpu, uint32_t dstGpu) const {
-  const NodeId srcHost = topo_.hostOfGpu(srcGpu);
-  if (srcHost == topo_.hostOfGpu(dstGpu)) return spec_.hosts.nvlinkLatency;
-  uint32_t srcNic = topo_.nicOfGpu(srcGpu);
-  const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
-  if (!fib_.reachable(topo_.attachedSwitch(srcNic), dstNic)) srcNic = srcHost * topo_.nicsPerHost() + topo_.localNic(dstNic);
-  return pathFixedLatency(topo_, fib_, srcNic, dstNic, FlowHash::queuePairTuple(srcNic, dstNic, 0, 0),
-                          nicParams_.framing.dataWireBytes(mtu_), spec_.sw.latency);
+  return path_.latency(srcGpu, dstGpu);
 }
 
 void PacketFabric::messageDelivered(uint32_t id) {

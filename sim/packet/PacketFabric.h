@@ -33,6 +33,7 @@
 #include "sim/packet/SwitchParams.h"
 #include "sim/cc/CongestionControl.h"
 #include "sim/routing/EcmpFib.h"
+#include "sim/routing/GpuPath.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -96,6 +97,7 @@ class PacketFabric final : public Fabric {
   const TopologySpec& spec_;
   const EcmpFib& fib_;
   uint32_t mtu_;
+  GpuPath path_;
   SwitchParams switchParams_;
   NicParams nicParams_;
   std::unique_ptr<CongestionControl> cc_;

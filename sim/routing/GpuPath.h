@@ -1,0 +1,46 @@
+// GpuPath: the facts about a GPU-to-GPU path that both backends share.
+//
+// Models: which NIC a transfer leaves through (the source GPU's own, or, when that NIC's rail
+// cannot reach the destination's, the source host's NIC on the destination's rail: PXN, as
+// NCCL does); the fixed latency of the routed path on an idle fabric (every link's
+// propagation, every switch's forwarding latency, and one frame's store-and-forward at every
+// hop after the first); and the path's payload rate (the host links' line rate less framing;
+// the Clos fabric is no slower per flow). Inside a host the path is NVLink: its latency and
+// bandwidth.
+// Leaves out: queueing (an idle path). The path is the one the ECMP tables give the QP tuple.
+// Units: Time (ps); frame bytes on the wire; rates in bytes per second.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/core/Time.h"
+#include "sim/routing/EcmpFib.h"
+#include "sim/topology/Topology.h"
+
+namespace fabricsim {
+
+class GpuPath {
+ public:
+  /// `frameBytes`: a full data frame on the wire (MTU payload plus framing).
+  GpuPath(const Topology& topo, const EcmpFib& fib, const TopologySpec& spec, uint32_t frameBytes);
+
+  /// The NIC a transfer from srcGpu to dstGpu (on different hosts) leaves through.
+  /// Throws (SIM_CHECK) when no NIC of the source host can reach the destination.
+  uint32_t sourceNic(uint32_t srcGpu, uint32_t dstGpu) const;
+  /// Fixed latency from NIC `srcNic` to NIC `dstNic` along the path of `tuple`, for frames of
+  /// `frame` wire bytes.
+  Time networkLatency(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, uint32_t frame) const;
+  /// Fixed latency from one GPU to another (NVLink inside a host), over the path of QP 0.
+  Time latency(uint32_t srcGpu, uint32_t dstGpu) const;
+  /// Payload rate from one GPU to another in bytes per second.
+  double rate(uint32_t srcGpu, uint32_t dstGpu) const;
+
+ private:
+  const Topology& topo_;
+  const EcmpFib& fib_;
+  const TopologySpec& spec_;
+  uint32_t frameBytes_;
+};
+
+}  // namespace fabricsim
