@@ -16,7 +16,10 @@ bool later(const auto& a, const auto& b) {
 
 uint32_t MaxMinSolver::addResource(double capacity) {
   SIM_CHECK(capacity > 0, "a resource needs a positive capacity");
-  res_.push_back(Resource{capacity, 0, 0, {}});
+  capacity_.push_back(capacity);
+  weightSum_.push_back(0);
+  usage_.push_back(0);
+  users_.emplace_back();
   resStamp_.push_back(0);
   remaining_.push_back(0);
   weight_.push_back(0);
@@ -25,7 +28,7 @@ uint32_t MaxMinSolver::addResource(double capacity) {
   bottleneck_.push_back(0);
   setUsage_.push_back(0);
   setUsers_.push_back(0);
-  return static_cast<uint32_t>(res_.size() - 1);
+  return static_cast<uint32_t>(capacity_.size() - 1);
 }
 
 uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
@@ -54,12 +57,12 @@ uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
   fl = Flow{offset, n, 0, 0, true};
   for (uint32_t i = 0; i < n; ++i) {
     const Hop h = hops[i];
-    SIM_DCHECK(h.resource < res_.size() && h.weight > 0 && h.weight <= 1, "bad hop");
+    SIM_DCHECK(h.resource < capacity_.size() && h.weight > 0 && h.weight <= 1, "bad hop");
     hops_[offset + i] = h;
-    Resource& r = res_[h.resource];
-    hopSlot_[offset + i] = static_cast<uint32_t>(r.users.size());
-    r.users.push_back(User{f, i});
-    r.weightSum += h.weight;
+    auto& users = users_[h.resource];
+    hopSlot_[offset + i] = static_cast<uint32_t>(users.size());
+    users.push_back(User{f, i});
+    weightSum_[h.resource] += h.weight;
   }
   newFlows_.push_back(f);
   peakActive_ = std::max(peakActive_, ++active_);
@@ -73,15 +76,15 @@ void MaxMinSolver::removeFlow(uint32_t f) {
     const Hop h = hops_[fl.offset + i];
     // Flows bottlenecked where this one leaves may now grow: that resource must be expanded.
     if (saturated(h.resource)) expand_.push_back(h.resource);
-    Resource& r = res_[h.resource];
+    auto& users = users_[h.resource];
     const uint32_t slot = hopSlot_[fl.offset + i];
-    const User moved = r.users.back();
-    r.users[slot] = moved;
+    const User moved = users.back();
+    users[slot] = moved;
     hopSlot_[flows_[moved.flow].offset + moved.hop] = slot;
-    r.users.pop_back();
-    r.weightSum -= h.weight;
-    r.usage -= fl.rate * h.weight;
-    if (r.users.empty()) r.weightSum = r.usage = 0;  // no drift left behind by float sums
+    users.pop_back();
+    weightSum_[h.resource] -= h.weight;
+    usage_[h.resource] -= fl.rate * h.weight;
+    if (users.empty()) weightSum_[h.resource] = usage_[h.resource] = 0;  // no drift left by float sums
   }
   if (fl.count >= freeHops_.size()) freeHops_.resize(fl.count + 1);
   freeHops_[fl.count].push_back(fl.offset);
@@ -99,7 +102,7 @@ void MaxMinSolver::expandResource(uint32_t r) {
     compRes_.push_back(r);
   }
   kind_[r] = 1;
-  for (const User& u : res_[r].users) {
+  for (const User& u : users_[r]) {
     if (flowStamp_[u.flow] == epoch_) continue;
     flowStamp_[u.flow] = epoch_;
     compFlows_.push_back(u.flow);
@@ -157,9 +160,8 @@ bool MaxMinSolver::collectAndFill() {
   }
   heap_.clear();
   for (uint32_t r : compRes_) {
-    const Resource& res = res_[r];
-    const double background = kind_[r] == 1 ? 0.0 : std::max(0.0, res.usage - setUsage_[r]);
-    remaining_[r] = std::max(0.0, res.capacity - background);
+    const double background = kind_[r] == 1 ? 0.0 : std::max(0.0, usage_[r] - setUsage_[r]);
+    remaining_[r] = std::max(0.0, capacity_[r] - background);
     if (weight_[r] > 0) heap_.push_back(HeapEntry{remaining_[r] / weight_[r], r, 0});
   }
   auto cmp = [](const HeapEntry& a, const HeapEntry& b) { return later(a, b); };
@@ -181,7 +183,7 @@ bool MaxMinSolver::collectAndFill() {
     bottleneck_[e.resource] = 1;
     // Every unfrozen flow here is bottlenecked here: it gets this resource's fair share.
     const double share = current;
-    for (const User& u : res_[e.resource].users) {
+    for (const User& u : users_[e.resource]) {
       if (flowStamp_[u.flow] != epoch_ || frozen_[u.flow]) continue;
       frozen_[u.flow] = 1;
       Flow& fl = flows_[u.flow];
@@ -199,7 +201,7 @@ bool MaxMinSolver::collectAndFill() {
   // flows may now exceed the set's share there, so they must be recomputed too.
   bool complete = true;
   for (uint32_t r : compRes_) {
-    if (kind_[r] == 2 && bottleneck_[r] && res_[r].users.size() > setUsers_[r]) {
+    if (kind_[r] == 2 && bottleneck_[r] && users_[r].size() > setUsers_[r]) {
       expand_.push_back(r);
       complete = false;
     }
@@ -214,24 +216,25 @@ void MaxMinSolver::commit() {
     if (delta == 0) continue;
     for (uint32_t k = 0; k < fl.count; ++k) {
       const Hop h = hops_[fl.offset + k];
-      if (kind_[h.resource] == 2) res_[h.resource].usage += delta * h.weight;
+      if (kind_[h.resource] == 2) usage_[h.resource] += delta * h.weight;
     }
   }
   // Expanded resources hold only set flows: their usage is summed afresh (no drift).
   for (uint32_t r : compRes_) {
     if (kind_[r] != 1) continue;
     double u = 0;
-    for (const User& x : res_[r].users) u += flows_[x.flow].next * hops_[flows_[x.flow].offset + x.hop].weight;
-    res_[r].usage = u;
+    for (const User& x : users_[r]) u += flows_[x.flow].next * hops_[flows_[x.flow].offset + x.hop].weight;
+    usage_[r] = u;
   }
   expand_.clear();
   newFlows_.clear();
 }
 
 size_t MaxMinSolver::memoryBytes() const {
-  size_t b = res_.capacity() * sizeof(Resource) + flows_.capacity() * sizeof(Flow) +
+  size_t b = (capacity_.capacity() + weightSum_.capacity() + usage_.capacity()) * sizeof(double) +
+             users_.capacity() * sizeof(std::vector<User>) + flows_.capacity() * sizeof(Flow) +
              hops_.capacity() * sizeof(Hop) + hopSlot_.capacity() * sizeof(uint32_t);
-  for (const auto& r : res_) b += r.users.capacity() * sizeof(User);
+  for (const auto& u : users_) b += u.capacity() * sizeof(User);
   b += (resStamp_.capacity() + flowStamp_.capacity() + setUsers_.capacity()) * sizeof(uint32_t);
   b += (remaining_.capacity() + weight_.capacity() + setUsage_.capacity()) * sizeof(double);
   b += done_.capacity() + frozen_.capacity() + kind_.capacity() + bottleneck_.capacity();

@@ -37,8 +37,8 @@ class MaxMinSolver {
 
   /// Adds a resource of `capacity` bytes/ps; returns its id (ids are dense from 0).
   uint32_t addResource(double capacity);
-  size_t resources() const { return res_.size(); }
-  double capacity(uint32_t r) const { return res_[r].capacity; }
+  size_t resources() const { return capacity_.size(); }
+  double capacity(uint32_t r) const { return capacity_[r]; }
 
   /// Adds a flow over `hops` (each resource at most once); its rate is 0 until the next solve.
   /// Returns its id; ids of removed flows are reused.
@@ -65,14 +65,14 @@ class MaxMinSolver {
   }
   bool pending() const { return !expand_.empty() || !newFlows_.empty(); }
   /// True when the committed rates on `r` use its whole capacity (a bottleneck).
-  bool saturated(uint32_t r) const { return res_[r].usage >= res_[r].capacity * (1 - kSaturation); }
+  bool saturated(uint32_t r) const { return usage_[r] >= capacity_[r] * (1 - kSaturation); }
   /// Sum of rate x weight of the flows on `r` at the last solve.
-  double usage(uint32_t r) const { return res_[r].usage; }
+  double usage(uint32_t r) const { return usage_[r]; }
 
   double rate(uint32_t f) const { return flows_[f].rate; }
   std::span<const Hop> hops(uint32_t f) const { return {&hops_[flows_[f].offset], flows_[f].count}; }
   /// Sum of the weights of the flows on resource `r` (the load an adaptive router compares).
-  double load(uint32_t r) const { return res_[r].weightSum; }
+  double load(uint32_t r) const { return weightSum_[r]; }
   size_t activeFlows() const { return active_; }
   size_t peakActiveFlows() const { return peakActive_; }
 
@@ -89,12 +89,6 @@ class MaxMinSolver {
     uint32_t flow;
     uint32_t hop;  ///< index of the hop within the flow
   };
-  struct Resource {
-    double capacity = 0;
-    double weightSum = 0;
-    double usage = 0;  ///< sum of committed rate x weight
-    std::vector<User> users;
-  };
   static constexpr double kSaturation = 1e-9;
   struct Flow {
     uint32_t offset = 0;  ///< first hop in hops_
@@ -108,7 +102,11 @@ class MaxMinSolver {
   void expandResource(uint32_t r);
   void commit();
 
-  std::vector<Resource> res_;
+  // Per resource, kept as separate arrays: the set search reads only capacity and usage.
+  std::vector<double> capacity_;
+  std::vector<double> weightSum_;
+  std::vector<double> usage_;  ///< sum of committed rate x weight
+  std::vector<std::vector<User>> users_;
   std::vector<Flow> flows_;
   std::vector<Hop> hops_;
   std::vector<uint32_t> hopSlot_;  ///< per hop: its index in the resource's users list
