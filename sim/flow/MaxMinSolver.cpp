@@ -28,6 +28,7 @@ uint32_t MaxMinSolver::addResource(double capacity) {
   bottleneck_.push_back(0);
   setUsage_.push_back(0);
   setUsers_.push_back(0);
+  popShare_.push_back(0);
   return static_cast<uint32_t>(capacity_.size() - 1);
 }
 
@@ -95,18 +96,26 @@ void MaxMinSolver::removeFlow(uint32_t f) {
 }
 
 void MaxMinSolver::expandResource(uint32_t r) {
-  // Every flow on an expanded resource joins the set.
-  if (resStamp_[r] == epoch_ && kind_[r] == 1) return;
-  if (resStamp_[r] != epoch_) {
-    resStamp_[r] = epoch_;
-    compRes_.push_back(r);
-  }
-  kind_[r] = 1;
+  // The flows bottlenecked here (those at its largest rate) join the set: a change here moves
+  // them. Flows here at a lower rate are bottlenecked elsewhere and keep their rates unless
+  // this resource's new share falls below them, which the fill's check catches.
+  if (resStamp_[r] == epoch_) return;
+  resStamp_[r] = epoch_;
+  compRes_.push_back(r);
+  double top = 0;
+  for (const User& u : users_[r]) top = std::max(top, flows_[u.flow].rate);
+  const double cut = top * (1 - kSaturation);
+  bool all = true;
   for (const User& u : users_[r]) {
+    if (flows_[u.flow].rate < cut) {
+      all = false;
+      continue;
+    }
     if (flowStamp_[u.flow] == epoch_) continue;
     flowStamp_[u.flow] = epoch_;
     compFlows_.push_back(u.flow);
   }
+  kind_[r] = all ? 1 : 3;
 }
 
 bool MaxMinSolver::collectAndFill() {
@@ -117,10 +126,12 @@ bool MaxMinSolver::collectAndFill() {
   }
   compRes_.clear();
   compFlows_.clear();
-  for (uint32_t f : newFlows_) {
-    if (!flows_[f].alive || flowStamp_[f] == epoch_) continue;
-    flowStamp_[f] = epoch_;
-    compFlows_.push_back(f);
+  for (const auto* list : {&newFlows_, &extraFlows_}) {
+    for (uint32_t f : *list) {
+      if (!flows_[f].alive || flowStamp_[f] == epoch_) continue;
+      flowStamp_[f] = epoch_;
+      compFlows_.push_back(f);
+    }
   }
   for (uint32_t r : expand_) expandResource(r);
   // Grow through saturated resources; unsaturated ones become edge constraints.
@@ -181,6 +192,7 @@ bool MaxMinSolver::collectAndFill() {
     }
     done_[e.resource] = 1;
     bottleneck_[e.resource] = 1;
+    popShare_[e.resource] = current;
     // Every unfrozen flow here is bottlenecked here: it gets this resource's fair share.
     const double share = current;
     for (const User& u : users_[e.resource]) {
@@ -197,12 +209,15 @@ bool MaxMinSolver::collectAndFill() {
       }
     }
   }
-  // An edge resource that became a bottleneck while carrying flows outside the set: those
-  // flows may now exceed the set's share there, so they must be recomputed too.
+  // A resource that became a bottleneck of the set while carrying flows outside it: any such
+  // flow faster than the set's share there must come down to it, so it joins the set.
   bool complete = true;
   for (uint32_t r : compRes_) {
-    if (kind_[r] == 2 && bottleneck_[r] && users_[r].size() > setUsers_[r]) {
-      expand_.push_back(r);
+    if (kind_[r] == 1 || !bottleneck_[r] || users_[r].size() == setUsers_[r]) continue;
+    const double limit = popShare_[r] * (1 + kSaturation);
+    for (const User& u : users_[r]) {
+      if (flowStamp_[u.flow] == epoch_ || flows_[u.flow].rate <= limit) continue;
+      extraFlows_.push_back(u.flow);
       complete = false;
     }
   }
@@ -216,7 +231,7 @@ void MaxMinSolver::commit() {
     if (delta == 0) continue;
     for (uint32_t k = 0; k < fl.count; ++k) {
       const Hop h = hops_[fl.offset + k];
-      if (kind_[h.resource] == 2) usage_[h.resource] += delta * h.weight;
+      if (kind_[h.resource] != 1) usage_[h.resource] += delta * h.weight;
     }
   }
   // Expanded resources hold only set flows: their usage is summed afresh (no drift).
@@ -228,6 +243,7 @@ void MaxMinSolver::commit() {
   }
   expand_.clear();
   newFlows_.clear();
+  extraFlows_.clear();
 }
 
 size_t MaxMinSolver::memoryBytes() const {

@@ -7,14 +7,15 @@
 // flows at that share, and subtract them from the other resources on their paths.
 // A flow may use a resource with a weight w in (0, 1]: it then consumes w x its rate there
 // (a sprayed flow spreading evenly over parallel links uses each with weight 1/links).
-// Recomputation is incremental and exact: a change can only alter the rates of flows that
-// share a saturated resource with a changed flow, transitively. A solve therefore starts from
-// the flows added since the last one and the saturated resources a flow left, and grows the set
-// only through saturated resources; the unsaturated resources at its edge enter as constraints
-// whose other flows keep their rates (their consumption is subtracted from the capacity). If
-// one of those edge resources becomes a bottleneck while it carries flows outside the set, it
-// joins the set and the solve is repeated. Everything else keeps its rates, which max-min
-// leaves unchanged: their bottlenecks are saturated resources the change never reached.
+// Recomputation is incremental and exact. A change can only move the flows bottlenecked where
+// it happens, and through them, transitively, the flows bottlenecked where those run. A solve
+// therefore starts from the flows added since the last one and the saturated resources a flow
+// left. At each saturated resource it reaches it takes in the flows bottlenecked there (those
+// at its largest rate), and it carries on through their resources. Every resource it touches is
+// a constraint on which flows outside the set keep their rates (their use is subtracted from
+// the capacity). If a touched resource becomes a bottleneck of the set below the rate of an
+// outside flow on it, that flow joins the set and the solve is repeated. Everything else keeps
+// its rates, which max-min leaves unchanged: their bottlenecks were not touched.
 // Leaves out: per-flow rate caps other than the resources, weighted (non-equal) fairness,
 // and everything transient: rates jump to the fair share at once.
 // Units: capacities and rates in bytes per picosecond (double); weights dimensionless.
@@ -114,6 +115,7 @@ class MaxMinSolver {
   std::vector<uint32_t> freeFlows_;
   std::vector<uint32_t> expand_;    ///< resources the next solve must expand
   std::vector<uint32_t> newFlows_;  ///< flows added since the last solve
+  std::vector<uint32_t> extraFlows_;  ///< flows a round found above a new bottleneck's share
   size_t active_ = 0;
   size_t peakActive_ = 0;
   uint64_t solves_ = 0;
@@ -129,7 +131,8 @@ class MaxMinSolver {
   std::vector<double> remaining_;
   std::vector<double> weight_;
   std::vector<uint8_t> done_;
-  std::vector<uint8_t> kind_;        ///< 1 expanded (all its flows in the set), 2 edge constraint
+  std::vector<uint8_t> kind_;  ///< 1 all its flows in the set, 2 unsaturated edge, 3 its top flows in the set
+  std::vector<double> popShare_;     ///< the share it froze its flows at (when a bottleneck)
   std::vector<uint8_t> bottleneck_;  ///< froze at least one flow in this fill
   std::vector<double> setUsage_;     ///< old rate x weight of the set's flows on the resource
   std::vector<uint32_t> setUsers_;   ///< the set's flows on the resource
