@@ -490,7 +490,9 @@ TEST(TrainingTraceBuilder, InterleavedWithRemainder) {
       if (prog.labels[prog.ops[i].label] == "bwd") lastBwd = static_cast<uint32_t>(i);
     }
     for (const TraceOp& op : prog.ops) {
-      if (prog.labels[op.label] == "dp-allreduce") EXPECT_EQ(op.deps, (std::vector<uint32_t>{lastBwd}));
+      if (prog.labels[op.label] == "dp-allreduce") {
+        EXPECT_EQ(op.deps, (std::vector<uint32_t>{lastBwd}));
+      }
     }
   }
   // The slowest stages hold 3 layers.
