@@ -80,7 +80,10 @@ std::string shellQuote(const std::string& s) {
 
 std::string commandLine(const std::vector<std::string>& argv) {
   std::string out;
-  for (const auto& a : argv) out += (out.empty() ? "" : " ") + shellQuote(a);
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    out += shellQuote(a);
+  }
   return out;
 }
 
@@ -653,7 +656,10 @@ void SweepRunner::writeSummary(const SweepSpec& spec, const std::vector<SweepPoi
   }
   std::string out;
   auto row = [&out](const std::vector<std::string>& cells) {
-    for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csvField(cells[i]);
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (i) out += ',';
+      out += csvField(cells[i]);
+    }
     out += '\n';
   };
   row(header);
