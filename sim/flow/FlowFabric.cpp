@@ -36,13 +36,8 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
   // Payload capacity: a full MTU of payload costs its framed size on the wire.
   const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
   for (PortId p = 0; p < topo.portCount(); ++p) solver_.addResource(bytesPerPs(topo.portRate(p)) * efficiency);
-  nvBase_ = static_cast<uint32_t>(topo.portCount());
-  nvCapacity_ = bytesPerPs(spec.hosts.nvlinkBandwidth);
-  nvLatency_ = spec.hosts.nvlinkLatency;
-  for (size_t g = 0; g < topo.gpuCount(); ++g) {
-    solver_.addResource(nvCapacity_);
-    solver_.addResource(nvCapacity_);
-  }
+  nvlink_ = std::make_unique<NvlinkModel>(sim, topo.gpuCount(), spec.hosts.nvlinkBandwidth, spec.hosts.nvlinkLatency,
+                                          [this](uint32_t record) { finishRecord(record); });
   portBytes_.assign(topo.portCount(), 0.0);
   ackWeight_ = static_cast<double>(framing_.ack) / (std::max(1, spec.nic.ackEvery) * framing_.dataWireBytes(mtu_));
 }
@@ -60,12 +55,7 @@ std::vector<std::string> FlowFabric::unmodelledEffects() {
 Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record) {
   hops_.clear();
   ackHops_ = 0;
-  const NodeId srcHost = topo_.hostOfGpu(srcGpu);
-  if (srcHost == topo_.hostOfGpu(dstGpu)) {
-    hops_.push_back({nvOut(srcGpu), 1.0f});
-    hops_.push_back({nvIn(dstGpu), 1.0f});
-    return nvLatency_;
-  }
+  if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu)) return spec_.hosts.nvlinkLatency;  // NVLink: no hops
   const uint32_t srcNic = path_.sourceNic(srcGpu, dstGpu);  // PXN when its own NIC cannot reach
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
   uint64_t tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qp);
@@ -174,6 +164,15 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   rec.bytes = r.bytes;
   rec.start = sim_.now();
   rec.intraHost = topo_.hostOfGpu(r.srcGpu) == topo_.hostOfGpu(r.dstGpu);
+  if (rec.intraHost) {
+    // NVLink, as on the packet backend: each GPU's egress serves its transfers in order.
+    rec.ideal = nvlink_->idealTime(r.bytes);
+    records_.push_back(rec);
+    pending_.push_back(Pending{r.tag, observer});
+    ++flowsStarted_;
+    nvlink_->send(r.srcGpu, r.bytes, record);
+    return;
+  }
   const Time latency = route(r.srcGpu, r.dstGpu, r.trafficClass, r.qp, r.bytes, record);
   double bottleneck = 0;
   for (size_t i = 0; i + ackHops_ < hops_.size(); ++i) {
@@ -185,11 +184,9 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   records_.push_back(rec);
   pending_.push_back(Pending{r.tag, observer});
   ++flowsStarted_;
-  if (!rec.intraHost) {
-    bytesSent_ += r.bytes;
-    for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
-      portBytes_[hops_[i].resource] += static_cast<double>(r.bytes) * hops_[i].weight;
-  }
+  bytesSent_ += r.bytes;
+  for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
+    portBytes_[hops_[i].resource] += static_cast<double>(r.bytes) * hops_[i].weight;
   if (r.bytes == 0) {
     // Nothing to share: delivered after the path latency.
     uint32_t slot;
@@ -294,6 +291,10 @@ void FlowFabric::completeDue() {
 void FlowFabric::deliver(uint32_t slot) {
   const uint32_t record = deliveries_[slot];
   freeDeliveries_.push_back(slot);
+  finishRecord(record);
+}
+
+void FlowFabric::finishRecord(uint32_t record) {
   const Time now = sim_.now();
   FlowRecord& rec = records_[record];
   rec.finish = now;

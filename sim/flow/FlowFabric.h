@@ -3,8 +3,8 @@
 // Models: every transfer as a fluid flow whose rate is its max-min fair share (MaxMinSolver)
 // of the resources on its path: each directed link's payload capacity (line rate x MTU
 // payload / framed MTU, so RoCEv2 and InfiniBand framing cost what they cost in the packet
-// backend), and per GPU an NVLink egress and an NVLink ingress of the host's NVLink bandwidth.
-// NIC limits are the host links themselves; a flow's ACKs take their share (one ACK frame per
+// backend). Transfers inside a host ride NvlinkModel, as on the packet backend (each GPU's
+// NVLink egress serves its transfers in order). NIC limits are the host links themselves; a flow's ACKs take their share (one ACK frame per
 // ackEvery data frames) of the two NIC links in the reverse direction. Paths are the packet backend's: the same RoCEv2
 // queue-pair five-tuple (FlowHash::queuePairTuple) hashed by the same ECMP tables (EcmpFib,
 // static or installed by BGP), with PXN for GPUs whose NIC is on another rail, so ECMP
@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "sim/core/Simulator.h"
 #include "sim/fabric/Fabric.h"
 #include "sim/fabric/LinkFraming.h"
+#include "sim/fabric/NvlinkModel.h"
 #include "sim/flow/MaxMinSolver.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/GpuPath.h"
@@ -65,8 +67,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   size_t memoryBytes() const;
   /// Payload capacity of directed port `p` in bytes per picosecond.
   double portCapacity(PortId p) const { return solver_.capacity(p); }
-  /// The resources (ports, then NVLink egress and ingress per GPU) a transfer would use now,
-  /// with weights, in path order (sprayed: sorted by port); without the ACK share (tests).
+  /// The ports a transfer would use now, with weights, in path order (sprayed: sorted by port);
+  /// without the ACK share; empty inside a host (NVLink) (tests).
   std::vector<MaxMinSolver::Hop> pathOf(const TransferRequest& request);
 
  private:
@@ -98,8 +100,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   void completeDue();
   void scheduleCompletion();
   void deliver(uint32_t slot);
-  uint32_t nvOut(uint32_t gpu) const { return nvBase_ + 2 * gpu; }
-  uint32_t nvIn(uint32_t gpu) const { return nvBase_ + 2 * gpu + 1; }
+  /// Records the delivery of `record` now and tells its observer.
+  void finishRecord(uint32_t record);
 
   Simulator& sim_;
   const Topology& topo_;
@@ -110,9 +112,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   GpuPath path_;
   enum class Selection : uint8_t { Ecmp, Flowlet, Adaptive, Spray } selection_;
   MaxMinSolver solver_;
-  uint32_t nvBase_ = 0;
-  double nvCapacity_ = 0;
-  Time nvLatency_;
+  std::unique_ptr<NvlinkModel> nvlink_;
   double ackWeight_ = 0;  ///< share of a flow's rate its ACKs take on the reverse NIC links
   size_t ackHops_ = 0;    ///< the last hops_ entries that are the ACK share
 

@@ -23,7 +23,7 @@
 #include "sim/packet/Nic.h"
 #include "sim/fabric/LinkFraming.h"
 #include "sim/packet/NicParams.h"
-#include "sim/packet/NvlinkModel.h"
+#include "sim/fabric/NvlinkModel.h"
 #include "sim/packet/PacketCounters.h"
 #include "sim/packet/PacketPool.h"
 #include "sim/packet/QueuePair.h"

@@ -219,10 +219,8 @@ TEST(FlowBackend, EcmpPathsAreThePacketBackendsPaths) {
         r.trafficClass = static_cast<uint8_t>(tc(rng));
         const auto hops = fb.fabric.pathOf(r);
         if (topo.hostOfGpu(src) == topo.hostOfGpu(dst)) {
-          // NVLink: the source GPU's egress and the destination GPU's ingress.
-          ASSERT_EQ(hops.size(), 2u);
-          EXPECT_EQ(hops[0].resource, topo.portCount() + 2 * src);
-          EXPECT_EQ(hops[1].resource, topo.portCount() + 2 * dst + 1);
+          // NVLink (NvlinkModel, as on the packet backend): no fabric ports.
+          EXPECT_TRUE(hops.empty());
           continue;
         }
         ++interHost;

@@ -1,4 +1,4 @@
-#include "sim/packet/NvlinkModel.h"
+#include "sim/fabric/NvlinkModel.h"
 
 #include <algorithm>
 
