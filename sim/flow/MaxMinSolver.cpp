@@ -16,20 +16,12 @@ bool later(const auto& a, const auto& b) {
 
 uint32_t MaxMinSolver::addResource(double capacity) {
   SIM_CHECK(capacity > 0, "a resource needs a positive capacity");
-  capacity_.push_back(capacity);
+  Res r;
+  r.capacity = capacity;
+  res_.push_back(r);
   weightSum_.push_back(0);
-  usage_.push_back(0);
   users_.emplace_back();
-  resStamp_.push_back(0);
-  remaining_.push_back(0);
-  weight_.push_back(0);
-  done_.push_back(0);
-  kind_.push_back(0);
-  bottleneck_.push_back(0);
-  setUsage_.push_back(0);
-  setUsers_.push_back(0);
-  popShare_.push_back(0);
-  return static_cast<uint32_t>(capacity_.size() - 1);
+  return static_cast<uint32_t>(res_.size() - 1);
 }
 
 uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
@@ -58,7 +50,7 @@ uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
   fl = Flow{offset, n, 0, 0, true};
   for (uint32_t i = 0; i < n; ++i) {
     const Hop h = hops[i];
-    SIM_DCHECK(h.resource < capacity_.size() && h.weight > 0 && h.weight <= 1, "bad hop");
+    SIM_DCHECK(h.resource < res_.size() && h.weight > 0 && h.weight <= 1, "bad hop");
     hops_[offset + i] = h;
     auto& users = users_[h.resource];
     hopSlot_[offset + i] = static_cast<uint32_t>(users.size());
@@ -84,8 +76,8 @@ void MaxMinSolver::removeFlow(uint32_t f) {
     hopSlot_[flows_[moved.flow].offset + moved.hop] = slot;
     users.pop_back();
     weightSum_[h.resource] -= h.weight;
-    usage_[h.resource] -= fl.rate * h.weight;
-    if (users.empty()) weightSum_[h.resource] = usage_[h.resource] = 0;  // no drift left by float sums
+    res_[h.resource].usage -= fl.rate * h.weight;
+    if (users.empty()) weightSum_[h.resource] = res_[h.resource].usage = 0;  // no drift left by float sums
   }
   if (fl.count >= freeHops_.size()) freeHops_.resize(fl.count + 1);
   freeHops_[fl.count].push_back(fl.offset);
@@ -99,8 +91,8 @@ void MaxMinSolver::expandResource(uint32_t r) {
   // The flows bottlenecked here (those at its largest rate) join the set: a change here moves
   // them. Flows here at a lower rate are bottlenecked elsewhere and keep their rates unless
   // this resource's new share falls below them, which the fill's check catches.
-  if (resStamp_[r] == epoch_) return;
-  resStamp_[r] = epoch_;
+  if (res_[r].stamp == epoch_) return;
+  res_[r].stamp = epoch_;
   compRes_.push_back(r);
   double top = 0;
   for (const User& u : users_[r]) top = std::max(top, flows_[u.flow].rate);
@@ -115,12 +107,12 @@ void MaxMinSolver::expandResource(uint32_t r) {
     flowStamp_[u.flow] = epoch_;
     compFlows_.push_back(u.flow);
   }
-  kind_[r] = all ? 1 : 3;
+  res_[r].kind = all ? 1 : 3;
 }
 
 bool MaxMinSolver::collectAndFill() {
   if (++epoch_ == 0) {  // stamps wrapped: clear them once every 2^32 rounds
-    std::fill(resStamp_.begin(), resStamp_.end(), 0);
+    for (Res& r : res_) r.stamp = 0;
     std::fill(flowStamp_.begin(), flowStamp_.end(), 0);
     epoch_ = 1;
   }
@@ -139,12 +131,12 @@ bool MaxMinSolver::collectAndFill() {
     const Flow& fl = flows_[compFlows_[i]];
     for (uint32_t k = 0; k < fl.count; ++k) {
       const uint32_t r = hops_[fl.offset + k].resource;
-      if (resStamp_[r] == epoch_) continue;
+      if (res_[r].stamp == epoch_) continue;
       if (saturated(r)) {
         expandResource(r);
       } else {
-        resStamp_[r] = epoch_;
-        kind_[r] = 2;
+        res_[r].stamp = epoch_;
+        res_[r].kind = 2;
         compRes_.push_back(r);
       }
     }
@@ -153,27 +145,27 @@ bool MaxMinSolver::collectAndFill() {
 
   // Capacity left to the set on each resource, and the set's weight there.
   for (uint32_t r : compRes_) {
-    weight_[r] = 0;
-    setUsage_[r] = 0;
-    setUsers_[r] = 0;
-    done_[r] = 0;
-    bottleneck_[r] = 0;
+    res_[r].weight = 0;
+    res_[r].setUsage = 0;
+    res_[r].setUsers = 0;
+    res_[r].done = 0;
+    res_[r].bottleneck = 0;
   }
   for (uint32_t f : compFlows_) {
     frozen_[f] = 0;
     const Flow& fl = flows_[f];
     for (uint32_t k = 0; k < fl.count; ++k) {
       const Hop h = hops_[fl.offset + k];
-      weight_[h.resource] += h.weight;
-      setUsage_[h.resource] += fl.rate * h.weight;
-      ++setUsers_[h.resource];
+      res_[h.resource].weight += h.weight;
+      res_[h.resource].setUsage += fl.rate * h.weight;
+      ++res_[h.resource].setUsers;
     }
   }
   heap_.clear();
   for (uint32_t r : compRes_) {
-    const double background = kind_[r] == 1 ? 0.0 : std::max(0.0, usage_[r] - setUsage_[r]);
-    remaining_[r] = std::max(0.0, capacity_[r] - background);
-    if (weight_[r] > 0) heap_.push_back(HeapEntry{remaining_[r] / weight_[r], r, 0});
+    const double background = res_[r].kind == 1 ? 0.0 : std::max(0.0, res_[r].usage - res_[r].setUsage);
+    res_[r].remaining = std::max(0.0, res_[r].capacity - background);
+    if (res_[r].weight > 0) heap_.push_back(HeapEntry{res_[r].remaining / res_[r].weight, r, 0});
   }
   auto cmp = [](const HeapEntry& a, const HeapEntry& b) { return later(a, b); };
   std::make_heap(heap_.begin(), heap_.end(), cmp);
@@ -181,18 +173,18 @@ bool MaxMinSolver::collectAndFill() {
     std::pop_heap(heap_.begin(), heap_.end(), cmp);
     const HeapEntry e = heap_.back();
     heap_.pop_back();
-    if (done_[e.resource]) continue;
+    if (res_[e.resource].done) continue;
     // Keys are lower bounds (a resource's share only grows as flows elsewhere freeze below it):
     // an entry whose resource's share has grown goes back with its current share.
-    const double current = std::max(0.0, remaining_[e.resource]) / weight_[e.resource];
+    const double current = std::max(0.0, res_[e.resource].remaining) / res_[e.resource].weight;
     if (current > e.share * (1 + 1e-12)) {
       heap_.push_back(HeapEntry{current, e.resource, 0});
       std::push_heap(heap_.begin(), heap_.end(), cmp);
       continue;
     }
-    done_[e.resource] = 1;
-    bottleneck_[e.resource] = 1;
-    popShare_[e.resource] = current;
+    res_[e.resource].done = 1;
+    res_[e.resource].bottleneck = 1;
+    res_[e.resource].popShare = current;
     // Every unfrozen flow here is bottlenecked here: it gets this resource's fair share.
     const double share = current;
     for (const User& u : users_[e.resource]) {
@@ -202,10 +194,10 @@ bool MaxMinSolver::collectAndFill() {
       fl.next = share;
       for (uint32_t k = 0; k < fl.count; ++k) {
         const Hop h = hops_[fl.offset + k];
-        if (done_[h.resource]) continue;
-        remaining_[h.resource] -= share * h.weight;
-        weight_[h.resource] -= h.weight;
-        if (weight_[h.resource] <= 1e-9) done_[h.resource] = 1;  // every set flow on it is frozen
+        if (res_[h.resource].done) continue;
+        res_[h.resource].remaining -= share * h.weight;
+        res_[h.resource].weight -= h.weight;
+        if (res_[h.resource].weight <= 1e-9) res_[h.resource].done = 1;  // every set flow on it is frozen
       }
     }
   }
@@ -213,8 +205,8 @@ bool MaxMinSolver::collectAndFill() {
   // flow faster than the set's share there must come down to it, so it joins the set.
   bool complete = true;
   for (uint32_t r : compRes_) {
-    if (kind_[r] == 1 || !bottleneck_[r] || users_[r].size() == setUsers_[r]) continue;
-    const double limit = popShare_[r] * (1 + kSaturation);
+    if (res_[r].kind == 1 || !res_[r].bottleneck || users_[r].size() == res_[r].setUsers) continue;
+    const double limit = res_[r].popShare * (1 + kSaturation);
     for (const User& u : users_[r]) {
       if (flowStamp_[u.flow] == epoch_ || flows_[u.flow].rate <= limit) continue;
       extraFlows_.push_back(u.flow);
@@ -231,15 +223,15 @@ void MaxMinSolver::commit() {
     if (delta == 0) continue;
     for (uint32_t k = 0; k < fl.count; ++k) {
       const Hop h = hops_[fl.offset + k];
-      if (kind_[h.resource] != 1) usage_[h.resource] += delta * h.weight;
+      if (res_[h.resource].kind != 1) res_[h.resource].usage += delta * h.weight;
     }
   }
   // Expanded resources hold only set flows: their usage is summed afresh (no drift).
   for (uint32_t r : compRes_) {
-    if (kind_[r] != 1) continue;
+    if (res_[r].kind != 1) continue;
     double u = 0;
     for (const User& x : users_[r]) u += flows_[x.flow].next * hops_[flows_[x.flow].offset + x.hop].weight;
-    usage_[r] = u;
+    res_[r].usage = u;
   }
   expand_.clear();
   newFlows_.clear();
@@ -247,13 +239,11 @@ void MaxMinSolver::commit() {
 }
 
 size_t MaxMinSolver::memoryBytes() const {
-  size_t b = (capacity_.capacity() + weightSum_.capacity() + usage_.capacity()) * sizeof(double) +
+  size_t b = res_.capacity() * sizeof(Res) + weightSum_.capacity() * sizeof(double) +
              users_.capacity() * sizeof(std::vector<User>) + flows_.capacity() * sizeof(Flow) +
              hops_.capacity() * sizeof(Hop) + hopSlot_.capacity() * sizeof(uint32_t);
   for (const auto& u : users_) b += u.capacity() * sizeof(User);
-  b += (resStamp_.capacity() + flowStamp_.capacity() + setUsers_.capacity()) * sizeof(uint32_t);
-  b += (remaining_.capacity() + weight_.capacity() + setUsage_.capacity()) * sizeof(double);
-  b += done_.capacity() + frozen_.capacity() + kind_.capacity() + bottleneck_.capacity();
+  b += flowStamp_.capacity() * sizeof(uint32_t) + frozen_.capacity();
   return b;
 }
 

@@ -38,8 +38,8 @@ class MaxMinSolver {
 
   /// Adds a resource of `capacity` bytes/ps; returns its id (ids are dense from 0).
   uint32_t addResource(double capacity);
-  size_t resources() const { return capacity_.size(); }
-  double capacity(uint32_t r) const { return capacity_[r]; }
+  size_t resources() const { return res_.size(); }
+  double capacity(uint32_t r) const { return res_[r].capacity; }
 
   /// Adds a flow over `hops` (each resource at most once); its rate is 0 until the next solve.
   /// Returns its id; ids of removed flows are reused.
@@ -66,9 +66,9 @@ class MaxMinSolver {
   }
   bool pending() const { return !expand_.empty() || !newFlows_.empty(); }
   /// True when the committed rates on `r` use its whole capacity (a bottleneck).
-  bool saturated(uint32_t r) const { return usage_[r] >= capacity_[r] * (1 - kSaturation); }
+  bool saturated(uint32_t r) const { return res_[r].usage >= res_[r].capacity * (1 - kSaturation); }
   /// Sum of rate x weight of the flows on `r` at the last solve.
-  double usage(uint32_t r) const { return usage_[r]; }
+  double usage(uint32_t r) const { return res_[r].usage; }
 
   double rate(uint32_t f) const { return flows_[f].rate; }
   std::span<const Hop> hops(uint32_t f) const { return {&hops_[flows_[f].offset], flows_[f].count}; }
@@ -103,10 +103,23 @@ class MaxMinSolver {
   void expandResource(uint32_t r);
   void commit();
 
-  // Per resource, kept as separate arrays: the set search reads only capacity and usage.
-  std::vector<double> capacity_;
-  std::vector<double> weightSum_;
-  std::vector<double> usage_;  ///< sum of committed rate x weight
+  // Per resource: what a solve reads and writes, in one cache line (the set search and the
+  // fill visit resources in no order, so one miss per resource instead of one per field).
+  struct alignas(64) Res {
+    double capacity = 0;
+    double usage = 0;      ///< sum of committed rate x weight
+    double remaining = 0;  ///< solve scratch: capacity left to the set
+    double weight = 0;     ///< solve scratch: the set's unfrozen weight here
+    double setUsage = 0;   ///< solve scratch: old rate x weight of the set's flows here
+    double popShare = 0;   ///< solve scratch: the share it froze its flows at (when a bottleneck)
+    uint32_t stamp = 0;    ///< epoch of the round that last touched it
+    uint32_t setUsers = 0;  ///< solve scratch: the set's flows here
+    uint8_t kind = 0;  ///< 1 all its flows in the set, 2 unsaturated edge, 3 its top flows in the set
+    uint8_t done = 0;
+    uint8_t bottleneck = 0;  ///< froze at least one flow in this fill
+  };
+  std::vector<Res> res_;
+  std::vector<double> weightSum_;  ///< sum of the weights of its flows (adaptive routing's load)
   std::vector<std::vector<User>> users_;
   std::vector<Flow> flows_;
   std::vector<Hop> hops_;
@@ -124,18 +137,9 @@ class MaxMinSolver {
 
   // Scratch of one solve, indexed by resource or flow; stamped so nothing is cleared.
   uint32_t epoch_ = 0;
-  std::vector<uint32_t> resStamp_;
   std::vector<uint32_t> flowStamp_;
   std::vector<uint32_t> compRes_;
   std::vector<uint32_t> compFlows_;
-  std::vector<double> remaining_;
-  std::vector<double> weight_;
-  std::vector<uint8_t> done_;
-  std::vector<uint8_t> kind_;  ///< 1 all its flows in the set, 2 unsaturated edge, 3 its top flows in the set
-  std::vector<double> popShare_;     ///< the share it froze its flows at (when a bottleneck)
-  std::vector<uint8_t> bottleneck_;  ///< froze at least one flow in this fill
-  std::vector<double> setUsage_;     ///< old rate x weight of the set's flows on the resource
-  std::vector<uint32_t> setUsers_;   ///< the set's flows on the resource
   std::vector<uint8_t> frozen_;
   struct HeapEntry {
     double share;
