@@ -25,7 +25,6 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
   ports_.resize(topo.portCount());
   switches_.resize(topo.switchCount());
   nics_.resize(topo.nicCount());
-  qpsPerNic_.assign(topo.nicCount(), 0);
 
   nicParams_.framing = ib ? LinkFraming::ib() : LinkFraming::roce();
   switchParams_.buffer = static_cast<uint64_t>(spec.sw.buffer);
@@ -95,7 +94,6 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
 uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) {
   auto [it, inserted] = qpIndex_.try_emplace(qpKey(srcNic, dstNic, tc, qpIndex), static_cast<uint32_t>(qps_.size()));
   if (!inserted) return it->second;
-  ++qpsPerNic_[srcNic];
   QueuePair q;
   q.srcNic = srcNic;
   q.dstNic = dstNic;

@@ -108,7 +108,6 @@ class PacketFabric final : public Fabric {
   std::vector<Nic> nics_;
   std::vector<QueuePair> qps_;
   std::unordered_map<uint64_t, uint32_t> qpIndex_;
-  std::vector<uint32_t> qpsPerNic_;
   std::vector<RdmaMessage> messages_;
   std::deque<ReorderBuffer> reorder_;  // stable references
   std::vector<uint32_t> freeMessages_;
