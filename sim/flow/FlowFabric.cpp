@@ -188,17 +188,7 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
     portBytes_[hops_[i].resource] += static_cast<double>(r.bytes) * hops_[i].weight;
   if (r.bytes == 0) {
-    // Nothing to share: delivered after the path latency.
-    uint32_t slot;
-    if (!freeDeliveries_.empty()) {
-      slot = freeDeliveries_.back();
-      freeDeliveries_.pop_back();
-      deliveries_[slot] = record;
-    } else {
-      slot = static_cast<uint32_t>(deliveries_.size());
-      deliveries_.push_back(record);
-    }
-    sim_.schedule(sim_.now() + latency, this, kDeliveryBase + slot);
+    scheduleDelivery(record, sim_.now() + latency);  // nothing to share: after the path latency
     return;
   }
   const uint32_t f = solver_.addFlow(hops_);
@@ -273,19 +263,23 @@ void FlowFabric::completeDue() {
     if (e.gen != a.gen) continue;
     ++a.gen;  // no later entry of this flow is valid
     solver_.removeFlow(e.flow);
-    uint32_t slot;
-    if (!freeDeliveries_.empty()) {
-      slot = freeDeliveries_.back();
-      freeDeliveries_.pop_back();
-      deliveries_[slot] = a.record;
-    } else {
-      slot = static_cast<uint32_t>(deliveries_.size());
-      deliveries_.push_back(a.record);
-    }
-    sim_.schedule(now + a.latency, this, kDeliveryBase + slot);
+    scheduleDelivery(a.record, now + a.latency);
     any = true;
   }
   if (any) requestRecompute();
+}
+
+void FlowFabric::scheduleDelivery(uint32_t record, Time at) {
+  uint32_t slot;
+  if (!freeDeliveries_.empty()) {
+    slot = freeDeliveries_.back();
+    freeDeliveries_.pop_back();
+    deliveries_[slot] = record;
+  } else {
+    slot = static_cast<uint32_t>(deliveries_.size());
+    deliveries_.push_back(record);
+  }
+  sim_.schedule(at, this, kDeliveryBase + slot);
 }
 
 void FlowFabric::deliver(uint32_t slot) {

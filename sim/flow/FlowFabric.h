@@ -99,6 +99,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   void pushFinish(uint32_t f);
   void completeDue();
   void scheduleCompletion();
+  /// Delivers `record` at `at` (one event, in a reusable slot).
+  void scheduleDelivery(uint32_t record, Time at);
   void deliver(uint32_t slot);
   /// Records the delivery of `record` now and tells its observer.
   void finishRecord(uint32_t record);
