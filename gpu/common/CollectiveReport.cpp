@@ -1,0 +1,51 @@
+#include "gpu/common/CollectiveReport.h"
+
+#include <string>
+
+#include "gpu/common/NcclTestsTable.h"
+
+namespace fabricsim::gpu {
+
+nlohmann::json CollectiveReport::measurementJson(const CollectiveMeasurement& m) {
+  nlohmann::json j = {{"time_us", m.timeUs}, {"algbw_GBps", m.algBwGBps}, {"busbw_GBps", m.busBwGBps}};
+  j["wrong"] = m.wrong ? nlohmann::json(*m.wrong) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json CollectiveReport::toJson(const CollectiveSweepParams& p,
+                                        const std::vector<CollectiveRow>& rows,
+                                        const nlohmann::json& system) {
+  const std::string redop = isReduction(p.collective) ? std::string(reduceOpName(p.op)) : "none";
+  const int root = hasRoot(p.collective) ? p.root : -1;
+  nlohmann::json j;
+  j["tool"] = "fabricsim-gpu-collectives";
+  j["schema"] = kSchema;
+  j["collective"] = std::string(collectiveName(p.collective));
+  j["nccl_tests_name"] = NcclTestsTable::programName(p.collective);
+  j["ranks"] = p.ranks;
+  j["processes"] = p.processes;
+  j["gpus_per_process"] = p.gpusPerProcess;
+  j["datatype"] = std::string(dataTypeName(p.type));
+  j["redop"] = redop;
+  j["root"] = root;
+  j["params"] = {{"min_bytes", p.minBytes},   {"max_bytes", p.maxBytes},       {"step_factor", p.stepFactor},
+                 {"step_bytes", p.stepBytes}, {"warmup_iters", p.warmupIters}, {"iters", p.iters},
+                 {"check", p.checkIters},     {"average", p.average}};
+  j["system"] = system;
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& r : rows) {
+    results.push_back({{"size_bytes", r.bytes},
+                       {"count", r.count},
+                       {"type", std::string(dataTypeName(p.type))},
+                       {"redop", redop},
+                       {"root", root},
+                       {"out_of_place", measurementJson(r.outOfPlace)},
+                       {"in_place", measurementJson(r.inPlace)}});
+  }
+  j["results"] = results;
+  j["avg_busbw_GBps"] = NcclTestsTable::averageBusBandwidth(rows);
+  j["failed_checks"] = NcclTestsTable::failedChecks(rows);
+  return j;
+}
+
+}  // namespace fabricsim::gpu

@@ -1,0 +1,145 @@
+#include "gpu/cuda/GemmBench.h"
+
+#include <memory>
+#include <vector>
+
+#include "gpu/cuda/CudaCheck.h"
+#include "gpu/cuda/Kernels.h"
+
+namespace fabricsim::gpu {
+namespace {
+
+// Frees the cuBLASLt descriptors and device buffers of one run however it ends.
+struct RunResources {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  void* bufA = nullptr;
+  void* bufB = nullptr;
+  void* bufD = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ~RunResources() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (d) cublasLtMatrixLayoutDestroy(d);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (op) cublasLtMatmulDescDestroy(op);
+    if (bufA) cudaFree(bufA);
+    if (bufB) cudaFree(bufB);
+    if (bufD) cudaFree(bufD);
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+};
+
+void setBatch(cublasLtMatrixLayout_t layout, long batch, long long stride) {
+  const int32_t count = static_cast<int32_t>(batch);
+  FABRICSIM_CUBLAS(
+      cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
+  const int64_t s = stride;
+  FABRICSIM_CUBLAS(
+      cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &s, sizeof s));
+}
+
+}  // namespace
+
+GemmBench::GemmBench(int device) {
+  FABRICSIM_CUDA(cudaSetDevice(device));
+  FABRICSIM_CUDA(cudaDeviceGetAttribute(&ccMajor_, cudaDevAttrComputeCapabilityMajor, device));
+  FABRICSIM_CUDA(cudaDeviceGetAttribute(&ccMinor_, cudaDevAttrComputeCapabilityMinor, device));
+  FABRICSIM_CUBLAS(cublasLtCreate(&handle_));
+  FABRICSIM_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  FABRICSIM_CUDA(cudaMalloc(&workspace_, workspaceBytes_));
+}
+
+GemmBench::~GemmBench() {
+  if (workspace_) cudaFree(workspace_);
+  if (stream_) cudaStreamDestroy(stream_);
+  if (handle_) cublasLtDestroy(handle_);
+}
+
+GemmResult GemmBench::run(const GemmShape& shape, const std::string& dtype, int warmup, int iters) {
+  GemmResult r{shape, dtype, std::nullopt, ""};
+  cudaDataType_t inType = CUDA_R_16BF, outType = CUDA_R_16BF;
+  size_t inBytes = 2;
+  int fillKind = 0;
+  if (dtype == "fp16") {
+    inType = outType = CUDA_R_16F;
+    fillKind = 1;
+  } else if (dtype == "fp8") {
+    if (!fp8Supported()) {
+      r.note = "fp8 needs compute capability 8.9 or later";
+      return r;
+    }
+    if (shape.m % 16 || shape.n % 16 || shape.k % 16) {
+      r.note = "fp8 needs m, n and k to be multiples of 16";
+      return r;
+    }
+    inType = CUDA_R_8F_E4M3;
+    inBytes = 1;
+    fillKind = 2;
+  }
+  const long m = shape.m, n = shape.n, k = shape.k, batch = shape.batch;
+  const size_t elemsA = static_cast<size_t>(k) * m, elemsB = static_cast<size_t>(k) * n,
+               elemsD = static_cast<size_t>(m) * n;
+  const size_t need = (elemsA + elemsB) * inBytes * batch + elemsD * 2 * batch;
+  size_t freeBytes = 0, totalBytes = 0;
+  FABRICSIM_CUDA(cudaMemGetInfo(&freeBytes, &totalBytes));
+  if (need + (size_t{256} << 20) > freeBytes) {
+    r.note = "operands (" + std::to_string(need >> 20) + " MiB) do not fit in free GPU memory";
+    return r;
+  }
+
+  RunResources res;
+  FABRICSIM_CUDA(cudaMalloc(&res.bufA, elemsA * inBytes * batch));
+  FABRICSIM_CUDA(cudaMalloc(&res.bufB, elemsB * inBytes * batch));
+  FABRICSIM_CUDA(cudaMalloc(&res.bufD, elemsD * 2 * batch));
+  launchFillUniform(res.bufA, elemsA * batch, fillKind, 1u, stream_);
+  launchFillUniform(res.bufB, elemsB * batch, fillKind, 2u, stream_);
+
+  FABRICSIM_CUBLAS(cublasLtMatmulDescCreate(&res.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t transA = CUBLAS_OP_T, transB = CUBLAS_OP_N;
+  FABRICSIM_CUBLAS(
+      cublasLtMatmulDescSetAttribute(res.op, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof transA));
+  FABRICSIM_CUBLAS(
+      cublasLtMatmulDescSetAttribute(res.op, CUBLASLT_MATMUL_DESC_TRANSB, &transB, sizeof transB));
+  FABRICSIM_CUBLAS(cublasLtMatrixLayoutCreate(&res.a, inType, k, m, k));
+  FABRICSIM_CUBLAS(cublasLtMatrixLayoutCreate(&res.b, inType, k, n, k));
+  FABRICSIM_CUBLAS(cublasLtMatrixLayoutCreate(&res.d, outType, m, n, m));
+  if (batch > 1) {
+    setBatch(res.a, batch, static_cast<long long>(elemsA));
+    setBatch(res.b, batch, static_cast<long long>(elemsB));
+    setBatch(res.d, batch, static_cast<long long>(elemsD));
+  }
+  FABRICSIM_CUBLAS(cublasLtMatmulPreferenceCreate(&res.pref));
+  FABRICSIM_CUBLAS(cublasLtMatmulPreferenceSetAttribute(res.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                        &workspaceBytes_, sizeof workspaceBytes_));
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(handle_, res.op, res.a, res.b, res.d, res.d,
+                                                           res.pref, 1, &heuristic, &found);
+  if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
+    r.note = std::string("cuBLASLt has no algorithm for this shape and type: ") + cublasGetStatusString(st);
+    return r;
+  }
+  const float alpha = 1.0f, beta = 0.0f;
+  auto call = [&] {
+    FABRICSIM_CUBLAS(cublasLtMatmul(handle_, res.op, &alpha, res.bufA, res.a, res.bufB, res.b, &beta,
+                                    res.bufD, res.d, res.bufD, res.d, &heuristic.algo, workspace_,
+                                    workspaceBytes_, stream_));
+  };
+  for (int i = 0; i < warmup; ++i) call();
+  FABRICSIM_CUDA(cudaEventCreate(&res.start));
+  FABRICSIM_CUDA(cudaEventCreate(&res.stop));
+  FABRICSIM_CUDA(cudaEventRecord(res.start, stream_));
+  for (int i = 0; i < iters; ++i) call();
+  FABRICSIM_CUDA(cudaEventRecord(res.stop, stream_));
+  FABRICSIM_CUDA(cudaEventSynchronize(res.stop));
+  float ms = 0;
+  FABRICSIM_CUDA(cudaEventElapsedTime(&ms, res.start, res.stop));
+  r.timeUs = static_cast<double>(ms) * 1e3 / iters;
+  r.note = "cuBLASLt heuristic #1, workspace " + std::to_string(heuristic.workspaceSize >> 10) + " KiB";
+  return r;
+}
+
+}  // namespace fabricsim::gpu
