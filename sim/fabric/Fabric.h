@@ -25,6 +25,10 @@ struct TransferRequest {
   uint8_t trafficClass = 0;  ///< 0..6 for data; 7 is reserved for control packets
   uint16_t qp = 0;           ///< queue pair index between this pair (selects UDP source-port entropy)
   uint64_t tag = 0;          ///< returned unchanged in the completion
+  /// The transfer stands for back-to-back bursts of this many bytes, each sent when the previous
+  /// one has arrived upstream (a pipelined ring's steps); 0: one burst. Backends that see every
+  /// packet ignore it; the hybrid backend sizes its congestion episodes by it.
+  Bytes burst = 0;
 };
 
 /// Receives completions. Called from inside the simulation, at the delivery time.

@@ -36,6 +36,8 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
   // Payload capacity: a full MTU of payload costs its framed size on the wire.
   const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
   for (PortId p = 0; p < topo.portCount(); ++p) solver_.addResource(bytesPerPs(topo.portRate(p)) * efficiency);
+  nominal_.resize(topo.portCount());
+  for (PortId p = 0; p < topo.portCount(); ++p) nominal_[p] = solver_.capacity(p);
   nvlink_ = std::make_unique<NvlinkModel>(sim, topo.gpuCount(), spec.hosts.nvlinkBandwidth, spec.hosts.nvlinkLatency,
                                           [this](uint32_t record) { finishRecord(record); });
   portBytes_.assign(topo.portCount(), 0.0);
@@ -177,7 +179,7 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   double bottleneck = 0;
   for (size_t i = 0; i + ackHops_ < hops_.size(); ++i) {
     const MaxMinSolver::Hop h = hops_[i];
-    const double c = solver_.capacity(h.resource) / h.weight;
+    const double c = nominal_[h.resource] / h.weight;
     bottleneck = bottleneck == 0 ? c : std::min(bottleneck, c);
   }
   rec.ideal = latency + Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / bottleneck)));
@@ -198,6 +200,8 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   a = Active{};
   a.gen = gen + 1;
   a.remaining = static_cast<double>(r.bytes);
+  a.dataHops = static_cast<uint32_t>(hops_.size() - ackHops_);
+  a.burst = r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes;
   a.last = sim_.now();
   a.latency = latency;
   a.record = record;
@@ -227,14 +231,76 @@ void FlowFabric::pushFinish(uint32_t f) {
 
 void FlowFabric::recompute() {
   const Time now = sim_.now();
-  solver_.solve([&](uint32_t f, double /*old*/) {
-    settle(f, now);
-    Active& a = active_[f];
-    a.rate = solver_.rate(f);
-    ++a.gen;
-    pushFinish(f);
-  });
+  // With a congestion-episode model, the capacities of the links the solve left congested
+  // depend on the solution; a few rounds settle them (each round only moves what changed).
+  for (int round = 0;; ++round) {
+    solver_.solve([&](uint32_t f, double /*old*/) {
+      settle(f, now);
+      Active& a = active_[f];
+      a.rate = solver_.rate(f);
+      ++a.gen;
+      pushFinish(f);
+    });
+    if (episodes_ == nullptr || round == kEpisodeRounds || !adjustCapacities()) break;
+  }
   scheduleCompletion();
+}
+
+bool FlowFabric::adjustCapacities() {
+  // Copied: setCapacity() does not touch the list, but the next solve rewrites it.
+  touched_.assign(solver_.touchedResources().begin(), solver_.touchedResources().end());
+  bool changed = false;
+  for (uint32_t r : touched_) {
+    // A NIC's own uplink is shared by its scheduler, without a switch queue: never an episode.
+    if (topo_.isHost(topo_.portNode(r))) continue;
+    double target = nominal_[r];
+    if (solver_.saturated(r)) {
+      const double eff = episodeEfficiency(r);
+      target = nominal_[r] * eff;
+    }
+    if (std::abs(target - solver_.capacity(r)) > kCapacityTolerance * nominal_[r]) {
+      solver_.setCapacity(r, target);
+      ++capacityChanges_;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+double FlowFabric::episodeEfficiency(uint32_t r) {
+  // The flows bottlenecked here are those at its top rate; the upstream port of each (the hop
+  // before this one) tells how many ingress ports converge on this egress.
+  double top = 0;
+  for (const MaxMinSolver::User& u : solver_.users(r)) top = std::max(top, solver_.rate(u.flow));
+  const double cut = top * (1 - 1e-9);
+  upstream_.clear();
+  double bytes = 0;
+  double latencyPs = 0;
+  uint32_t n = 0;
+  for (const MaxMinSolver::User& u : solver_.users(r)) {
+    const Active& a = active_[u.flow];
+    if (u.hop >= a.dataHops || solver_.rate(u.flow) < cut) continue;  // ACK share, or limited elsewhere
+    const auto hops = solver_.hops(u.flow);
+    // Sprayed flows (fractional weights) have no single upstream port: each counts as its own.
+    const bool single = u.hop > 0 && hops[u.hop].weight == 1.0f && hops[u.hop - 1].weight == 1.0f;
+    upstream_.push_back(single ? hops[u.hop - 1].resource : (0x80000000u | u.flow));
+    bytes += static_cast<double>(a.burst);
+    latencyPs += static_cast<double>(a.latency.picos());
+    ++n;
+  }
+  std::sort(upstream_.begin(), upstream_.end());
+  const auto fanIn = static_cast<uint32_t>(std::unique(upstream_.begin(), upstream_.end()) - upstream_.begin());
+  if (fanIn < 2) return 1.0;
+  CongestionEpisode e;
+  e.fanIn = fanIn;
+  e.flows = n;
+  e.bytesPerFlow = static_cast<Bytes>(bytes / n);
+  e.lineRate = topo_.portRate(r);
+  e.pathLatency = Time::ps(static_cast<int64_t>(latencyPs / n));
+  ++episodesEvaluated_;
+  const double eff = episodes_->efficiency(e);
+  SIM_CHECK(eff > 0 && eff <= 1, "a congestion-episode efficiency must be in (0, 1]");
+  return eff;
 }
 
 void FlowFabric::scheduleCompletion() {

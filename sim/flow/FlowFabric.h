@@ -17,6 +17,11 @@
 //              share of the flow).
 // Rates are recomputed when flows start or finish; all changes at one timestamp are batched
 // into one recomputation of the connected parts of the fabric they touch (incremental).
+// Hybrid mode (setEpisodeModel, `--backend hybrid`): after each solve, every switch egress the
+// solve left saturated with flows from two or more upstream ports is a congestion episode; a
+// CongestionEpisodeModel says what fraction of its capacity the fabric's congestion control
+// delivers there, and the link's capacity is scaled by it until the episode changes (a few
+// re-solves per recomputation settle the capacities). NIC uplinks are never episodes.
 // A flow is delivered its fixed path latency after its last byte left the fluid: propagation,
 // switch latency and one frame's store-and-forward per switch hop (as the packet backend's
 // unloaded time).
@@ -38,6 +43,7 @@
 #include "sim/fabric/Fabric.h"
 #include "sim/fabric/LinkFraming.h"
 #include "sim/fabric/NvlinkModel.h"
+#include "sim/flow/CongestionEpisodeModel.h"
 #include "sim/flow/MaxMinSolver.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/GpuPath.h"
@@ -50,12 +56,19 @@ class FlowFabric final : public Fabric, public EventHandler {
   FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib);
 
   void send(const TransferRequest& request, TransferObserver* observer) override;
-  std::string backendName() const override { return "flow"; }
+  std::string backendName() const override { return episodes_ ? "hybrid" : "flow"; }
   Time pathLatency(uint32_t srcGpu, uint32_t dstGpu) const override;
   double pathRate(uint32_t srcGpu, uint32_t dstGpu) const override;
   const std::vector<FlowRecord>& flowRecords() const override { return records_; }
   NetworkCounters networkCounters() const override;
   void onEvent(uint32_t tag) override;
+
+  /// Hybrid mode: congested switch links deliver `model`'s efficiency x their fluid capacity
+  /// (nullptr: pure max-min, the default). `model` must outlive the run.
+  void setEpisodeModel(CongestionEpisodeModel* model) { episodes_ = model; }
+  /// Congestion episodes evaluated and link capacities changed by them (hybrid mode).
+  uint64_t episodesEvaluated() const { return episodesEvaluated_; }
+  uint64_t capacityChanges() const { return capacityChanges_; }
 
   /// The effects this backend does not model, for the results.
   static std::vector<std::string> unmodelledEffects();
@@ -80,6 +93,8 @@ class FlowFabric final : public Fabric, public EventHandler {
     Time latency;          ///< fixed delay added after the fluid part
     uint32_t record = 0;
     uint32_t gen = 0;
+    uint32_t dataHops = 0;  ///< hops before the ACK share
+    Bytes burst = 0;        ///< the request's burst (its bytes if it has none): an episode's size
   };
   struct Finish {
     Time at;
@@ -95,6 +110,12 @@ class FlowFabric final : public Fabric, public EventHandler {
   Time route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record);
   void requestRecompute();
   void recompute();
+  /// Hybrid mode: sets each link the last solve touched to its episode's capacity; true if any
+  /// changed (the rates must then be solved again).
+  bool adjustCapacities();
+  /// The efficiency of the episode on saturated switch port `r` (1 if fewer than two upstream
+  /// ports feed its bottlenecked flows).
+  double episodeEfficiency(uint32_t r);
   void settle(uint32_t f, Time now);
   void pushFinish(uint32_t f);
   void completeDue();
@@ -115,6 +136,13 @@ class FlowFabric final : public Fabric, public EventHandler {
   enum class Selection : uint8_t { Ecmp, Flowlet, Adaptive, Spray } selection_;
   MaxMinSolver solver_;
   std::unique_ptr<NvlinkModel> nvlink_;
+  std::vector<double> nominal_;  ///< per port: fluid payload capacity, bytes/ps
+  CongestionEpisodeModel* episodes_ = nullptr;
+  static constexpr int kEpisodeRounds = 3;             ///< capacity rounds per recomputation
+  static constexpr double kCapacityTolerance = 1e-3;   ///< relative change worth a new solve
+  std::vector<uint32_t> touched_, upstream_;           ///< scratch
+  uint64_t episodesEvaluated_ = 0;
+  uint64_t capacityChanges_ = 0;
   double ackWeight_ = 0;  ///< share of a flow's rate its ACKs take on the reverse NIC links
   size_t ackHops_ = 0;    ///< the last hops_ entries that are the ACK share
 

@@ -24,6 +24,15 @@ uint32_t MaxMinSolver::addResource(double capacity) {
   return static_cast<uint32_t>(res_.size() - 1);
 }
 
+void MaxMinSolver::setCapacity(uint32_t r, double capacity) {
+  SIM_CHECK(capacity > 0, "a resource needs a positive capacity");
+  if (res_[r].capacity == capacity) return;
+  res_[r].capacity = capacity;
+  // The flows bottlenecked here take the new share; flows bottlenecked elsewhere join the set
+  // only if the new share falls below their rate (the fill's edge check).
+  expand_.push_back(r);
+}
+
 uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
   SIM_CHECK(!hops.empty(), "a flow needs at least one resource");
   const uint32_t n = static_cast<uint32_t>(hops.size());

@@ -40,6 +40,8 @@ class MaxMinSolver {
   uint32_t addResource(double capacity);
   size_t resources() const { return res_.size(); }
   double capacity(uint32_t r) const { return res_[r].capacity; }
+  /// Changes the capacity of `r` (bytes/ps, > 0); its flows are recomputed at the next solve.
+  void setCapacity(uint32_t r, double capacity);
 
   /// Adds a flow over `hops` (each resource at most once); its rate is 0 until the next solve.
   /// Returns its id; ids of removed flows are reused.
@@ -69,6 +71,14 @@ class MaxMinSolver {
   bool saturated(uint32_t r) const { return res_[r].usage >= res_[r].capacity * (1 - kSaturation); }
   /// Sum of rate x weight of the flows on `r` at the last solve.
   double usage(uint32_t r) const { return res_[r].usage; }
+  /// The resources the last solve recomputed or checked (valid until the next solve).
+  std::span<const uint32_t> touchedResources() const { return compRes_; }
+  /// The flows on `r`, each with the index of `r` among its hops.
+  struct User {
+    uint32_t flow;
+    uint32_t hop;  ///< index of the hop within the flow
+  };
+  std::span<const User> users(uint32_t r) const { return users_[r]; }
 
   double rate(uint32_t f) const { return flows_[f].rate; }
   std::span<const Hop> hops(uint32_t f) const { return {&hops_[flows_[f].offset], flows_[f].count}; }
@@ -86,10 +96,6 @@ class MaxMinSolver {
   size_t memoryBytes() const;
 
  private:
-  struct User {
-    uint32_t flow;
-    uint32_t hop;  ///< index of the hop within the flow
-  };
   static constexpr double kSaturation = 1e-9;
   struct Flow {
     uint32_t offset = 0;  ///< first hop in hops_

@@ -24,8 +24,9 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   if (!options_.routing.empty()) sets.push_back("routing.algorithm=" + options_.routing);
   if (!options_.cc.empty()) sets.push_back("congestion_control.algorithm=" + options_.cc);
   spec_ = loadTopologyFile(options_.topologyPath, sets);
-  if (options_.backend != "packet" && options_.backend != "flow")
-    throw InputError("", 0, 0, "--backend", "expected 'packet' or 'flow', found '" + options_.backend + "'");
+  if (options_.backend != "packet" && options_.backend != "flow" && options_.backend != "hybrid")
+    throw InputError("", 0, 0, "--backend",
+                     "expected 'packet', 'flow' or 'hybrid', found '" + options_.backend + "'");
   checkSupported();
 
   std::vector<std::string> paths = options_.workloadPaths;
@@ -48,10 +49,14 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   topo_ = buildTopology(spec_);
   sim_ = std::make_unique<Simulator>(options_.seed);
   fib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed);
-  if (options_.backend == "flow") {
+  if (options_.backend == "flow" || options_.backend == "hybrid") {
     auto f = std::make_unique<FlowFabric>(*sim_, *topo_, spec_, *fib_);
     flow_ = f.get();
     fabric_ = std::move(f);
+    if (options_.backend == "hybrid") {
+      episodes_ = std::make_unique<PacketEpisodeModel>(spec_, options_.seed);
+      flow_->setEpisodeModel(episodes_.get());
+    }
   } else {
     auto p = std::make_unique<PacketFabric>(*sim_, *topo_, spec_, *fib_);
     packet_ = p.get();
@@ -180,8 +185,9 @@ void Experiment::checkSupported() const {
   auto unsupported = [&](const std::string& key, const std::string& what) {
     d.push_back(Diagnostic{spec_.file, 0, 0, key, what});
   };
-  if (!spec_.failures.empty() && options_.backend == "flow")
-    unsupported("failures", "the flow backend does not model failures during the run; use --backend packet");
+  if (!spec_.failures.empty() && options_.backend != "packet")
+    unsupported("failures", "the " + options_.backend +
+                                " backend does not model failures during the run; use --backend packet");
   if (!spec_.failures.empty() && spec_.routing.controlPlane != "bgp")
     unsupported("failures", "failures need routing.control_plane: bgp (static tables never route around a failure, "
                             "so traffic into the dead link would be retransmitted forever)");
@@ -256,7 +262,14 @@ nlohmann::json Experiment::results() const {
   for (const auto& w : workloadSpecs_) workloads.push_back(toJson(w));
   doc["spec"] = {{"topology", toJson(spec_)}, {"workloads", workloads}};
   doc["backend"] = fabric_->backendName();
-  if (flow_) {
+  if (episodes_) {
+    doc["backend_model"] = {
+        {"level", "hybrid"},
+        {"rates", "max-min fair share of each flow's routed path; each congested switch link delivers the "
+                  "efficiency its congestion episode reached in a packet-level simulation with the fabric's "
+                  "congestion control"},
+        {"not_modelled", PacketEpisodeModel::unmodelledEffects()}};
+  } else if (flow_) {
     doc["backend_model"] = {{"level", "flow"},
                             {"rates", "max-min fair share of each flow's routed path, recomputed when flows start or end"},
                             {"not_modelled", FlowFabric::unmodelledEffects()}};
@@ -289,6 +302,13 @@ nlohmann::json Experiment::results() const {
                                     {"flows_recomputed", s.flowsRecomputed()},
                                     {"peak_active_flows", s.peakActiveFlows()},
                                     {"memory_bytes", flow_->memoryBytes()}};
+  }
+  if (episodes_) {
+    doc["summary"]["hybrid_model"] = {{"episode_queries", episodes_->queries()},
+                                      {"episodes_simulated", episodes_->simulated()},
+                                      {"capacity_changes", flow_->capacityChanges()},
+                                      {"packet_wall_time_s", episodes_->packetWallSeconds()},
+                                      {"episodes", episodes_->episodesJson(20)}};
   }
 
   json jobs = json::array();
@@ -560,7 +580,15 @@ void Experiment::printSummary(std::FILE* out) const {
                formatTime(fabric_->networkCounters().activeTime).c_str(), wallSeconds_, s["events"].get<double>() * 1e-6,
                wallSeconds_ > 0 ? s["events"].get<double>() * 1e-6 / wallSeconds_ : 0.0,
                static_cast<double>(s["peak_rss_bytes"].get<long long>()) / (1024.0 * 1024.0));
-  if (flow_) {
+  if (episodes_) {
+    std::fprintf(out,
+                 "hybrid backend: %llu flows, %llu rate recomputations, %zu congestion episodes simulated at packet "
+                 "level (%.2f s), %llu uses; not modelled: coupling between congestion points (results: "
+                 "backend_model)\n",
+                 static_cast<unsigned long long>(flow_->flowsStarted()),
+                 static_cast<unsigned long long>(flow_->solver().solves()), episodes_->simulated(),
+                 episodes_->packetWallSeconds(), static_cast<unsigned long long>(episodes_->queries()));
+  } else if (flow_) {
     std::fprintf(out, "flow backend: %llu flows, %llu rate recomputations; not modelled: queueing, ECN/PFC/credits, "
                  "CC transients, drops (results: backend_model)\n",
                  static_cast<unsigned long long>(flow_->flowsStarted()),

@@ -9,8 +9,10 @@
 // the results add iteration times, compute, exposed communication (JCT minus the JCT of the
 // same trace with zero-time communication, i.e. compute plus pipeline bubble) and a table of
 // the collectives.
-// The backend is the packet-level one (the reference for fidelity) or the flow-level one (max-min
-// fair fluid rates, for scale); the results say which and what the flow backend leaves out.
+// The backend is the packet-level one (the reference for fidelity), the flow-level one (max-min
+// fair fluid rates, for scale) or the hybrid (flow level, with each congested link's efficiency
+// from a packet-level simulation of its congestion episode under the fabric's congestion
+// control); the results say which and what it leaves out.
 // Leaves out: sweeps (runtime/SweepRunner runs one Experiment per point in its own process).
 // Units: results in seconds, microseconds and bytes as their key names say.
 #pragma once
@@ -32,6 +34,7 @@
 #include "sim/runtime/FailureInjector.h"
 #include "sim/runtime/GpuAllocator.h"
 #include "sim/runtime/TimelineRecorder.h"
+#include "sim/runtime/PacketEpisodeModel.h"
 #include "sim/runtime/Probe.h"
 #include "sim/runtime/RunOptions.h"
 #include "sim/topology/Topology.h"
@@ -92,7 +95,8 @@ class Experiment {
   std::unique_ptr<EcmpFib> fib_;
   std::unique_ptr<Fabric> fabric_;
   PacketFabric* packet_ = nullptr;  ///< fabric_ when the backend is packet
-  FlowFabric* flow_ = nullptr;      ///< fabric_ when the backend is flow
+  FlowFabric* flow_ = nullptr;      ///< fabric_ when the backend is flow or hybrid
+  std::unique_ptr<PacketEpisodeModel> episodes_;  ///< hybrid: congestion episodes at packet level
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<Job> jobs_;
   std::unique_ptr<TimelineWriter> timeline_;

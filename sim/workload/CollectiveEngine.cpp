@@ -126,7 +126,7 @@ struct CollectiveEngine::Impl {
         tuning_(engine.tuning_),
         gpusPerHost_(engine.gpusPerHost_),
         pipelinedRings(tuning_.ringModel == RingModel::Pipelined ||
-                       (tuning_.ringModel == RingModel::Auto && fabric_.backendName() == "flow")) {}
+                       (tuning_.ringModel == RingModel::Auto && fabric_.backendName() != "packet")) {}
 
   /// Appends the lanes of `ringChannels` rings through members memberBase + p * memberStride
   /// (p < ringSize), each lane sending `steps` chunks of its channel's share of `data`.
@@ -750,6 +750,7 @@ bool CollectiveEngine::Impl::issue(uint32_t s, uint32_t lane) {
   r.trafficClass = static_cast<uint8_t>(tuning_.trafficClass);
   r.qp = qp;
   r.tag = (static_cast<uint64_t>(s) << kLaneBits) | lane;
+  if (l.repeat > 1) r.burst = (wire + l.repeat - 1) / l.repeat;  // one ring step's share
   ++e.transfersIssued_;
   e.bytesIssued_ += wire;
   fabric_.send(r, &e);

@@ -289,3 +289,65 @@ TEST(MaxMinSolver, IncrementalSolvesMatchASolveFromScratchAndReportExactlyTheCha
     }
   }
 }
+
+TEST(MaxMinSolver, CapacityChangesMatchASolveFromScratch) {
+  // The hybrid backend lowers and restores the capacities of congested links between solves:
+  // after any sequence of such changes the rates must be those of a fresh solver holding the
+  // current capacities, and max-min optimal.
+  for (bool weighted : {false, true}) {
+    SCOPED_TRACE(weighted ? "weighted" : "unweighted");
+    std::mt19937_64 rng(11 + weighted);
+    std::uniform_real_distribution<double> cap(1.0, 50.0);
+    std::uniform_real_distribution<double> factor(0.1, 1.5);
+    const uint32_t R = 40;
+    std::vector<double> caps;
+    for (uint32_t r = 0; r < R; ++r) caps.push_back(cap(rng));
+    MaxMinSolver s;
+    for (double c : caps) s.addResource(c);
+    std::vector<std::vector<Hop>> paths;
+    std::vector<uint32_t> ids;
+    for (int i = 0; i < 150; ++i) {
+      paths.push_back(randomPath(rng, R, weighted));
+      ids.push_back(s.addFlow(paths.back()));
+    }
+    solveAll(s);
+    for (int round = 0; round < 40; ++round) {
+      std::uniform_int_distribution<int> count(1, 4);
+      for (int k = count(rng); k > 0; --k) {
+        const uint32_t r = std::uniform_int_distribution<uint32_t>(0, R - 1)(rng);
+        caps[r] = std::max(0.05, caps[r] * factor(rng));
+        s.setCapacity(r, caps[r]);
+      }
+      solveAll(s);
+      MaxMinSolver fresh;
+      for (double c : caps) fresh.addResource(c);
+      for (const auto& p : paths) fresh.addFlow(p);
+      solveAll(fresh);
+      for (size_t i = 0; i < ids.size(); ++i)
+        EXPECT_TRUE(near(s.rate(ids[i]), fresh.rate(static_cast<uint32_t>(i)), 1e-9))
+            << "round " << round << " flow " << i << ": " << s.rate(ids[i]) << " vs " << fresh.rate(i);
+      expectMaxMinOptimal(s, ids);
+    }
+  }
+}
+
+TEST(MaxMinSolver, LoweringABottleneckSlowsItsFlowsAndRestoringItGivesTheRatesBack) {
+  MaxMinSolver s;
+  const uint32_t shared = s.addResource(10.0);
+  const uint32_t a = s.addResource(10.0), b = s.addResource(3.0);
+  const uint32_t f1 = flowOn(s, {a, shared}), f2 = flowOn(s, {b, shared}), f3 = flowOn(s, {shared});
+  solveAll(s);
+  EXPECT_DOUBLE_EQ(s.rate(f2), 3.0);
+  EXPECT_DOUBLE_EQ(s.rate(f1), 3.5);
+  s.setCapacity(shared, 5.0);  // an episode at 50% efficiency
+  const auto changed = solveAll(s);
+  EXPECT_EQ(changed.size(), 3u);
+  EXPECT_NEAR(s.rate(f1), 5.0 / 3, 1e-12);
+  EXPECT_NEAR(s.rate(f2), 5.0 / 3, 1e-12) << "f2 was limited by b; now the shared link is lower";
+  EXPECT_NEAR(s.rate(f3), 5.0 / 3, 1e-12);
+  s.setCapacity(shared, 10.0);
+  solveAll(s);
+  EXPECT_DOUBLE_EQ(s.rate(f2), 3.0);
+  EXPECT_DOUBLE_EQ(s.rate(f1), 3.5);
+  EXPECT_DOUBLE_EQ(s.rate(f3), 3.5);
+}

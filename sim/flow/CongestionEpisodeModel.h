@@ -1,0 +1,39 @@
+// CongestionEpisodeModel: how much of a congested link's fluid capacity a congestion-control
+// scheme delivers, for the flow backend's hybrid mode (--backend hybrid).
+//
+// Models: a congestion episode is a switch egress link on which max-min fairness has
+// bottlenecked several flows arriving from different upstream ports. Under a real scheme the
+// flows do not drain the link at the fluid rate at once: DCQCN starts at line rate, builds a
+// queue, cuts on CNPs and recovers on timers; IB CC throttles on BECNs; with no congestion
+// control a lossy switch drops once its buffer is full and go-back-N resends, and a lossless
+// one pauses its senders. The model answers with the efficiency: the fluid drain time of the
+// episode's bytes over the time the scheme takes, in (0, 1]. The flow backend scales the
+// link's capacity by it while the episode lasts.
+// Leaves out: everything that couples episodes (PFC pauses spreading upstream, victim flows,
+// CNP traffic), which an implementation states in its own header.
+// Units: Bytes, BitRate (line rate), Time (ps).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/Time.h"
+#include "sim/core/Units.h"
+
+namespace fabricsim {
+
+struct CongestionEpisode {
+  uint32_t fanIn = 0;      ///< distinct upstream ports feeding the bottlenecked flows (>= 2)
+  uint32_t flows = 0;      ///< flows bottlenecked at the link (>= fanIn)
+  Bytes bytesPerFlow = 0;  ///< mean burst of those flows (TransferRequest::burst, else its size)
+  BitRate lineRate;        ///< the congested link's line rate
+  Time pathLatency;        ///< mean fixed one-way latency of those flows' paths
+};
+
+class CongestionEpisodeModel {
+ public:
+  virtual ~CongestionEpisodeModel() = default;
+  /// The fraction in (0, 1] of the link's fluid payload capacity the episode's flows get.
+  virtual double efficiency(const CongestionEpisode& episode) = 0;
+};
+
+}  // namespace fabricsim

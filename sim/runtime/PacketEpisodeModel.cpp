@@ -1,0 +1,169 @@
+#include "sim/runtime/PacketEpisodeModel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "sim/core/Error.h"
+#include "sim/core/Simulator.h"
+#include "sim/fabric/LinkFraming.h"
+#include "sim/packet/PacketFabric.h"
+#include "sim/routing/EcmpFib.h"
+#include "sim/topology/TopologyBuilder.h"
+
+namespace fabricsim {
+namespace {
+
+constexpr uint32_t kMaxFanIn = 128;
+constexpr uint32_t kMaxFlowsPerPort = 8;
+constexpr Bytes kMinBytes = 4096;
+constexpr Bytes kMaxEpisodeBytes = Bytes{1} << 30;
+
+/// x exact up to 16, then the nearest of four steps per octave (16, 20, 24, 28, 32, 40, ...).
+uint32_t quantizeCount(uint32_t x) {
+  if (x <= 16) return x;
+  const int octave = static_cast<int>(std::floor(std::log2(static_cast<double>(x))));
+  const double step = std::ldexp(1.0, octave - 2);
+  return static_cast<uint32_t>(std::lround(std::round(x / step) * step));
+}
+
+/// Counts deliveries and stops the simulation at the last one.
+class Countdown final : public TransferObserver {
+ public:
+  Countdown(Simulator& sim, uint32_t n) : sim_(sim), left_(n) {}
+  void onTransferDelivered(uint64_t /*tag*/, Time when) override {
+    last_ = when;
+    if (--left_ == 0) sim_.stop();
+  }
+  uint32_t left() const { return left_; }
+  Time last() const { return last_; }
+
+ private:
+  Simulator& sim_;
+  uint32_t left_;
+  Time last_;
+};
+
+}  // namespace
+
+PacketEpisodeModel::PacketEpisodeModel(const TopologySpec& spec, uint64_t seed) : spec_(spec), seed_(seed) {}
+
+CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
+  SIM_CHECK(e.fanIn >= 2 && e.flows >= e.fanIn, "an episode needs two upstream ports and a flow from each");
+  CongestionEpisode q = e;
+  q.fanIn = quantizeCount(std::min(e.fanIn, kMaxFanIn));
+  // The flows per upstream port are kept (up to kMaxFlowsPerPort); so is the total where it can be.
+  const double perPort = std::min<double>(double(e.flows) / e.fanIn, kMaxFlowsPerPort);
+  q.flows = std::max(q.fanIn, quantizeCount(static_cast<uint32_t>(std::lround(perPort * q.fanIn))));
+  const double s = std::max<double>(static_cast<double>(e.bytesPerFlow), kMinBytes);
+  Bytes bytes = static_cast<Bytes>(std::llround(std::exp2(std::round(2 * std::log2(s)) / 2)));
+  bytes = std::min<Bytes>(bytes, kMaxEpisodeBytes / q.flows);
+  q.bytesPerFlow = std::max<Bytes>(kMinBytes, bytes / 64 * 64);
+  q.flows = std::min<uint32_t>(q.flows, static_cast<uint32_t>(kMaxEpisodeBytes / q.bytesPerFlow));
+  q.flows = std::max(q.flows, q.fanIn);
+  q.pathLatency = Time::ps((e.pathLatency.picos() + 125'000) / 250'000 * 250'000);
+  return q;
+}
+
+double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
+  ++queries_;
+  const CongestionEpisode q = quantize(episode);
+  const Key key{q.fanIn, q.flows, q.bytesPerFlow, q.lineRate.bitsPerSecond(), q.pathLatency.picos()};
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    it = cache_.emplace(key, simulate(q)).first;
+    wallSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  ++it->second.uses;
+  return it->second.efficiency;
+}
+
+PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisode& e) const {
+  // Two levels, as traffic converges in a fabric: K upstream switches (leaves 1..K of a
+  // one-spine leaf-spine), each fed by its share of the F senders' NICs, merge at the spine,
+  // whose egress towards leaf 0 is the episode's link; the receiver is host 0 on leaf 0.
+  const uint32_t perLeaf = (e.flows + e.fanIn - 1) / e.fanIn;
+  TopologySpec s = spec_;
+  s.file.clear();
+  s.name = "congestion-episode";
+  s.kind = TopologyKind::LeafSpine;
+  s.leafSpine = LeafSpineShape{};
+  s.leafSpine.leaves = static_cast<int>(e.fanIn) + 1;
+  s.leafSpine.spines = 1;
+  s.leafSpine.hostsPerLeaf = static_cast<int>(perLeaf);
+  s.leafSpine.linksPerSpine = 1;
+  s.rail = RailShape{};
+  s.hosts.gpusPerHost = 1;
+  s.hosts.nicsPerHost = 1;
+  s.links.hostSpeed = s.links.fabricSpeed = e.lineRate;
+  s.links.tierSpeeds.clear();
+  s.links.latency = Time::ps(e.pathLatency.picos() / 4);  // four links from sender to receiver
+  s.routing.algorithm = "ecmp";
+  s.routing.controlPlane = "static";
+  s.failures.clear();
+  s.workload.clear();
+
+  const auto topo = buildTopology(s);
+  Simulator sim(seed_);
+  EcmpFib fib(*topo, s.routing.hashSeed ^ seed_);
+  PacketFabric fabric(sim, *topo, s, fib);
+  Countdown countdown(sim, e.flows);
+  for (uint32_t i = 0; i < e.flows; ++i) {
+    TransferRequest r;
+    r.srcGpu = (1 + i % e.fanIn) * perLeaf + i / e.fanIn;  // each flow from its own NIC
+    r.dstGpu = 0;
+    r.bytes = e.bytesPerFlow;
+    r.tag = i;
+    fabric.send(r, &countdown);
+  }
+  sim.run(Time::s(60));
+  SIM_CHECK(countdown.left() == 0, "a congestion episode did not finish within 60 s of simulated time");
+
+  const LinkFraming framing = s.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce();
+  const auto mtu = static_cast<uint32_t>(s.links.mtu);
+  const double payloadBytesPerS =
+      static_cast<double>(e.lineRate.bitsPerSecond()) / 8 * mtu / framing.dataWireBytes(mtu);
+  Measured m;
+  m.fluidTimeS = static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow) / payloadBytesPerS;
+  m.packetTimeS = static_cast<double>((countdown.last() - fabric.pathLatency(perLeaf, 0)).picos()) * 1e-12;
+  m.efficiency = std::clamp(m.fluidTimeS / m.packetTimeS, 1e-3, 1.0);
+  const NetworkCounters c = fabric.networkCounters();
+  m.ecnMarks = c.ecnMarks;
+  m.packetsDropped = c.packetsDropped;
+  m.pfcPauseFrames = c.pfcPauseFrames;
+  return m;
+}
+
+std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
+  return {"coupling between congestion points: PFC pauses and credit stalls spreading upstream, victim flows",
+          "flows joining or leaving a congested link mid-episode (each episode is simulated with synchronous starts)",
+          "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "
+          "(the simulated episodes' counters are in summary.hybrid_model.episodes)",
+          "packet reordering",
+          "link and switch failures during the run"};
+}
+
+nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
+  std::vector<std::pair<Key, Measured>> all(cache_.begin(), cache_.end());
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second.uses > b.second.uses; });
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < all.size() && i < limit; ++i) {
+    const auto& [k, m] = all[i];
+    out.push_back({{"fan_in", std::get<0>(k)},
+                   {"flows", std::get<1>(k)},
+                   {"bytes_per_flow", std::get<2>(k)},
+                   {"line_rate_gbps", static_cast<double>(std::get<3>(k)) * 1e-9},
+                   {"path_latency_us", static_cast<double>(std::get<4>(k)) * 1e-6},
+                   {"efficiency", m.efficiency},
+                   {"packet_time_us", m.packetTimeS * 1e6},
+                   {"fluid_time_us", m.fluidTimeS * 1e6},
+                   {"ecn_marks", m.ecnMarks},
+                   {"packets_dropped", m.packetsDropped},
+                   {"pfc_pause_frames", m.pfcPauseFrames},
+                   {"uses", m.uses}});
+  }
+  return out;
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,78 @@
+// PacketEpisodeModel: the efficiency of a congestion episode measured by the packet backend,
+// for the hybrid backend (flow-level fabric, packet-level congestion points).
+//
+// Models: each episode the flow backend reports (F flows from K upstream ports converging on
+// one switch egress of line rate C, S bytes each, one-way path latency L) is replayed at packet
+// level on the shape of converging traffic: F sender NICs on K upstream switches (F/K each, in
+// turn) whose uplinks merge at one switch, whose egress of rate C towards the receiver is the
+// episode's link. Every link runs at C with latency L/4; the switches (buffer, ECN, PFC,
+// credits), NICs and congestion control are exactly the topology file's (DCQCN, IB CC or none;
+// RoCEv2 or InfiniBand). The upstream switches congest too when F/K > 1, as the upstream
+// switches of a real fabric do while senders start at line rate. The F flows (one per
+// NIC) start together; the efficiency is the fluid drain time of their bytes
+// at C's payload rate over the time the last byte took beyond the unloaded path latency.
+// Episodes are quantized (K and F exact to 16, then 4 steps per octave, K up to 128 and F/K up to
+// 8; S at two steps per octave; at most 1 GiB per episode) and each distinct one is simulated once: the
+// collectives of a training job repeat the same episodes on every rail, ring step and iteration.
+// Leaves out: what couples congestion points in a real fabric: PFC pauses and credit stalls
+// spreading to upstream switches and their victim flows, CNPs and ECN marks caused by other
+// congestion points, flows joining or leaving in the middle of an episode (each episode starts
+// synchronously), and the buffer other ports of the same switch hold.
+// Units: Bytes, BitRate, Time (ps); wall time in seconds.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/flow/CongestionEpisodeModel.h"
+
+namespace fabricsim {
+
+class PacketEpisodeModel final : public CongestionEpisodeModel {
+ public:
+  /// `spec`: the fabric whose switches, NICs and congestion control the episodes use (copied).
+  PacketEpisodeModel(const TopologySpec& spec, uint64_t seed);
+
+  double efficiency(const CongestionEpisode& episode) override;
+
+  /// The episode actually simulated for `episode` (quantized).
+  static CongestionEpisode quantize(const CongestionEpisode& episode);
+
+  /// What one simulated episode measured.
+  struct Measured {
+    double efficiency = 1;
+    double packetTimeS = 0;  ///< last byte's time beyond the unloaded path latency
+    double fluidTimeS = 0;
+    uint64_t ecnMarks = 0;
+    uint64_t packetsDropped = 0;
+    uint64_t pfcPauseFrames = 0;
+    uint64_t uses = 0;  ///< times the flow backend asked for it
+  };
+  /// Simulates `episode` as given (not quantized) on the packet backend.
+  Measured simulate(const CongestionEpisode& episode) const;
+
+  /// What the hybrid backend leaves out, for the results.
+  static std::vector<std::string> unmodelledEffects();
+
+  uint64_t queries() const { return queries_; }
+  size_t simulated() const { return cache_.size(); }
+  double packetWallSeconds() const { return wallSeconds_; }
+  /// The simulated episodes, most used first (at most `limit`), for the results.
+  nlohmann::json episodesJson(size_t limit) const;
+
+ private:
+  using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t>;  // K, F, S, C, L
+  TopologySpec spec_;
+  uint64_t seed_;
+  std::map<Key, Measured> cache_;
+  uint64_t queries_ = 0;
+  double wallSeconds_ = 0;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,122 @@
+// `fabricsim run --backend hybrid` against `--backend packet` end to end, where congestion
+// control decides the outcome: a 16-to-1 incast on leafspine-64-cc under no congestion control
+// and DCQCN, each lossless (PFC) and lossy. There the flow backend is off by up to 48% (it has
+// no CC dynamics); the hybrid backend must be within 10% of the packet backend. A training job
+// on rail-optimized-256 under DCQCN checks that where CC barely matters the hybrid keeps the
+// flow backend's agreement. The results must describe the model and its episodes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tests/support/CliRunner.h"
+#include "tests/support/TempDir.h"
+
+namespace {
+
+using fabricsim::testsupport::CliResult;
+using fabricsim::testsupport::TempDir;
+
+const std::string kRoot = std::string(FABRICSIM_SOURCE_DIR) + "/";
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+nlohmann::json runBackend(const TempDir& dir, const std::string& args, const std::string& backend) {
+  const std::string out = dir.file(backend + ".json");
+  const CliResult r = fabricsim::testsupport::runFabricsim(
+      "run " + args + " --backend " + backend + " --out " + quoted(out) + " --quiet", "2>&1");
+  EXPECT_EQ(r.status, 0) << r.out;
+  if (r.status != 0 || !std::filesystem::exists(out)) return {};
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+double jct(const nlohmann::json& j) { return j["jobs"][0]["jct_s"].get<double>(); }
+
+struct Three {
+  double packet = 0, hybrid = 0, flow = 0;
+};
+
+/// Runs the three backends; checks the hybrid results describe their model.
+Three runAll(const std::string& args, const std::string& name) {
+  TempDir dir;
+  const auto p = runBackend(dir, args, "packet");
+  const auto h = runBackend(dir, args, "hybrid");
+  const auto f = runBackend(dir, args, "flow");
+  if (!p.is_object() || !h.is_object() || !f.is_object()) return {};
+  EXPECT_EQ(h["backend"], "hybrid");
+  EXPECT_EQ(h["backend_model"]["level"], "hybrid");
+  EXPECT_FALSE(h["backend_model"]["not_modelled"].empty());
+  const auto& m = h["summary"]["hybrid_model"];
+  EXPECT_GE(m["episode_queries"].get<double>(), m["episodes_simulated"].get<double>());
+  for (const auto& e : m["episodes"]) {
+    EXPECT_GT(e["efficiency"].get<double>(), 0.0);
+    EXPECT_LE(e["efficiency"].get<double>(), 1.0);
+    EXPECT_GE(e["fan_in"].get<int>(), 2);
+  }
+  EXPECT_EQ(h["network"]["bytes_sent"], f["network"]["bytes_sent"]) << "the same transfers";
+  EXPECT_EQ(h["network"]["bytes_delivered"], h["network"]["bytes_sent"]) << "nothing lost";
+  Three t{jct(p), jct(h), jct(f)};
+  std::printf("[ hybrid %s ] JCT packet %.1f us, hybrid %.1f us (%+.1f%%), flow %.1f us (%+.1f%%)\n", name.c_str(),
+              t.packet * 1e6, t.hybrid * 1e6, (t.hybrid / t.packet - 1) * 100, t.flow * 1e6,
+              (t.flow / t.packet - 1) * 100);
+  return t;
+}
+
+std::string incast(const std::string& cc, bool pfc) {
+  return quoted(kRoot + "topologies/leafspine-64-cc.yaml") + " --cc " + cc +
+         " --set switch.pfc.enabled=" + (pfc ? "true" : "false");
+}
+
+}  // namespace
+
+// Measured (packet / hybrid / flow, us): none+PFC 5479 / 5483 / 5483; none lossy 6216 / 6320
+// (+1.7%) / 5483 (-11.8%); DCQCN+PFC 9812 / 9699 (-1.2%) / 5483 (-44%); DCQCN lossy
+// 10589 / 10587 (-0.0%) / 5483 (-48%).
+TEST(HybridBackend, IncastUnderEachSchemeWithin10PercentOfPacket) {
+  for (const auto& [cc, pfc] : {std::pair{"none", true}, {"none", false}, {"dcqcn", true}, {"dcqcn", false}}) {
+    const std::string name = std::string("incast16-") + cc + (pfc ? "-pfc" : "-lossy");
+    SCOPED_TRACE(name);
+    const Three t = runAll(incast(cc, pfc), name);
+    ASSERT_GT(t.packet, 0);
+    EXPECT_LE(std::abs(t.hybrid / t.packet - 1), 0.10);
+    EXPECT_LE(std::abs(t.hybrid - t.packet), std::abs(t.flow - t.packet) + 0.005 * t.packet)
+        << "never further from packet than the pure flow backend";
+    if (std::string(cc) == "dcqcn") {
+      EXPECT_GT(t.hybrid, 1.5 * t.flow) << "DCQCN's paper preset at 100G loses a third of the link or more";
+    }
+  }
+}
+
+TEST(HybridBackend, TrainingJobWhereCcBarelyMattersKeepsTheFlowAgreement) {
+  // The 4K validation job shrunk to 256 GPUs (TP 8, PP 8, DP 4) under DCQCN with its 4 MiB
+  // pipeline sends. Measured: packet 104.403 ms, hybrid 104.756 ms (+0.3%), flow 104.338 ms.
+  const Three t = runAll(quoted(kRoot + "topologies/rail-optimized-256.yaml") + " --workload " +
+                             quoted(kRoot + "workloads/cc-validation-4k.yaml") +
+                             " --workload-set parallelism.dp=4 --workload-set parallelism.global_batch=4"
+                             " --set 'switch.ecn={kmin: 400KB, kmax: 1600KB, pmax: 0.2}' --cc dcqcn",
+                         "training256-dcqcn");
+  ASSERT_GT(t.packet, 0);
+  EXPECT_LE(std::abs(t.hybrid / t.packet - 1), 0.05);
+}
+
+TEST(HybridBackend, RefusesWhatItCannotModel) {
+  TempDir dir;
+  const CliResult r = fabricsim::testsupport::runFabricsim(
+      "run " + quoted(kRoot + "topologies/leafspine-16.yaml") + " --backend hybrid --set routing.control_plane=bgp" +
+          " --set 'failures=[{at: 1ms, action: down, switch: spine-0}]' --quiet",
+      "2>&1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("hybrid backend does not model failures"), std::string::npos) << r.out;
+  const CliResult bad =
+      fabricsim::testsupport::runFabricsim("run " + quoted(kRoot + "topologies/leafspine-16.yaml") + " --backend fluid", "2>&1");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.out.find("'packet', 'flow' or 'hybrid'"), std::string::npos) << bad.out;
+}

@@ -1,0 +1,105 @@
+// PacketEpisodeModel: quantization, and the efficiency of congestion episodes against what the
+// packet backend's physics must give: a lossless work-conserving switch drains at line rate,
+// a lossy one that overflows loses time to retransmission, DCQCN never beats work conservation
+// and does nothing below its marking threshold; each distinct episode is simulated once.
+#include "sim/runtime/PacketEpisodeModel.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/config/TopologyLoader.h"
+
+namespace fabricsim {
+namespace {
+
+TopologySpec fabric(const std::string& cc, bool pfc, const std::string& buffer = "4MiB") {
+  const std::string yaml = R"(
+name: episode-test
+topology: {kind: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 4}
+hosts: {gpus_per_host: 1}
+links: {technology: roce, host_speed: 100Gbps, fabric_speed: 100Gbps, latency: 1us, mtu: 4096}
+switch:
+  buffer: )" + buffer + R"(
+  ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.2}
+  pfc: {enabled: )" + (pfc ? "true" : "false") + R"(, xoff: 60KB, xon: 48KB}
+congestion_control: {algorithm: )" + cc + R"(}
+)";
+  return parseTopologyYaml(yaml, "episode-test.yaml");
+}
+
+CongestionEpisode episode(uint32_t fanIn, uint32_t flows, Bytes bytes) {
+  CongestionEpisode e;
+  e.fanIn = fanIn;
+  e.flows = flows;
+  e.bytesPerFlow = bytes;
+  e.lineRate = BitRate::gbps(100);
+  e.pathLatency = Time::us(4);
+  return e;
+}
+
+TEST(PacketEpisodeModelTest, QuantizationKeepsSmallCountsAndRoundsTheRest) {
+  CongestionEpisode q = PacketEpisodeModel::quantize(episode(5, 7, 1 << 20));
+  EXPECT_EQ(q.fanIn, 5u);
+  EXPECT_EQ(q.flows, 7u);
+  EXPECT_EQ(q.bytesPerFlow, 1 << 20);
+  EXPECT_EQ(q.pathLatency, Time::us(4));
+  q = PacketEpisodeModel::quantize(episode(37, 37, 3'000'000));
+  EXPECT_EQ(q.fanIn, 40u) << "four steps per octave above 8: 32, 40, 48, 56";
+  EXPECT_EQ(q.flows, 40u);
+  EXPECT_NEAR(static_cast<double>(q.bytesPerFlow), 2.0 * 1024 * 1024 * std::sqrt(2.0), 64.0) << "two steps per octave";
+  q = PacketEpisodeModel::quantize(episode(1000, 100000, Bytes{1} << 30));
+  EXPECT_EQ(q.fanIn, 128u);
+  EXPECT_LE(static_cast<double>(q.flows) * static_cast<double>(q.bytesPerFlow), double(Bytes{1} << 30));
+  EXPECT_GE(q.flows, q.fanIn);
+  CongestionEpisode late = episode(2, 2, 4096);
+  late.pathLatency = Time::ns(4130);
+  EXPECT_EQ(PacketEpisodeModel::quantize(late).pathLatency, Time::ns(4250));
+}
+
+TEST(PacketEpisodeModelTest, LosslessSwitchWithoutCcDrainsAtLineRate) {
+  // PFC keeps every byte; the bottleneck never idles from the first arrival to the last byte, so
+  // the drain takes the fluid time up to one frame and the path's fixed part (< 0.5% here).
+  PacketEpisodeModel m(fabric("none", true), 1);
+  const auto r = m.simulate(episode(8, 8, 1 << 20));
+  EXPECT_GT(r.pfcPauseFrames, 0u) << "an 8:1 incast of 1 MiB each must pause with 60 KB XOFF";
+  EXPECT_EQ(r.packetsDropped, 0u);
+  EXPECT_NEAR(r.efficiency, 1.0, 0.005);
+}
+
+TEST(PacketEpisodeModelTest, LossySwitchThatOverflowsLosesTimeToRetransmission) {
+  PacketEpisodeModel m(fabric("none", false, "1MiB"), 1);
+  const auto r = m.simulate(episode(8, 8, 1 << 20));
+  EXPECT_GT(r.packetsDropped, 0u) << "7 MiB of excess arrivals into a 1 MiB buffer";
+  EXPECT_LT(r.efficiency, 0.9);
+  EXPECT_GT(r.efficiency, 0.0);
+}
+
+TEST(PacketEpisodeModelTest, DcqcnActsOnlyAboveItsMarkingThreshold) {
+  PacketEpisodeModel m(fabric("dcqcn", true), 1);
+  // 2 x 32 KiB: the queue never reaches Kmin = 100 KB, so no marks and no rate cuts.
+  const auto small = m.simulate(episode(2, 2, 32 << 10));
+  EXPECT_EQ(small.ecnMarks, 0u);
+  EXPECT_NEAR(small.efficiency, 1.0, 0.02) << "two 32 KiB bursts: start-up of a few frames at most";
+  // 8 x 4 MiB: marks, CNPs and rate cuts; never better than a work-conserving drain.
+  const auto big = m.simulate(episode(8, 8, 4 << 20));
+  EXPECT_GT(big.ecnMarks, 0u);
+  EXPECT_LE(big.efficiency, 1.0);
+  EXPECT_LT(big.efficiency, small.efficiency);
+}
+
+TEST(PacketEpisodeModelTest, EachDistinctEpisodeIsSimulatedOnceAndDeterministically) {
+  PacketEpisodeModel a(fabric("dcqcn", false), 7);
+  PacketEpisodeModel b(fabric("dcqcn", false), 7);
+  const double e1 = a.efficiency(episode(4, 4, 1 << 20));
+  const double e2 = a.efficiency(episode(4, 4, (1 << 20) + 1000));  // same bucket
+  EXPECT_EQ(e1, e2);
+  EXPECT_EQ(a.queries(), 2u);
+  EXPECT_EQ(a.simulated(), 1u);
+  EXPECT_EQ(b.efficiency(episode(4, 4, 1 << 20)), e1) << "same spec and seed, same result";
+  const auto j = a.episodesJson(10);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["uses"], 2);
+  EXPECT_EQ(j[0]["fan_in"], 4);
+}
+
+}  // namespace
+}  // namespace fabricsim
