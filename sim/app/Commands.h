@@ -13,5 +13,7 @@ int topoCommand(const std::vector<std::string>& args);
 int runCommand(const std::vector<std::string>& args);
 int traceCommand(const std::vector<std::string>& args);
 int sweepCommand(const std::vector<std::string>& args);
+int calibrateCommand(const std::vector<std::string>& args);
+int validateCommand(const std::vector<std::string>& args);
 
 }  // namespace fabricsim

@@ -19,7 +19,10 @@ void usage(FILE* out) {
                "  fabricsim sweep SWEEP.yaml --out DIR [--jobs N] [--resume] [--dry-run] [--quiet]\n"
                "                (also under mpirun -np N: rank r runs the points i %% N == r)\n"
                "  fabricsim trace TOPOLOGY.yaml --workload W.yaml|T.json --out trace.json [--workload-set k=v ...]\n"
-               "  fabricsim topo TOPOLOGY.yaml [--json] [--dot out.dot] [--set key.path=value ...]\n\n"
+               "  fabricsim topo TOPOLOGY.yaml [--json] [--dot out.dot] [--set key.path=value ...]\n"
+               "  fabricsim calibrate MEASUREMENTS... --out calibration.yaml [--topology TESTBED.yaml] [--compute C.json]\n"
+               "  fabricsim validate --calibration C.yaml --topology TESTBED.yaml MEASUREMENTS... [--out R.json]\n"
+               "                [--markdown R.md] [--plot R.png] [--backend flow|packet]\n\n"
                "Every subcommand has --help.\n");
 }
 
@@ -37,6 +40,8 @@ int main(int argc, char** argv) {
     if (cmd == "topo") return fabricsim::topoCommand(args);
     if (cmd == "trace") return fabricsim::traceCommand(args);
     if (cmd == "sweep") return fabricsim::sweepCommand(args);
+    if (cmd == "calibrate") return fabricsim::calibrateCommand(args);
+    if (cmd == "validate") return fabricsim::validateCommand(args);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       usage(stdout);
       return 0;

@@ -86,6 +86,36 @@ void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& pa
   }
 }
 
+void readFabricCalibration(YamlReader& r, const YAML::Node& node, std::vector<std::string>& sets) {
+  if (!r.expectMap(node, "fabric")) return;
+  r.checkKeys(node, "fabric", {"nvlink_bandwidth", "nic_bandwidth"});
+  BitRate rate;
+  if (r.getRate(node, "fabric", "nvlink_bandwidth", rate))
+    sets.push_back("hosts.nvlink.bandwidth=" + node["nvlink_bandwidth"].Scalar());
+  if (r.getRate(node, "fabric", "nic_bandwidth", rate))
+    sets.push_back("links.host_speed=" + node["nic_bandwidth"].Scalar());
+}
+
+std::vector<std::string> calibrationTopologySets(const std::string& path) {
+  const std::string text = readInputFile(path);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1, "",
+                     "invalid YAML: " + e.msg);
+  }
+  // The whole file is checked as `run` would check it, then its fabric block is read.
+  GpuSpec gpu;
+  CollectiveTuning tuning;
+  applyCalibrationYaml(text, path, gpu, tuning);
+  YamlReader r(path);
+  std::vector<std::string> sets;
+  if (root.IsMap() && YamlReader::has(root, "fabric")) readFabricCalibration(r, root["fabric"], sets);
+  r.throwIfErrors();
+  return sets;
+}
+
 void applyCalibrationFile(const std::string& path, GpuSpec& gpu, CollectiveTuning& tuning) {
   applyCalibrationYaml(readInputFile(path), path, gpu, tuning);
 }
@@ -102,11 +132,11 @@ void applyCalibrationYaml(const std::string& yamlText, const std::string& file, 
   YamlReader r(file);
   if (!root.IsMap()) {
     r.error(root, "",
-            "expected a map of calibration keys (gpu, collectives, fit, source), found " +
+            "expected a map of calibration keys (gpu, collectives, fabric, fit, source), found " +
                 YamlReader::describe(root));
     r.throwIfErrors();
   }
-  r.checkKeys(root, "", {"gpu", "collectives", "fit", "source"});
+  r.checkKeys(root, "", {"gpu", "collectives", "fabric", "fit", "source"});
   GpuSpec g = gpu;
   CollectiveTuning t = tuning;
   if (YamlReader::has(root, "gpu")) {
@@ -117,6 +147,10 @@ void applyCalibrationYaml(const std::string& yamlText, const std::string& file, 
     }
   }
   if (YamlReader::has(root, "collectives")) readCollectiveTuning(r, root["collectives"], "collectives", t);
+  if (YamlReader::has(root, "fabric")) {
+    std::vector<std::string> sets;
+    readFabricCalibration(r, root["fabric"], sets);
+  }
   if (YamlReader::has(root, "fit")) r.expectMap(root["fit"], "fit");
   std::string source;
   r.getString(root, "", "source", source);

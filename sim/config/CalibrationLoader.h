@@ -4,6 +4,11 @@
 //   gpu:         {peak: 989TFLOPS, efficiency: {gemm: 0.62, attention: 0.41}, hbm_bandwidth: 3.35TBps}
 //   collectives: {algorithm, channels, nvlink_channels, step_latency_nvlink, step_latency_network,
 //                 protocol_efficiency, chunk_size, traffic_class}   (as a workload's `collectives:`)
+//   fabric:      {nvlink_bandwidth: 480GBps, nic_bandwidth: 390Gbps}   effective rates fitted by
+//                `fabricsim calibrate`; they describe the testbed, not a workload, so a workload
+//                checks them and leaves them out; calibrationTopologySets() turns them into the
+//                topology `--set` overrides (hosts.nvlink.bandwidth, links.host_speed) that
+//                `fabricsim validate` applies and `fabricsim run --set` accepts
 //   fit:         {...}   statistics of the fit; accepted and ignored
 //   source:      "..."   free text; accepted and ignored
 // Every key is optional; a key given replaces the value it was applied to (a workload applies the
@@ -18,6 +23,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <vector>
 
 #include "sim/config/WorkloadSpec.h"
 #include "sim/config/YamlReader.h"
@@ -31,6 +37,14 @@ void applyCalibrationFile(const std::string& path, GpuSpec& gpu, CollectiveTunin
 /// Same, from text; `fileNameForMessages` names it in diagnostics.
 void applyCalibrationYaml(const std::string& yamlText, const std::string& fileNameForMessages, GpuSpec& gpu,
                           CollectiveTuning& tuning);
+
+/// Checks the calibration file at `path` and returns its `fabric:` block as topology overrides
+/// ("hosts.nvlink.bandwidth=480GBps", "links.host_speed=390Gbps"), empty when it has none.
+/// Throws InputError (naming `path`, line and key) on any problem in the file.
+std::vector<std::string> calibrationTopologySets(const std::string& path);
+
+/// Reads the `fabric:` map `node` (keys checked, rates with units) and appends its overrides.
+void readFabricCalibration(YamlReader& r, const YAML::Node& node, std::vector<std::string>& sets);
 
 /// Reads a `collectives:` map at `path` (its keys are checked) into `tuning`; problems go to `r`.
 void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::string& path,

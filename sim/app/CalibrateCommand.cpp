@@ -1,0 +1,192 @@
+// `fabricsim calibrate`: fit the collective model's free parameters (and compute efficiencies)
+// to measurements and write calibration.yaml.
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "sim/app/Commands.h"
+#include "sim/calibrate/CalibrationFit.h"
+#include "sim/calibrate/CalibrationWriter.h"
+#include "sim/calibrate/ComputeFit.h"
+#include "sim/calibrate/MeasurementReader.h"
+#include "sim/config/CalibrationLoader.h"
+#include "sim/config/GpuPresets.h"
+#include "sim/config/TopologyLoader.h"
+#include "sim/config/WorkloadLoader.h"
+#include "sim/core/Error.h"
+#include "sim/core/Units.h"
+
+namespace po = boost::program_options;
+
+namespace fabricsim {
+namespace {
+
+/// A testbed for measurements without --topology: `hosts` H100-class hosts (NVLink 4 at
+/// 450 GB/s, one 400 Gb/s InfiniBand NIC per GPU) on one switch.
+std::string defaultTestbed(uint32_t hosts, uint32_t gpusPerHost) {
+  return "name: default-h100-testbed\n"
+         "topology: {kind: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: " +
+         std::to_string(hosts) +
+         "}\n"
+         "hosts: {gpus_per_host: " +
+         std::to_string(gpusPerHost) +
+         ", nvlink: {bandwidth: 450GBps, latency: 1us}}\n"
+         "links: {technology: infiniband, host_speed: 400Gbps, fabric_speed: 400Gbps, latency: 500ns, mtu: "
+         "4096}\n"
+         "switch: {buffer: 64MiB, latency: 200ns, pfc: {enabled: false}}\n";
+}
+
+}  // namespace
+
+int calibrateCommand(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  std::string out, topology, backend, minSize, op, compute, peak, start;
+  uint32_t ranks = 0, gpusPerHost = 0;
+  bool quiet = false;
+  po::options_description desc(
+      "usage: fabricsim calibrate MEASUREMENTS... --out calibration.yaml [options]\n\n"
+      "Fits NVLink bandwidth, NIC bandwidth and the per-step latencies of the simulator's collective model\n"
+      "(and, with --compute, GEMM efficiencies) to nccl-tests logs, gpu/ harness JSON or published CSV/YAML\n"
+      "tables, by least squares with the simulator in the loop; writes the calibration YAML with its "
+      "residuals");
+  desc.add_options()("help,h", "show this help")("out,o", po::value<std::string>(&out),
+                                                 "calibration YAML to write")(
+      "topology,t", po::value<std::string>(&topology),
+      "testbed topology YAML (default: H100 hosts with 450 GB/s NVLink and 400 Gb/s NICs, one switch)")(
+      "calibration", po::value<std::string>(&start),
+      "start from this calibration (its collectives tuning, e.g. channels or algorithm, is kept)")(
+      "backend", po::value<std::string>(&backend)->default_value("flow"), "flow | packet")(
+      "min-size", po::value<std::string>(&minSize)->default_value("1MiB"),
+      "fit only sizes of at least this (NCCL's LL/LL128 protocols rule below ~1 MiB; the simulator runs "
+      "one)")("op", po::value<std::string>(&op),
+              "operation of files that do not say (all_reduce, all_gather, ...)")(
+      "ranks", po::value<uint32_t>(&ranks), "ranks of files that do not say")(
+      "gpus-per-host", po::value<uint32_t>(&gpusPerHost), "GPUs per host of files that do not say")(
+      "compute", po::value<std::string>(&compute),
+      "gpu/ harness compute JSON: fits gpu.efficiency {gemm, attention}")(
+      "peak", po::value<std::string>(&peak)->default_value("989TFLOPS"),
+      "GPU peak when the compute JSON gives none")("quiet,q", po::bool_switch(&quiet), "no fit table");
+  po::options_description hidden;
+  hidden.add_options()("measurement", po::value<std::vector<std::string>>(&files));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("measurement", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "error: fabricsim calibrate: %s\n", e.what());
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (files.empty() || out.empty()) {
+    std::fprintf(stderr, "error: fabricsim calibrate: expected MEASUREMENTS... and --out calibration.yaml\n");
+    return 2;
+  }
+  const auto min = parseBytes(minSize);
+  if (!min.value) throw InputError("", 0, 0, "--min-size", min.error);
+  MeasurementReader::Overrides o;
+  if (!op.empty()) {
+    o.op = parseCollectiveOp(op);
+    if (!o.op)
+      throw InputError("", 0, 0, "--op",
+                       "expected all_reduce, all_gather, reduce_scatter, alltoall, "
+                       "broadcast or sendrecv, found '" +
+                           op + "'");
+  }
+  o.ranks = ranks;
+  o.gpusPerHost = gpusPerHost;
+  std::vector<Measurement> ms;
+  std::vector<Diagnostic> diags;
+  for (const auto& f : files) {
+    try {
+      for (auto& m : MeasurementReader::read(f, o)) ms.push_back(std::move(m));
+    } catch (const InputError& e) {
+      diags.insert(diags.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!diags.empty()) throw InputError(std::move(diags));
+
+  TopologySpec testbed;
+  std::string testbedName = topology;
+  if (!topology.empty()) {
+    testbed = loadTopologyFile(topology);
+  } else {
+    uint32_t hosts = 1, gph = 1;
+    for (const auto& m : ms) {
+      hosts = std::max(hosts, m.hosts);
+      gph = std::max(gph, m.gpusPerHost);
+    }
+    testbed = parseTopologyYaml(defaultTestbed(hosts, gph), "<default H100 testbed>");
+    testbedName =
+        "default H100 testbed (" + std::to_string(hosts) + " hosts x " + std::to_string(gph) + " GPUs)";
+  }
+  CollectiveTuning tuning;
+  if (!start.empty()) {
+    GpuSpec gpu;
+    applyCalibrationFile(start, gpu, tuning);
+  }
+  const CollectiveSimulator sim(testbed, tuning, backend);
+  CalibrationFit::Options fo;
+  fo.minSizeBytes = *min.value;
+  const auto fit = CalibrationFit::fit(ms, sim, fo);
+  std::optional<ComputeFit::Result> cf;
+  if (!compute.empty()) {
+    const auto pk = parseFlops(peak);
+    if (!pk.value) throw InputError("", 0, 0, "--peak", pk.error);
+    cf = ComputeFit::fitFile(compute, *pk.value);
+  }
+  std::vector<std::string> sources = files;
+  if (!compute.empty()) sources.push_back(compute);
+  const std::string text = CalibrationWriter::yaml(fit, sources, testbedName, backend, fo.minSizeBytes, cf);
+  {
+    std::ofstream f(out);
+    f << text;
+    if (!f) {
+      std::fprintf(stderr, "fabricsim calibrate: cannot write '%s'\n", out.c_str());
+      return 1;
+    }
+  }
+  // What was written must read back (as a workload's `calibration:` and as validate's).
+  GpuSpec gcheck;
+  CollectiveTuning tcheck;
+  applyCalibrationFile(out, gcheck, tcheck);
+  calibrationTopologySets(out);
+  if (!quiet) {
+    std::printf(
+        "fit of %zu points from %zu measurements (sizes >= %lld B, %s backend, %d iterations, %d "
+        "simulations%s)\n",
+        fit.points.size(), ms.size(), static_cast<long long>(fo.minSizeBytes), backend.c_str(),
+        fit.iterations, fit.simulations, fit.converged ? "" : ", NOT converged");
+    for (size_t i = 0; i < ModelParameters::names().size(); ++i) {
+      const bool fitted =
+          std::find(fit.fitted.begin(), fit.fitted.end(), ModelParameters::names()[i]) != fit.fitted.end();
+      std::printf("  %-24s %10.3f  %s\n", ModelParameters::names()[i].c_str(), fit.parameters.get(i),
+                  fitted ? "fitted" : "held (testbed/tuning)");
+    }
+    if (cf) {
+      if (cf->gemmEfficiency)
+        std::printf("  %-24s %10.4f  fitted (%d GEMMs)\n", "gpu.efficiency.gemm", *cf->gemmEfficiency,
+                    cf->gemms);
+      if (cf->attentionEfficiency)
+        std::printf("  %-24s %10.4f  fitted\n", "gpu.efficiency.attention", *cf->attentionEfficiency);
+    }
+    std::printf("residuals: rms %.2f%% of time, max |error| %.2f%%\n", fit.rmsErrorPct, fit.maxAbsErrorPct);
+    std::printf("%-60s %14s %12s %12s %8s\n", "measurement", "size (B)", "measured us", "fitted us",
+                "error %");
+    for (const auto& p : fit.points)
+      std::printf("%-60s %14lld %12.2f %12.2f %+8.2f\n", p.measurement.c_str(),
+                  static_cast<long long>(p.sizeBytes), p.measuredUs, p.fittedUs, p.errorPct);
+    std::printf("calibration written to %s\n", out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace fabricsim

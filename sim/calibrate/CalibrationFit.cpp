@@ -1,0 +1,102 @@
+#include "sim/calibrate/CalibrationFit.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/calibrate/LevenbergMarquardt.h"
+#include "sim/core/Error.h"
+
+namespace fabricsim {
+
+CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measurements,
+                                           const CollectiveSimulator& simulator, const Options& options) {
+  // The points each measurement contributes (a copy holding only them) and their times.
+  std::vector<Measurement> used;
+  std::vector<double> measuredUs;
+  bool singleHost = false, multiHost = false;
+  for (const auto& m : measurements) {
+    Measurement u = m;
+    u.points.clear();
+    for (const auto& p : m.points) {
+      const double t = p.timeUs(m.op, m.ranks);
+      if (p.sizeBytes < options.minSizeBytes || !(std::isfinite(t) && t > 0)) continue;
+      u.points.push_back(p);
+      measuredUs.push_back(t);
+    }
+    if (u.points.empty()) continue;
+    (m.hosts > 1 ? multiHost : singleHost) = true;
+    used.push_back(std::move(u));
+  }
+  if (used.empty())
+    throw InputError("", 0, 0, "",
+                     "no measured point to fit: every point is below --min-size (" +
+                         std::to_string(options.minSizeBytes) + " bytes) or has no time or busbw");
+
+  const ModelParameters start = ModelParameters::from(simulator.testbed(), simulator.tuning());
+  std::vector<size_t> free;
+  if (singleHost) free.insert(free.end(), {0, 1});
+  if (multiHost) free.insert(free.end(), {2, 3});
+  if (measuredUs.size() < free.size())
+    throw InputError("", 0, 0, "",
+                     "expected at least " + std::to_string(free.size()) + " points to fit " +
+                         std::to_string(free.size()) + " parameters, found " +
+                         std::to_string(measuredUs.size()));
+
+  auto paramsAt = [&](const std::vector<double>& x) {
+    ModelParameters p = start;
+    // Kept within physical bounds (a trial step of the solver may jump far): bandwidths
+    // 0.01 GB/s .. 100 TB/s, latencies 1 ns .. 10 ms.
+    for (size_t j = 0; j < free.size(); ++j) {
+      const bool bandwidth = free[j] == 0 || free[j] == 2;
+      p.set(free[j], std::clamp(std::exp(x[j]), bandwidth ? 0.01 : 1e-3, bandwidth ? 1e5 : 1e4));
+    }
+    return p;
+  };
+  auto simulateAll = [&](const ModelParameters& p) {
+    std::vector<double> out;
+    for (const auto& m : used) {
+      const auto t = simulator.simulate(m, p);
+      out.insert(out.end(), t.begin(), t.end());
+    }
+    return out;
+  };
+  auto residuals = [&](const std::vector<double>& x) {
+    const std::vector<double> t = simulateAll(paramsAt(x));
+    std::vector<double> r(t.size());
+    for (size_t i = 0; i < t.size(); ++i) r[i] = std::log(t[i] / measuredUs[i]);
+    return r;
+  };
+  std::vector<double> x0;
+  for (size_t j : free) x0.push_back(std::log(start.get(j)));
+  LevenbergMarquardt::Options lm;
+  lm.maxIterations = options.maxIterations;
+  lm.jacobianStep = 1e-4;
+  const auto sol = LevenbergMarquardt::solve(residuals, x0, lm);
+
+  Result res;
+  res.parameters = paramsAt(sol.x);
+  for (size_t j : free) res.fitted.push_back(ModelParameters::names()[j]);
+  res.iterations = sol.iterations;
+  res.simulations = sol.evaluations;
+  res.converged = sol.converged;
+  size_t i = 0;
+  double sumPct2 = 0;
+  for (const auto& m : used)
+    for (const auto& p : m.points) {
+      Point q;
+      q.measurement = m.label;
+      q.sizeBytes = p.sizeBytes;
+      q.measuredUs = measuredUs[i];
+      q.fittedUs = measuredUs[i] * std::exp(sol.residuals[i]);
+      q.errorPct = 100 * (q.fittedUs / q.measuredUs - 1);
+      sumPct2 += q.errorPct * q.errorPct;
+      res.maxAbsErrorPct = std::max(res.maxAbsErrorPct, std::abs(q.errorPct));
+      res.points.push_back(q);
+      ++i;
+    }
+  res.rmsLogTime = std::sqrt(sol.cost / static_cast<double>(sol.residuals.size()));
+  res.rmsErrorPct = std::sqrt(sumPct2 / static_cast<double>(res.points.size()));
+  return res;
+}
+
+}  // namespace fabricsim

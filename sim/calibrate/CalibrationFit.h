@@ -1,0 +1,61 @@
+// CalibrationFit: least-squares fit of the collective model's free parameters to measurements.
+//
+// Models: the residual of each measured point (size >= minSizeBytes, a positive time) is
+// ln(simulated time / measured time), so every size weighs by its relative error (the busbw
+// error and the time error of a point are the same up to sign) and the latency-bound and
+// bandwidth-bound sizes both count. The simulated time comes from CollectiveSimulator, i.e. from
+// the simulator itself, so the calibrated simulation reproduces the fitted points as closely as
+// its model can. The parameters are fitted as logarithms (they stay positive) by
+// LevenbergMarquardt. Which parameters are free follows from the data: the NVLink bandwidth and
+// NVLink step latency when a single-host measurement is present, the NIC bandwidth and network
+// step latency when a multi-host one is; the others stay at the testbed's and tuning's values.
+// Leaves out: compute efficiencies (ComputeFit), per-protocol parameters (the simulator runs one
+// protocol per collective; see docs/calibration.md).
+// Units: microseconds, GB/s, as ModelParameters.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/calibrate/CollectiveSimulator.h"
+#include "sim/calibrate/Measurement.h"
+#include "sim/calibrate/ModelParameters.h"
+
+namespace fabricsim {
+
+class CalibrationFit {
+ public:
+  struct Options {
+    int64_t minSizeBytes = 1 << 20;  ///< points below are not fitted (NCCL's LL/LL128 range)
+    int maxIterations = 60;
+  };
+
+  /// One fitted point.
+  struct Point {
+    std::string measurement;  ///< Measurement::label
+    int64_t sizeBytes = 0;
+    double measuredUs = 0;
+    double fittedUs = 0;
+    double errorPct = 0;  ///< 100 (fitted / measured - 1)
+  };
+
+  struct Result {
+    ModelParameters parameters;       ///< every figure (fitted or held)
+    std::vector<std::string> fitted;  ///< names (ModelParameters::names()) of the free ones
+    std::vector<Point> points;
+    double rmsLogTime = 0;   ///< root mean square of ln(fitted / measured)
+    double rmsErrorPct = 0;  ///< root mean square of errorPct
+    double maxAbsErrorPct = 0;
+    int iterations = 0;
+    int simulations = 0;  ///< residual evaluations (each simulates every point)
+    bool converged = false;
+  };
+
+  /// Fits the free parameters to `measurements` on `simulator`'s testbed, starting from its
+  /// testbed's and tuning's values. Throws InputError when no point qualifies or there are
+  /// fewer points than free parameters.
+  static Result fit(const std::vector<Measurement>& measurements, const CollectiveSimulator& simulator,
+                    const Options& options);
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,112 @@
+#include "sim/calibrate/CalibrationWriter.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fabricsim {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double round4(double v) {
+  return std::round(v * 1e4) / 1e4;
+}
+
+}  // namespace
+
+std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
+                                    const std::vector<std::string>& sources, const std::string& testbed,
+                                    const std::string& backend, int64_t minSizeBytes,
+                                    const std::optional<ComputeFit::Result>& compute) {
+  const ModelParameters& p = fit.parameters;
+  auto isFitted = [&](size_t i) {
+    return std::find(fit.fitted.begin(), fit.fitted.end(), ModelParameters::names()[i]) != fit.fitted.end();
+  };
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  std::string src = "fabricsim calibrate on";
+  for (const auto& s : sources) src += " " + s;
+  src += "; testbed " + testbed;
+  out << YAML::Key << "source" << YAML::Value << src;
+  if (isFitted(0) || isFitted(2)) {
+    out << YAML::Key << "fabric" << YAML::Value << YAML::BeginMap;
+    // Gbps with three decimals: the loader's rates are whole bits per second.
+    if (isFitted(0))
+      out << YAML::Key << "nvlink_bandwidth" << YAML::Value << fmt("%.3fGbps", p.nvlinkBandwidthGBps * 8);
+    if (isFitted(2))
+      out << YAML::Key << "nic_bandwidth" << YAML::Value << fmt("%.3fGbps", p.nicBandwidthGBps * 8);
+    out << YAML::EndMap;
+  }
+  if (isFitted(1) || isFitted(3)) {
+    out << YAML::Key << "collectives" << YAML::Value << YAML::BeginMap;
+    if (isFitted(1))
+      out << YAML::Key << "step_latency_nvlink" << YAML::Value << fmt("%.1fns", p.stepLatencyNvlinkUs * 1e3);
+    if (isFitted(3))
+      out << YAML::Key << "step_latency_network" << YAML::Value
+          << fmt("%.1fns", p.stepLatencyNetworkUs * 1e3);
+    out << YAML::EndMap;
+  }
+  if (compute && (compute->gemmEfficiency || compute->attentionEfficiency || compute->hbmBytesPerSecond)) {
+    out << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "peak" << YAML::Value << fmt("%.1fTFLOPS", compute->peakFlops / 1e12);
+    if (compute->gemmEfficiency || compute->attentionEfficiency) {
+      out << YAML::Key << "efficiency" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      if (compute->gemmEfficiency)
+        out << YAML::Key << "gemm" << YAML::Value << round4(std::min(1.0, *compute->gemmEfficiency));
+      if (compute->attentionEfficiency)
+        out << YAML::Key << "attention" << YAML::Value
+            << round4(std::min(1.0, *compute->attentionEfficiency));
+      out << YAML::EndMap;
+    }
+    if (compute->hbmBytesPerSecond)
+      out << YAML::Key << "hbm_bandwidth" << YAML::Value
+          << fmt("%.1fGBps", *compute->hbmBytesPerSecond / 1e9);
+    out << YAML::EndMap;
+  }
+  out << YAML::Key << "fit" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "model" << YAML::Value
+      << "ln(simulated/measured time) least squares, Levenberg-Marquardt, simulator in the loop";
+  out << YAML::Key << "backend" << YAML::Value << backend;
+  out << YAML::Key << "min_size_bytes" << YAML::Value << minSizeBytes;
+  out << YAML::Key << "points" << YAML::Value << fit.points.size();
+  out << YAML::Key << "rms_log_time" << YAML::Value << round4(fit.rmsLogTime);
+  out << YAML::Key << "rms_error_pct" << YAML::Value << round4(fit.rmsErrorPct);
+  out << YAML::Key << "max_abs_error_pct" << YAML::Value << round4(fit.maxAbsErrorPct);
+  out << YAML::Key << "iterations" << YAML::Value << fit.iterations;
+  out << YAML::Key << "converged" << YAML::Value << fit.converged;
+  out << YAML::Key << "parameters" << YAML::Value << YAML::BeginMap;
+  for (size_t i = 0; i < ModelParameters::names().size(); ++i) {
+    out << YAML::Key << ModelParameters::names()[i] << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "value" << YAML::Value << round4(p.get(i));
+    out << YAML::Key << "fitted" << YAML::Value << isFitted(i) << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  if (compute) {
+    out << YAML::Key << "compute" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "gemms" << YAML::Value << compute->gemms;
+    out << YAML::Key << "rms_log_time" << YAML::Value << round4(compute->rmsLogTime) << YAML::EndMap;
+  }
+  out << YAML::Key << "residuals" << YAML::Value << YAML::BeginSeq;
+  for (const auto& q : fit.points) {
+    out << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "measurement" << YAML::Value << q.measurement;
+    out << YAML::Key << "size_bytes" << YAML::Value << q.sizeBytes;
+    out << YAML::Key << "measured_us" << YAML::Value << round4(q.measuredUs);
+    out << YAML::Key << "fitted_us" << YAML::Value << round4(q.fittedUs);
+    out << YAML::Key << "error_pct" << YAML::Value << round4(q.errorPct);
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::EndMap << YAML::EndMap;
+  return std::string("# fabricsim calibration (fabricsim calibrate); see docs/calibration.md\n") +
+         out.c_str() + "\n";
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,48 @@
+// CollectiveSimulator: runs the simulator's own nccl-tests emulation for one Measurement on a
+// testbed topology, so that the fit and the validation compare measurements with exactly what
+// `fabricsim run` would compute for the same collective sweep.
+//
+// Models: the measurement's ranks placed as nccl-tests places them (gpusPerHost GPUs on each of
+// `hosts` hosts, rank order = host order), the measurement's operation, and each measured size
+// run as one CollectiveSweep row (warm-up then one timed call on the packet backend; one call on
+// the flow backend, whose idle fabric makes a warm-up identical) on a fresh fabric built from the
+// testbed with the calibration's parameters applied. The algorithm is the tuning's unless the
+// measurement forced one (NCCL_ALGO=Ring -> ring, Tree -> tree; NCCL's NVLS, NVLSTree, CollNet
+// and PAT have no simulated counterpart and use the tuning's).
+// Leaves out: other jobs on the fabric, failures, the measurement's data checks.
+// Units: microseconds per point.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/calibrate/Measurement.h"
+#include "sim/calibrate/ModelParameters.h"
+#include "sim/config/TopologySpec.h"
+#include "sim/config/WorkloadSpec.h"
+
+namespace fabricsim {
+
+class CollectiveSimulator {
+ public:
+  /// `backend`: "flow" or "packet".
+  CollectiveSimulator(TopologySpec testbed, CollectiveTuning tuning, std::string backend = "flow");
+
+  /// Simulated time (us) of each point of `m`, with `p` applied to the testbed and tuning.
+  /// Throws InputError (naming the measurement) when the testbed has too few hosts or GPUs per
+  /// host for it.
+  std::vector<double> simulate(const Measurement& m, const ModelParameters& p) const;
+  /// The algorithm the measurement's points are simulated with.
+  CollectiveAlgorithm algorithmFor(const Measurement& m) const;
+
+  const TopologySpec& testbed() const { return testbed_; }
+  const CollectiveTuning& tuning() const { return tuning_; }
+  const std::string& backend() const { return backend_; }
+
+ private:
+  TopologySpec testbed_;
+  CollectiveTuning tuning_;
+  std::string backend_;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,31 @@
+#include "sim/calibrate/Measurement.h"
+
+#include <cmath>
+
+#include "sim/workload/CollectiveEngine.h"
+
+namespace fabricsim {
+
+double busbwFactor(CollectiveOp op, uint32_t ranks) {
+  return CollectiveEngine::busBandwidthFactor(op, ranks);
+}
+
+double Measurement::Point::timeUs(CollectiveOp op, uint32_t ranks) const {
+  if (std::isfinite(oopTimeUs) && oopTimeUs > 0) return oopTimeUs;
+  if (std::isfinite(ipTimeUs) && ipTimeUs > 0) return ipTimeUs;
+  const double bw = std::isfinite(oopBusbwGBps) && oopBusbwGBps > 0 ? oopBusbwGBps : ipBusbwGBps;
+  const double f = busbwFactor(op, ranks);
+  if (!(std::isfinite(bw) && bw > 0) || f <= 0) return std::numeric_limits<double>::quiet_NaN();
+  // busbw = factor * size / time  ->  time = factor * size / busbw; GB/s = 1e3 bytes/us.
+  return f * static_cast<double>(sizeBytes) / (bw * 1e3);
+}
+
+double Measurement::Point::busbwGBps(CollectiveOp op, uint32_t ranks) const {
+  if (std::isfinite(oopBusbwGBps) && oopBusbwGBps > 0) return oopBusbwGBps;
+  if (std::isfinite(ipBusbwGBps) && ipBusbwGBps > 0) return ipBusbwGBps;
+  const double t = timeUs(op, ranks);
+  if (!(std::isfinite(t) && t > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return busbwFactor(op, ranks) * static_cast<double>(sizeBytes) / (t * 1e3);
+}
+
+}  // namespace fabricsim

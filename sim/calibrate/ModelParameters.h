@@ -1,0 +1,46 @@
+// ModelParameters: the free parameters of the collective model that a calibration fits.
+//
+// Models: four effective figures of the simulator's own collective model: the NVLink bandwidth
+// per GPU and direction (topology hosts.nvlink.bandwidth), the per-step software latency of
+// steps inside a host and of steps across the network (collectives.step_latency_nvlink /
+// step_latency_network) and the NIC bandwidth (topology links.host_speed). "Effective" because
+// each absorbs what the simulator leaves out: NVLink SHARP's in-switch reduction raises the
+// NVLink figure above line rate for all-reduce, the overlap of NCCL's NVLSTree phases raises the
+// NIC figure. The NVLink and wire latencies of the topology add to each step's latency exactly
+// as the step latencies do, so they are not separately identifiable: the fit holds them at the
+// testbed's values and moves the step latencies. A NaN figure is not set (the testbed's or the
+// tuning's value stands).
+// Leaves out: the values themselves (sim/calibrate/CalibrationFit finds them) and the compute
+// side (GpuSpec efficiencies, fitted by ComputeFit).
+// Units: bandwidths in GB/s (1e9 bytes/s), latencies in microseconds.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/config/WorkloadSpec.h"
+
+namespace fabricsim {
+
+struct ModelParameters {
+  static constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
+  double nvlinkBandwidthGBps = kUnset;
+  double stepLatencyNvlinkUs = kUnset;
+  double nicBandwidthGBps = kUnset;
+  double stepLatencyNetworkUs = kUnset;
+
+  /// Writes the set figures into the testbed spec and the collective tuning.
+  void apply(TopologySpec& topology, CollectiveTuning& tuning) const;
+  /// The testbed's and tuning's values of all four (the starting point of a fit).
+  static ModelParameters from(const TopologySpec& topology, const CollectiveTuning& tuning);
+
+  /// Parameter names as the calibration file's fit block writes them, in this order:
+  /// nvlink_bandwidth_GBps, step_latency_nvlink_us, nic_bandwidth_GBps, step_latency_network_us.
+  static const std::vector<std::string>& names();
+  double get(size_t i) const;
+  void set(size_t i, double v);
+};
+
+}  // namespace fabricsim

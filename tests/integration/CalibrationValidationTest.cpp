@@ -1,0 +1,140 @@
+// Calibrate on the public single-node (NVIDIA DGX) and two-node (nccl-tests#309 reporter A)
+// all-reduce tables, validate on the held-out tables (Azure ND H100 v5 single node, #309
+// reporter B default and NCCL_ALGO=Ring), and check the CLI end to end.
+//
+// Issue 7 asks for a median absolute busbw error within 10% (sizes >= 1 MiB) on the held-out
+// tables. Measured (docs/calibration.md): Azure 12.3%, #309 B default 8.3%, #309 B Ring 26.2%;
+// 12.1% over all 42 points. The 10% target is NOT met, for reasons the simulator's model
+// explains (docs/calibration.md, "Largest errors"): it runs one protocol per collective
+// (NCCL switches LL -> LL128 -> Simple and NVLS by size), its hierarchical all-reduce runs its
+// phases one after another where NCCL's NVLSTree overlaps them, and its cross-host ring sends
+// every channel through the same NIC pair where NCCL spreads rings over all NICs. The bounds
+// below are those figures plus a small margin, so that a regression fails; they are not the
+// issue's target, and tightening them is the measure of a better model.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sim/calibrate/CalibrationFit.h"
+#include "sim/calibrate/MeasurementReader.h"
+#include "sim/calibrate/ValidationReport.h"
+#include "sim/config/TopologyLoader.h"
+
+namespace fabricsim {
+namespace {
+
+const std::string kSrc = FABRICSIM_SOURCE_DIR;
+const std::string kData = kSrc + "/validation/data/";
+
+struct Sets {
+  std::vector<Measurement> fit, heldOut;
+};
+
+Sets split() {
+  Sets s;
+  s.fit = MeasurementReader::read(kData + "nccltests_nvidia_dgxc_1node_8xH100_allreduce.csv");
+  for (auto& m : MeasurementReader::read(kData + "nccltests_gh_nccl-tests-309_h100_ib_ndr_2nodes.yaml"))
+    (m.label.find("#A_") != std::string::npos ? s.fit : s.heldOut).push_back(m);
+  for (auto& m : MeasurementReader::read(kData + "nccltests_azure_ndh100v5_1node_allreduce_busbw.csv"))
+    s.heldOut.push_back(m);
+  return s;
+}
+
+TEST(CalibrationValidation, HeldOutTablesAfterCalibratingOnDgxAndTwoNodeTable) {
+  const Sets s = split();
+  ASSERT_EQ(s.fit.size(), 2u);
+  ASSERT_EQ(s.heldOut.size(), 3u);
+  const CollectiveSimulator sim(loadTopologyFile(kSrc + "/validation/cases/h100-2node-ndr.yaml"),
+                                CollectiveTuning{}, "flow");
+  const auto fit = CalibrationFit::fit(s.fit, sim, CalibrationFit::Options{});
+  EXPECT_TRUE(fit.converged);
+  EXPECT_EQ(fit.points.size(), 30u);
+  EXPECT_LT(fit.rmsErrorPct, 15.0);  // measured 13.5%
+  // NVLink effective bandwidth: between NCCL's ring figure (370) and NVLS all-reduce (480).
+  EXPECT_GT(fit.parameters.nvlinkBandwidthGBps, 370);
+  EXPECT_LT(fit.parameters.nvlinkBandwidthGBps, 480);
+
+  const auto report = ValidationReport::run(s.heldOut, sim, fit.parameters, 1 << 20);
+  EXPECT_EQ(report.summary().points, 42u);
+  double azure = -1, bDefault = -1, bRing = -1;
+  for (const auto& m : s.heldOut) {
+    const double e = report.summaryOf(m.label).medianAbsErrorPct;
+    if (m.label.find("azure") != std::string::npos) azure = e;
+    if (m.label.find("#B_2of8nodes_16gpus_default") != std::string::npos) bDefault = e;
+    if (m.label.find("#B_2nodes_16gpus_RING") != std::string::npos) bRing = e;
+  }
+  std::printf(
+      "held-out median |error|: azure %.1f%%, 309-B default %.1f%%, 309-B ring %.1f%%, all %.1f%% (max "
+      "%.1f%%)\n",
+      azure, bDefault, bRing, report.summary().medianAbsErrorPct, report.summary().maxAbsErrorPct);
+  EXPECT_LE(bDefault, 10.0);  // the issue's target holds for the same-algorithm two-node table
+  EXPECT_LE(azure, 14.0);     // 12.3% measured: above the 10% target (see the header)
+  EXPECT_LE(bRing, 30.0);     // 26.2% measured: a forced algorithm the fit never saw (see the header)
+  EXPECT_LE(report.summary().medianAbsErrorPct, 14.0);
+}
+
+std::string run(const std::string& args, int& status) {
+  const std::string cmd = std::string(FABRICSIM_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  status = WEXITSTATUS(pclose(p));
+  return out;
+}
+
+TEST(CalibrationValidation, CliCalibrateThenValidate) {
+  const std::string dir = ::testing::TempDir();
+  const std::string cal = dir + "/cal-cli.yaml", rep = dir + "/rep-cli.json", md = dir + "/rep-cli.md";
+  int status = 0;
+  std::string out =
+      run("calibrate " + kData + "nccltests_nvidia_dgxc_1node_8xH100_allreduce.csv --topology " + kSrc +
+              "/validation/cases/h100-1node-nvlink.yaml --out " + cal,
+          status);
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("nvlink_bandwidth_GBps"), std::string::npos) << out;
+  out = run("validate --calibration " + cal + " --topology " + kSrc +
+                "/validation/cases/h100-1node-nvlink.yaml " + kData +
+                "nccltests_azure_ndh100v5_1node_allreduce_busbw.csv --out " + rep + " --markdown " + md +
+                " --quiet",
+            status);
+  ASSERT_EQ(status, 0) << out;
+  std::ifstream f(rep);
+  const auto j = nlohmann::json::parse(f);
+  ASSERT_EQ(j["points"].size(), 24u);
+  for (const char* k :
+       {"file", "op", "ranks", "size_bytes", "measured_busbw_GBps", "simulated_busbw_GBps", "error_pct"})
+    EXPECT_TRUE(j["points"][0].contains(k)) << k;
+  EXPECT_EQ(j["summary"]["points"].get<int>(), 14);
+  EXPECT_LT(j["summary"]["median_abs_error_pct"].get<double>(), 10.0);  // measured 8.3%
+  std::ifstream m(md);
+  std::stringstream ms;
+  ms << m.rdbuf();
+  EXPECT_NE(ms.str().find("| 1048576 |"), std::string::npos);
+}
+
+TEST(CalibrationValidation, CliBadInputExitsTwoWithFileAndLine) {
+  const std::string dir = ::testing::TempDir();
+  const std::string bad = dir + "/bad_all_reduce_perf.log";
+  {
+    std::ofstream f(bad);
+    f << "#  Rank  0 Group  0 Pid 1 on h device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+         "     1048576        262144     float     sum      -1    27.37   38.31   x67.04      0    26.93   "
+         "38.94   68.14      0\n";
+  }
+  int status = 0;
+  const std::string out = run("calibrate " + bad + " --out " + dir + "/never.yaml", status);
+  EXPECT_EQ(status, 2) << out;
+  EXPECT_NE(out.find(bad + ":2"), std::string::npos) << out;
+  EXPECT_NE(out.find("out-of-place busbw"), std::string::npos) << out;
+  const std::string out2 =
+      run("validate --calibration " + dir + "/missing.yaml --topology x.yaml " + bad, status);
+  EXPECT_EQ(status, 2) << out2;
+}
+
+}  // namespace
+}  // namespace fabricsim

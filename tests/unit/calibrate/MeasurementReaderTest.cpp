@@ -1,0 +1,120 @@
+#include "sim/calibrate/MeasurementReader.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/core/Error.h"
+
+namespace fabricsim {
+namespace {
+
+const std::string kData = std::string(FABRICSIM_SOURCE_DIR) + "/validation/data/";
+
+TEST(MeasurementReader, DgxCsvAsPublished) {
+  const auto ms = MeasurementReader::read(kData + "nccltests_nvidia_dgxc_1node_8xH100_allreduce.csv");
+  ASSERT_EQ(ms.size(), 1u);
+  const Measurement& m = ms[0];
+  EXPECT_EQ(m.op, CollectiveOp::AllReduce);
+  EXPECT_EQ(m.ranks, 8u);
+  EXPECT_EQ(m.hosts, 1u);
+  ASSERT_EQ(m.points.size(), 32u);
+  EXPECT_EQ(m.points.front().sizeBytes, 8);
+  EXPECT_EQ(m.points.back().sizeBytes, 17179869184LL);
+  EXPECT_DOUBLE_EQ(m.points.back().oopTimeUs, 62648);
+  EXPECT_DOUBLE_EQ(m.points.back().oopBusbwGBps, 479.90);
+  EXPECT_DOUBLE_EQ(m.points.back().ipBusbwGBps, 479.99);
+}
+
+TEST(MeasurementReader, AzureCsvHasBusbwOnlySoTimeIsDerived) {
+  const auto ms = MeasurementReader::read(kData + "nccltests_azure_ndh100v5_1node_allreduce_busbw.csv");
+  ASSERT_EQ(ms.size(), 1u);
+  const auto& p = ms[0].points.back();
+  EXPECT_EQ(p.sizeBytes, 8589934592LL);
+  EXPECT_TRUE(std::isnan(p.oopTimeUs));
+  EXPECT_DOUBLE_EQ(p.busbwGBps(CollectiveOp::AllReduce, 8), 478.87);
+  // busbw = 2 (n-1)/n S / t  ->  t = 1.75 S / busbw
+  EXPECT_NEAR(p.timeUs(CollectiveOp::AllReduce, 8), 1.75 * 8589934592.0 / 478.87e3, 1e-6);
+}
+
+TEST(MeasurementReader, YamlTablesOnePerTableWithAlgorithmFromEnv) {
+  const auto ms = MeasurementReader::read(kData + "nccltests_gh_nccl-tests-309_h100_ib_ndr_2nodes.yaml");
+  ASSERT_EQ(ms.size(), 3u);
+  EXPECT_NE(ms[0].label.find("#A_2nodes_16gpus_default"), std::string::npos);
+  EXPECT_EQ(ms[0].ranks, 16u);
+  EXPECT_EQ(ms[0].hosts, 2u);
+  EXPECT_EQ(ms[0].gpusPerHost, 8u);
+  EXPECT_EQ(ms[0].points.size(), 32u);
+  EXPECT_EQ(ms[0].algorithm, "");
+  EXPECT_EQ(ms[2].algorithm, "ring");
+  EXPECT_DOUBLE_EQ(ms[2].points.back().oopBusbwGBps, 392.69);
+}
+
+TEST(MeasurementReader, SharedOriginalNeedsTheOpAndRanksFromTheCommandLine) {
+  const std::string shared = std::string(FABRICSIM_SOURCE_DIR) + "/../shared/calibration/";
+  const std::string csv = "# a table without the fabricsim line\nsize_bytes,oop_time_us\n1048576,27.37\n";
+  try {
+    MeasurementReader::parse(csv, "t.csv");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 2u);
+    EXPECT_EQ(e.diagnostics()[0].file, "t.csv");
+    EXPECT_NE(e.diagnostics()[0].message.find("--op"), std::string::npos);
+  }
+  MeasurementReader::Overrides o;
+  o.op = CollectiveOp::AllReduce;
+  o.ranks = 16;
+  o.gpusPerHost = 8;
+  const auto ms = MeasurementReader::parse(csv, "t.csv", o);
+  EXPECT_EQ(ms[0].hosts, 2u);
+  EXPECT_DOUBLE_EQ(ms[0].points[0].oopTimeUs, 27.37);
+}
+
+TEST(MeasurementReader, CsvErrorsNameTheLine) {
+  const std::string csv =
+      "# fabricsim: op=all_reduce ranks=8\nsize_bytes,oop_time_us\n1048576,27.37\n2097152,fast\n";
+  try {
+    MeasurementReader::parse(csv, "t.csv");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.diagnostics()[0].line, 4);
+    EXPECT_EQ(e.diagnostics()[0].key, "oop_time_us");
+    EXPECT_NE(e.diagnostics()[0].message.find("'fast'"), std::string::npos);
+  }
+}
+
+// The gpu/ harness's collective JSON (docs/calibration.md): hosts[] lists the distinct hosts.
+TEST(MeasurementReader, HarnessJson) {
+  std::string json = R"({
+    "op": "all_gather", "ranks": 2, "hosts": ["h200-a"],
+    "gpu": {"model": "NVIDIA H200", "count": 2},
+    "nccl_env": {"NCCL_ALGO": "Ring"},
+    "results": [
+      {"size_bytes": 1048576, "count": 131072, "type": "float", "redop": "none", "root": -1,
+       "out_of_place": {"time_us": 20.5, "algbw_GBps": 51.15, "busbw_GBps": 25.58, "wrong": 0},
+       "in_place": {"time_us": 20.1, "algbw_GBps": 52.17, "busbw_GBps": 26.08, "wrong": 0}},
+      {"size_bytes": 2097152, "count": 262144, "type": "float", "redop": "none", "root": -1,
+       "out_of_place": {"time_us": 30.0, "algbw_GBps": 69.9, "busbw_GBps": 34.95, "wrong": 0},
+       "in_place": null}
+    ]})";
+  const auto ms = MeasurementReader::parse(json, "r.json");
+  ASSERT_EQ(ms.size(), 1u);
+  EXPECT_EQ(ms[0].op, CollectiveOp::AllGather);
+  EXPECT_EQ(ms[0].ranks, 2u);
+  EXPECT_EQ(ms[0].hosts, 1u);
+  EXPECT_EQ(ms[0].algorithm, "ring");
+  EXPECT_EQ(ms[0].gpuModel, "NVIDIA H200");
+  ASSERT_EQ(ms[0].points.size(), 2u);
+  EXPECT_DOUBLE_EQ(ms[0].points[0].ipBusbwGBps, 26.08);
+  EXPECT_TRUE(std::isnan(ms[0].points[1].ipTimeUs));
+  json.replace(json.find("2097152"), 7, "-2097152");
+  try {
+    MeasurementReader::parse(json, "r.json");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.diagnostics()[0].key, "results[1].size_bytes");
+  }
+}
+
+}  // namespace
+}  // namespace fabricsim
