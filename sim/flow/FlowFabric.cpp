@@ -275,6 +275,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   const double cut = top * (1 - 1e-9);
   upstream_.clear();
   double bytes = 0;
+  double arrival = 0;  // bytes/ps: sum over the flows of what each could send into this link
   double latencyPs = 0;
   uint32_t n = 0;
   for (const MaxMinSolver::User& u : solver_.users(r)) {
@@ -284,15 +285,27 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
     // Sprayed flows (fractional weights) have no single upstream port: each counts as its own.
     const bool single = u.hop > 0 && hops[u.hop].weight == 1.0f && hops[u.hop - 1].weight == 1.0f;
     upstream_.push_back(single ? hops[u.hop - 1].resource : (0x80000000u | u.flow));
+    // The most this flow could send here: on each link before this one, the capacity the other
+    // flows leave it.
+    double most = nominal_[r];
+    for (uint32_t k = 0; k < u.hop; ++k) {
+      const uint32_t h = hops[k].resource;
+      const double own = solver_.rate(u.flow) * hops[k].weight;
+      most = std::min(most, (solver_.capacity(h) - solver_.usage(h) + own) / hops[k].weight);
+    }
+    arrival += std::max(most, solver_.rate(u.flow));
     bytes += static_cast<double>(a.burst);
     latencyPs += static_cast<double>(a.latency.picos());
     ++n;
   }
   std::sort(upstream_.begin(), upstream_.end());
   const auto fanIn = static_cast<uint32_t>(std::unique(upstream_.begin(), upstream_.end()) - upstream_.begin());
-  if (fanIn < 2) return 1.0;
+  // No queue builds unless two ports feed it and the flows can arrive faster than it drains.
+  if (fanIn < 2 || arrival <= nominal_[r] * (1 + kCapacityTolerance)) return 1.0;
   CongestionEpisode e;
   e.fanIn = fanIn;
+  e.arrivalRate = BitRate::bps(static_cast<int64_t>(
+      std::min(arrival / n / nominal_[r], 1.0) * static_cast<double>(topo_.portRate(r).bitsPerSecond())));
   e.flows = n;
   e.bytesPerFlow = static_cast<Bytes>(bytes / n);
   e.lineRate = topo_.portRate(r);

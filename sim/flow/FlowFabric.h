@@ -18,7 +18,8 @@
 // Rates are recomputed when flows start or finish; all changes at one timestamp are batched
 // into one recomputation of the connected parts of the fabric they touch (incremental).
 // Hybrid mode (setEpisodeModel, `--backend hybrid`): after each solve, every switch egress the
-// solve left saturated with flows from two or more upstream ports is a congestion episode; a
+// solve left saturated with flows from two or more upstream ports, able to arrive faster than
+// it drains, is a congestion episode; a
 // CongestionEpisodeModel says what fraction of its capacity the fabric's congestion control
 // delivers there, and the link's capacity is scaled by it until the episode changes (a few
 // re-solves per recomputation settle the capacities). NIC uplinks are never episodes.

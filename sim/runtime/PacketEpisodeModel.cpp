@@ -14,8 +14,8 @@
 namespace fabricsim {
 namespace {
 
-constexpr uint32_t kMaxFanIn = 128;
-constexpr uint32_t kMaxFlowsPerPort = 8;
+constexpr uint32_t kMaxCount = 128;  // upstream ports and flows
+constexpr uint32_t kMaxPerPort = 8;
 constexpr Bytes kMinBytes = 4096;
 constexpr Bytes kMaxEpisodeBytes = Bytes{1} << 30;
 
@@ -51,10 +51,15 @@ PacketEpisodeModel::PacketEpisodeModel(const TopologySpec& spec, uint64_t seed) 
 CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   SIM_CHECK(e.fanIn >= 2 && e.flows >= e.fanIn, "an episode needs two upstream ports and a flow from each");
   CongestionEpisode q = e;
-  q.fanIn = quantizeCount(std::min(e.fanIn, kMaxFanIn));
-  // The flows per upstream port are kept (up to kMaxFlowsPerPort); so is the total where it can be.
-  const double perPort = std::min<double>(double(e.flows) / e.fanIn, kMaxFlowsPerPort);
-  q.flows = std::max(q.fanIn, quantizeCount(static_cast<uint32_t>(std::lround(perPort * q.fanIn))));
+  q.fanIn = quantizeCount(std::min(e.fanIn, kMaxCount));
+  // Flows per upstream port are kept (up to kMaxPerPort), and so is the total where it can be.
+  const double perPort = std::min<double>(double(e.flows) / e.fanIn, kMaxPerPort);
+  q.flows = std::min(kMaxCount, std::max(q.fanIn, quantizeCount(static_cast<uint32_t>(std::lround(perPort * q.fanIn)))));
+  // The arrival rate in eighths of the line rate (at least one eighth).
+  const double eighths = std::clamp(std::round(8.0 * static_cast<double>(e.arrivalRate.bitsPerSecond()) /
+                                               static_cast<double>(e.lineRate.bitsPerSecond())),
+                                    1.0, 8.0);
+  q.arrivalRate = BitRate::bps(static_cast<int64_t>(eighths) * (e.lineRate.bitsPerSecond() / 8));
   const double s = std::max<double>(static_cast<double>(e.bytesPerFlow), kMinBytes);
   Bytes bytes = static_cast<Bytes>(std::llround(std::exp2(std::round(2 * std::log2(s)) / 2)));
   bytes = std::min<Bytes>(bytes, kMaxEpisodeBytes / q.flows);
@@ -68,7 +73,8 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
 double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
   ++queries_;
   const CongestionEpisode q = quantize(episode);
-  const Key key{q.fanIn, q.flows, q.bytesPerFlow, q.lineRate.bitsPerSecond(), q.pathLatency.picos()};
+  const Key key{q.fanIn, q.flows, q.arrivalRate.bitsPerSecond(), q.bytesPerFlow, q.lineRate.bitsPerSecond(),
+                q.pathLatency.picos()};
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -81,9 +87,11 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
 
 PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisode& e) const {
   // Two levels, as traffic converges in a fabric: K upstream switches (leaves 1..K of a
-  // one-spine leaf-spine), each fed by its share of the F senders' NICs, merge at the spine,
-  // whose egress towards leaf 0 is the episode's link; the receiver is host 0 on leaf 0.
-  const uint32_t perLeaf = (e.flows + e.fanIn - 1) / e.fanIn;
+  // one-spine leaf-spine) hold the F senders (sender i on leaf 1 + i % K); their uplinks merge at
+  // the spine, whose egress towards leaf 0 is the episode's link. Each flow goes to its own
+  // receiver on leaf 0, so nothing after the episode's link holds it back. Host links run at
+  // the arrival rate, switch links at the line rate.
+  const uint32_t perLeaf = e.flows;
   TopologySpec s = spec_;
   s.file.clear();
   s.name = "congestion-episode";
@@ -96,7 +104,8 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   s.rail = RailShape{};
   s.hosts.gpusPerHost = 1;
   s.hosts.nicsPerHost = 1;
-  s.links.hostSpeed = s.links.fabricSpeed = e.lineRate;
+  s.links.hostSpeed = e.arrivalRate.bitsPerSecond() > 0 ? e.arrivalRate : e.lineRate;
+  s.links.fabricSpeed = e.lineRate;
   s.links.tierSpeeds.clear();
   s.links.latency = Time::ps(e.pathLatency.picos() / 4);  // four links from sender to receiver
   s.routing.algorithm = "ecmp";
@@ -109,10 +118,13 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   EcmpFib fib(*topo, s.routing.hashSeed ^ seed_);
   PacketFabric fabric(sim, *topo, s, fib);
   Countdown countdown(sim, e.flows);
+  // At full arrival rate one receiver is no bottleneck (its link runs at C like the episode's).
+  const bool fanOut = s.links.hostSpeed != s.links.fabricSpeed;
+  const auto sender = [&](uint32_t i) { return (1 + i % e.fanIn) * perLeaf + i / e.fanIn; };
   for (uint32_t i = 0; i < e.flows; ++i) {
     TransferRequest r;
-    r.srcGpu = (1 + i % e.fanIn) * perLeaf + i / e.fanIn;  // each flow from its own NIC
-    r.dstGpu = 0;
+    r.srcGpu = sender(i);
+    r.dstGpu = fanOut ? i : 0;
     r.bytes = e.bytesPerFlow;
     r.tag = i;
     fabric.send(r, &countdown);
@@ -126,7 +138,7 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
       static_cast<double>(e.lineRate.bitsPerSecond()) / 8 * mtu / framing.dataWireBytes(mtu);
   Measured m;
   m.fluidTimeS = static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow) / payloadBytesPerS;
-  m.packetTimeS = static_cast<double>((countdown.last() - fabric.pathLatency(perLeaf, 0)).picos()) * 1e-12;
+  m.packetTimeS = static_cast<double>((countdown.last() - fabric.pathLatency(sender(0), 0)).picos()) * 1e-12;
   m.efficiency = std::clamp(m.fluidTimeS / m.packetTimeS, 1e-3, 1.0);
   const NetworkCounters c = fabric.networkCounters();
   m.ecnMarks = c.ecnMarks;
@@ -152,9 +164,10 @@ nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
     const auto& [k, m] = all[i];
     out.push_back({{"fan_in", std::get<0>(k)},
                    {"flows", std::get<1>(k)},
-                   {"bytes_per_flow", std::get<2>(k)},
-                   {"line_rate_gbps", static_cast<double>(std::get<3>(k)) * 1e-9},
-                   {"path_latency_us", static_cast<double>(std::get<4>(k)) * 1e-6},
+                   {"arrival_rate_gbps", static_cast<double>(std::get<2>(k)) * 1e-9},
+                   {"bytes_per_flow", std::get<3>(k)},
+                   {"line_rate_gbps", static_cast<double>(std::get<4>(k)) * 1e-9},
+                   {"path_latency_us", static_cast<double>(std::get<5>(k)) * 1e-6},
                    {"efficiency", m.efficiency},
                    {"packet_time_us", m.packetTimeS * 1e6},
                    {"fluid_time_us", m.fluidTimeS * 1e6},

@@ -1,19 +1,21 @@
 // PacketEpisodeModel: the efficiency of a congestion episode measured by the packet backend,
 // for the hybrid backend (flow-level fabric, packet-level congestion points).
 //
-// Models: each episode the flow backend reports (F flows from K upstream ports converging on
-// one switch egress of line rate C, S bytes each, one-way path latency L) is replayed at packet
-// level on the shape of converging traffic: F sender NICs on K upstream switches (F/K each, in
-// turn) whose uplinks merge at one switch, whose egress of rate C towards the receiver is the
-// episode's link. Every link runs at C with latency L/4; the switches (buffer, ECN, PFC,
-// credits), NICs and congestion control are exactly the topology file's (DCQCN, IB CC or none;
-// RoCEv2 or InfiniBand). The upstream switches congest too when F/K > 1, as the upstream
-// switches of a real fabric do while senders start at line rate. The F flows (one per
-// NIC) start together; the efficiency is the fluid drain time of their bytes
-// at C's payload rate over the time the last byte took beyond the unloaded path latency.
-// Episodes are quantized (K and F exact to 16, then 4 steps per octave, K up to 128 and F/K up to
-// 8; S at two steps per octave; at most 1 GiB per episode) and each distinct one is simulated once: the
-// collectives of a training job repeat the same episodes on every rail, ring step and iteration.
+// Models: each episode the flow backend reports (F flows through K upstream ports converging on
+// one switch egress of line rate C, each able to arrive at rate A, S bytes each, one-way path
+// latency L) is replayed at packet level on the shape of converging traffic: F senders on K
+// upstream switches (in turn), whose uplinks merge at one switch, whose egress of rate C is the
+// episode's link; each flow then goes to its own receiver. Host links run at A, switch links at
+// C, every link with latency L/4; the switches (buffer, ECN, PFC, credits), NICs and congestion
+// control are exactly the topology file's (DCQCN, IB CC or none; RoCEv2 or InfiniBand). The
+// upstream switches congest too when (F/K) A > C, as those of a real fabric do while senders
+// start at full speed. The flows start together; the efficiency is the fluid drain time of
+// their bytes at C's payload rate over the time the last byte took beyond the unloaded path
+// latency.
+// Episodes are quantized (K and F exact to 16, then 4 steps per octave, at most 128, F/K at most
+// 8; A in eighths of C; S at two steps per octave; at most 1 GiB per episode; L to 0.25 us) and
+// each distinct one is simulated once: the collectives of a training job repeat the same
+// episodes on every rail, ring step and iteration.
 // Leaves out: what couples congestion points in a real fabric: PFC pauses and credit stalls
 // spreading to upstream switches and their victim flows, CNPs and ECN marks caused by other
 // congestion points, flows joining or leaving in the middle of an episode (each episode starts
@@ -67,7 +69,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   nlohmann::json episodesJson(size_t limit) const;
 
  private:
-  using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t>;  // K, F, S, C, L
+  using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>;  // K, F, A, S, C, L
   TopologySpec spec_;
   uint64_t seed_;
   std::map<Key, Measured> cache_;

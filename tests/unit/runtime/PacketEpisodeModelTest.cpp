@@ -32,6 +32,7 @@ CongestionEpisode episode(uint32_t fanIn, uint32_t flows, Bytes bytes) {
   e.flows = flows;
   e.bytesPerFlow = bytes;
   e.lineRate = BitRate::gbps(100);
+  e.arrivalRate = BitRate::gbps(100);
   e.pathLatency = Time::us(4);
   return e;
 }
@@ -50,6 +51,9 @@ TEST(PacketEpisodeModelTest, QuantizationKeepsSmallCountsAndRoundsTheRest) {
   EXPECT_EQ(q.fanIn, 128u);
   EXPECT_LE(static_cast<double>(q.flows) * static_cast<double>(q.bytesPerFlow), double(Bytes{1} << 30));
   EXPECT_GE(q.flows, q.fanIn);
+  CongestionEpisode slow = episode(4, 4, 1 << 20);
+  slow.arrivalRate = BitRate::gbps(30);
+  EXPECT_EQ(PacketEpisodeModel::quantize(slow).arrivalRate, BitRate::bps(25'000'000'000)) << "in eighths of C";
   CongestionEpisode late = episode(2, 2, 4096);
   late.pathLatency = Time::ns(4130);
   EXPECT_EQ(PacketEpisodeModel::quantize(late).pathLatency, Time::ns(4250));
@@ -84,6 +88,21 @@ TEST(PacketEpisodeModelTest, DcqcnActsOnlyAboveItsMarkingThreshold) {
   EXPECT_GT(big.ecnMarks, 0u);
   EXPECT_LE(big.efficiency, 1.0);
   EXPECT_LT(big.efficiency, small.efficiency);
+}
+
+TEST(PacketEpisodeModelTest, FlowsThatCannotArriveFasterThanTheLinkDrainsBuildNoQueue) {
+  // Four flows held to a quarter of the line rate each before the link (as QPs sharing one NIC
+  // are): they fill it exactly, DCQCN sees no mark and the drain takes the fluid time.
+  PacketEpisodeModel m(fabric("dcqcn", false), 1);
+  CongestionEpisode e = episode(4, 4, 1 << 20);
+  e.arrivalRate = BitRate::gbps(25);
+  const auto r = m.simulate(e);
+  EXPECT_EQ(r.ecnMarks, 0u);
+  EXPECT_NEAR(r.efficiency, 1.0, 0.01);
+  // The same flows at full speed: a 4:1 convergence that DCQCN must act on.
+  const auto fast = m.simulate(episode(4, 4, 1 << 20));
+  EXPECT_GT(fast.ecnMarks, 0u);
+  EXPECT_LT(fast.efficiency, r.efficiency);
 }
 
 TEST(PacketEpisodeModelTest, EachDistinctEpisodeIsSimulatedOnceAndDeterministically) {
