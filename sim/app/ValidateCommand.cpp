@@ -154,8 +154,10 @@ int validateCommand(const std::vector<std::string>& args) {
                 report.summary().medianAbsErrorPct, report.summary().maxAbsErrorPct, report.summary().points);
   }
   if (!plot.empty()) {
+    // Debian's interpreter, where python3-matplotlib is installed, ahead of any python3 on PATH.
+    const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
     const std::string cmd =
-        "python3 " + shellQuote(plotScript()) + " " + shellQuote(jsonPath) + " " + shellQuote(plot);
+        python + " " + shellQuote(plotScript()) + " " + shellQuote(jsonPath) + " " + shellQuote(plot);
     if (std::system(cmd.c_str()) != 0) {
       std::fprintf(stderr, "fabricsim validate: the plot failed (%s); the JSON report is %s\n", cmd.c_str(),
                    jsonPath.c_str());

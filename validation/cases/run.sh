@@ -14,7 +14,8 @@ t309="$data/nccltests_gh_nccl-tests-309_h100_ib_ndr_2nodes.yaml"
 "$fabricsim" calibrate --topology "$here/h100-2node-ndr.yaml" --out "$out/calibration-h100.yaml" \
   "$data/nccltests_nvidia_dgxc_1node_8xH100_allreduce.csv" "$t309#A_2nodes_16gpus_default"
 plot=()
-if python3 -c 'import matplotlib' 2>/dev/null; then plot=(--plot "$out/validation-h100.png"); fi
+python=python3; [ -x /usr/bin/python3 ] && python=/usr/bin/python3
+if "$python" -c 'import matplotlib' 2>/dev/null; then plot=(--plot "$out/validation-h100.png"); fi
 "$fabricsim" validate --calibration "$out/calibration-h100.yaml" --topology "$here/h100-2node-ndr.yaml" \
   --out "$out/validation-h100.json" --markdown "$out/validation-h100.md" "${plot[@]}" \
   "$data/nccltests_azure_ndh100v5_1node_allreduce_busbw.csv" \
