@@ -14,30 +14,19 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/BackendRun.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/TempDir.h"
 
 namespace {
 
 using fabricsim::testsupport::CliResult;
+using fabricsim::testsupport::runBackend;
 using fabricsim::testsupport::TempDir;
 
 const std::string kRoot = std::string(FABRICSIM_SOURCE_DIR) + "/";
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
-
-/// Runs `fabricsim run <args> --backend <backend>` and returns the parsed results.
-nlohmann::json runBackend(const TempDir& dir, const std::string& args, const std::string& backend) {
-  const std::string out = dir.file(backend + ".json");
-  const CliResult r =
-      fabricsim::testsupport::runFabricsim("run " + args + " --backend " + backend + " --out " + quoted(out) + " --quiet", "2>&1");
-  EXPECT_EQ(r.status, 0) << r.out;
-  if (r.status != 0 || !std::filesystem::exists(out)) return {};
-  std::ifstream in(out);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
 
 struct Pair {
   nlohmann::json flow, packet;
