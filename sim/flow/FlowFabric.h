@@ -19,10 +19,10 @@
 // into one recomputation of the connected parts of the fabric they touch (incremental).
 // Hybrid mode (setEpisodeModel, `--backend hybrid`): after each solve, every switch egress the
 // solve left saturated with flows from two or more upstream ports, able to arrive faster than
-// it drains, is a congestion episode; a
-// CongestionEpisodeModel says what fraction of its capacity the fabric's congestion control
-// delivers there, and the link's capacity is scaled by it until the episode changes (a few
-// re-solves per recomputation settle the capacities). NIC uplinks are never episodes.
+// it drains, is a congestion episode; a CongestionEpisodeModel says what fraction of its
+// capacity the fabric's congestion control delivers there, and the link's capacity is scaled by
+// it until the episode changes (a few re-solves per recomputation settle the capacities). NIC
+// uplinks are never episodes.
 // A flow is delivered its fixed path latency after its last byte left the fluid: propagation,
 // switch latency and one frame's store-and-forward per switch hop (as the packet backend's
 // unloaded time).
@@ -115,7 +115,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// changed (the rates must then be solved again).
   bool adjustCapacities();
   /// The efficiency of the episode on saturated switch port `r` (1 if fewer than two upstream
-  /// ports feed its bottlenecked flows).
+  /// ports feed its bottlenecked flows, or if they cannot arrive faster than it drains).
   double episodeEfficiency(uint32_t r);
   void settle(uint32_t f, Time now);
   void pushFinish(uint32_t f);

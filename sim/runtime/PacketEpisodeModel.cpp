@@ -54,7 +54,8 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   q.fanIn = quantizeCount(std::min(e.fanIn, kMaxCount));
   // Flows per upstream port are kept (up to kMaxPerPort), and so is the total where it can be.
   const double perPort = std::min<double>(double(e.flows) / e.fanIn, kMaxPerPort);
-  q.flows = std::min(kMaxCount, std::max(q.fanIn, quantizeCount(static_cast<uint32_t>(std::lround(perPort * q.fanIn)))));
+  q.flows = std::min(kMaxCount,
+                     std::max(q.fanIn, quantizeCount(static_cast<uint32_t>(std::lround(perPort * q.fanIn)))));
   // The arrival rate in eighths of the line rate (at least one eighth).
   const double eighths = std::clamp(std::round(8.0 * static_cast<double>(e.arrivalRate.bitsPerSecond()) /
                                                static_cast<double>(e.lineRate.bitsPerSecond())),
@@ -73,7 +74,11 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
 double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
   ++queries_;
   const CongestionEpisode q = quantize(episode);
-  const Key key{q.fanIn, q.flows, q.arrivalRate.bitsPerSecond(), q.bytesPerFlow, q.lineRate.bitsPerSecond(),
+  const Key key{q.fanIn,
+                q.flows,
+                q.arrivalRate.bitsPerSecond(),
+                q.bytesPerFlow,
+                q.lineRate.bitsPerSecond(),
                 q.pathLatency.picos()};
   auto it = cache_.find(key);
   if (it == cache_.end()) {
@@ -148,17 +153,19 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
 }
 
 std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
-  return {"coupling between congestion points: PFC pauses and credit stalls spreading upstream, victim flows",
-          "flows joining or leaving a congested link mid-episode (each episode is simulated with synchronous starts)",
-          "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "
-          "(the simulated episodes' counters are in summary.hybrid_model.episodes)",
-          "packet reordering",
-          "link and switch failures during the run"};
+  return {
+      "coupling between congestion points: PFC pauses and credit stalls spreading upstream, victim flows",
+      "flows joining or leaving a congested link mid-episode (each episode is simulated with synchronous "
+      "starts)",
+      "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "
+      "(the simulated episodes' counters are in summary.hybrid_model.episodes)",
+      "packet reordering", "link and switch failures during the run"};
 }
 
 nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
   std::vector<std::pair<Key, Measured>> all(cache_.begin(), cache_.end());
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second.uses > b.second.uses; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.second.uses > b.second.uses; });
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < all.size() && i < limit; ++i) {
     const auto& [k, m] = all[i];

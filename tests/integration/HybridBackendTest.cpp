@@ -26,9 +26,13 @@ using fabricsim::testsupport::TempDir;
 
 const std::string kRoot = std::string(FABRICSIM_SOURCE_DIR) + "/";
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
 
-double jct(const nlohmann::json& j) { return j["jobs"][0]["jct_s"].get<double>(); }
+double jct(const nlohmann::json& j) {
+  return j["jobs"][0]["jct_s"].get<double>();
+}
 
 struct Three {
   double packet = 0, hybrid = 0, flow = 0;
@@ -54,8 +58,8 @@ Three runAll(const std::string& args, const std::string& name) {
   EXPECT_EQ(h["network"]["bytes_sent"], f["network"]["bytes_sent"]) << "the same transfers";
   EXPECT_EQ(h["network"]["bytes_delivered"], h["network"]["bytes_sent"]) << "nothing lost";
   Three t{jct(p), jct(h), jct(f)};
-  std::printf("[ hybrid %s ] JCT packet %.1f us, hybrid %.1f us (%+.1f%%), flow %.1f us (%+.1f%%)\n", name.c_str(),
-              t.packet * 1e6, t.hybrid * 1e6, (t.hybrid / t.packet - 1) * 100, t.flow * 1e6,
+  std::printf("[ hybrid %s ] JCT packet %.1f us, hybrid %.1f us (%+.1f%%), flow %.1f us (%+.1f%%)\n",
+              name.c_str(), t.packet * 1e6, t.hybrid * 1e6, (t.hybrid / t.packet - 1) * 100, t.flow * 1e6,
               (t.flow / t.packet - 1) * 100);
   return t;
 }
@@ -73,7 +77,8 @@ std::string incast(const std::string& cc, bool pfc) {
 // more level of switches in the real fabric than in the episode's shape, and the result moves by
 // several percent with the shape's details: that case is held to 15%, the others to 10%.
 TEST(HybridBackend, IncastUnderEachSchemeWithin10PercentOfPacket) {
-  for (const auto& [cc, pfc] : {std::pair{"none", true}, {"none", false}, {"dcqcn", true}, {"dcqcn", false}}) {
+  for (const auto& [cc, pfc] :
+       {std::pair{"none", true}, {"none", false}, {"dcqcn", true}, {"dcqcn", false}}) {
     const std::string name = std::string("incast16-") + cc + (pfc ? "-pfc" : "-lossy");
     SCOPED_TRACE(name);
     const Three t = runAll(incast(cc, pfc), name);
@@ -102,13 +107,14 @@ TEST(HybridBackend, TrainingJobWhereCcBarelyMattersKeepsTheFlowAgreement) {
 TEST(HybridBackend, RefusesWhatItCannotModel) {
   TempDir dir;
   const CliResult r = fabricsim::testsupport::runFabricsim(
-      "run " + quoted(kRoot + "topologies/leafspine-16.yaml") + " --backend hybrid --set routing.control_plane=bgp" +
+      "run " + quoted(kRoot + "topologies/leafspine-16.yaml") +
+          " --backend hybrid --set routing.control_plane=bgp" +
           " --set 'failures=[{at: 1ms, action: down, switch: spine-0}]' --quiet",
       "2>&1");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("hybrid backend does not model failures"), std::string::npos) << r.out;
-  const CliResult bad =
-      fabricsim::testsupport::runFabricsim("run " + quoted(kRoot + "topologies/leafspine-16.yaml") + " --backend fluid", "2>&1");
+  const CliResult bad = fabricsim::testsupport::runFabricsim(
+      "run " + quoted(kRoot + "topologies/leafspine-16.yaml") + " --backend fluid", "2>&1");
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.out.find("'packet', 'flow' or 'hybrid'"), std::string::npos) << bad.out;
 }

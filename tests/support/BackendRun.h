@@ -19,7 +19,8 @@ namespace fabricsim::testsupport {
 /// or null after a failed test expectation when the run fails.
 inline nlohmann::json runBackend(const TempDir& dir, const std::string& args, const std::string& backend) {
   const std::string out = dir.file(backend + ".json");
-  const CliResult r = runFabricsim("run " + args + " --backend " + backend + " --out '" + out + "' --quiet", "2>&1");
+  const CliResult r =
+      runFabricsim("run " + args + " --backend " + backend + " --out '" + out + "' --quiet", "2>&1");
   EXPECT_EQ(r.status, 0) << r.out;
   if (r.status != 0 || !std::filesystem::exists(out)) return {};
   std::ifstream in(out);

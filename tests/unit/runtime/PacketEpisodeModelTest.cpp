@@ -20,8 +20,10 @@ links: {technology: roce, host_speed: 100Gbps, fabric_speed: 100Gbps, latency: 1
 switch:
   buffer: )" + buffer + R"(
   ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.2}
-  pfc: {enabled: )" + (pfc ? "true" : "false") + R"(, xoff: 60KB, xon: 48KB}
-congestion_control: {algorithm: )" + cc + R"(}
+  pfc: {enabled: )" + (pfc ? "true" : "false") +
+                           R"(, xoff: 60KB, xon: 48KB}
+congestion_control: {algorithm: )" +
+                           cc + R"(}
 )";
   return parseTopologyYaml(yaml, "episode-test.yaml");
 }
@@ -46,14 +48,16 @@ TEST(PacketEpisodeModelTest, QuantizationKeepsSmallCountsAndRoundsTheRest) {
   q = PacketEpisodeModel::quantize(episode(37, 37, 3'000'000));
   EXPECT_EQ(q.fanIn, 40u) << "four steps per octave above 8: 32, 40, 48, 56";
   EXPECT_EQ(q.flows, 40u);
-  EXPECT_NEAR(static_cast<double>(q.bytesPerFlow), 2.0 * 1024 * 1024 * std::sqrt(2.0), 64.0) << "two steps per octave";
+  EXPECT_NEAR(static_cast<double>(q.bytesPerFlow), 2.0 * 1024 * 1024 * std::sqrt(2.0), 64.0)
+      << "two steps per octave";
   q = PacketEpisodeModel::quantize(episode(1000, 100000, Bytes{1} << 30));
   EXPECT_EQ(q.fanIn, 128u);
   EXPECT_LE(static_cast<double>(q.flows) * static_cast<double>(q.bytesPerFlow), double(Bytes{1} << 30));
   EXPECT_GE(q.flows, q.fanIn);
   CongestionEpisode slow = episode(4, 4, 1 << 20);
   slow.arrivalRate = BitRate::gbps(30);
-  EXPECT_EQ(PacketEpisodeModel::quantize(slow).arrivalRate, BitRate::bps(25'000'000'000)) << "in eighths of C";
+  EXPECT_EQ(PacketEpisodeModel::quantize(slow).arrivalRate, BitRate::bps(25'000'000'000))
+      << "in eighths of C";
   CongestionEpisode late = episode(2, 2, 4096);
   late.pathLatency = Time::ns(4130);
   EXPECT_EQ(PacketEpisodeModel::quantize(late).pathLatency, Time::ns(4250));
