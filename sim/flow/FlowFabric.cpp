@@ -396,7 +396,8 @@ void FlowFabric::onEvent(uint32_t tag) {
 size_t FlowFabric::memoryBytes() const {
   return solver_.memoryBytes() + active_.capacity() * sizeof(Active) + finishHeap_.capacity() * sizeof(Finish) +
          records_.capacity() * sizeof(FlowRecord) + pending_.capacity() * sizeof(Pending) +
-         deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double);
+         deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
+         nominal_.capacity() * sizeof(double);
 }
 
 NetworkCounters FlowFabric::networkCounters() const {
