@@ -96,27 +96,7 @@ int validateCommand(const std::vector<std::string>& args) {
   }
   const auto min = parseBytes(minSize);
   if (!min.value) throw InputError("", 0, 0, "--min-size", min.error);
-  MeasurementReader::Overrides o;
-  if (!op.empty()) {
-    o.op = parseCollectiveOp(op);
-    if (!o.op)
-      throw InputError("", 0, 0, "--op",
-                       "expected all_reduce, all_gather, reduce_scatter, alltoall, "
-                       "broadcast or sendrecv, found '" +
-                           op + "'");
-  }
-  o.ranks = ranks;
-  o.gpusPerHost = gpusPerHost;
-  std::vector<Measurement> ms;
-  std::vector<Diagnostic> diags;
-  for (const auto& f : files) {
-    try {
-      for (auto& m : MeasurementReader::read(f, o)) ms.push_back(std::move(m));
-    } catch (const InputError& e) {
-      diags.insert(diags.end(), e.diagnostics().begin(), e.diagnostics().end());
-    }
-  }
-  if (!diags.empty()) throw InputError(std::move(diags));
+  const std::vector<Measurement> ms = MeasurementReader::readAll(files, op, ranks, gpusPerHost);
 
   const TopologySpec testbed = loadTopologyFile(topology, calibrationTopologySets(calibration));
   GpuSpec gpu;

@@ -377,4 +377,29 @@ std::vector<Measurement> MeasurementReader::parse(const std::string& text, const
   return {m};
 }
 
+std::vector<Measurement> MeasurementReader::readAll(const std::vector<std::string>& paths, const std::string& op,
+                                                    uint32_t ranks, uint32_t gpusPerHost) {
+  Overrides o;
+  if (!op.empty()) {
+    o.op = parseCollectiveOp(op);
+    if (!o.op)
+      throw InputError("", 0, 0, "--op",
+                       "expected all_reduce, all_gather, reduce_scatter, alltoall, broadcast or sendrecv, found '" +
+                           op + "'");
+  }
+  o.ranks = ranks;
+  o.gpusPerHost = gpusPerHost;
+  std::vector<Measurement> ms;
+  std::vector<Diagnostic> diags;
+  for (const auto& f : paths) {
+    try {
+      for (auto& m : read(f, o)) ms.push_back(std::move(m));
+    } catch (const InputError& e) {
+      diags.insert(diags.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!diags.empty()) throw InputError(std::move(diags));
+  return ms;
+}
+
 }  // namespace fabricsim

@@ -39,6 +39,11 @@ class MeasurementReader {
   /// InputError naming file, line and what was expected.
   static std::vector<Measurement> read(const std::string& path, const Overrides& overrides);
   static std::vector<Measurement> read(const std::string& path);
+  /// Reads every file of a command line, with the overrides its options give (`op` empty, or
+  /// `ranks` / `gpusPerHost` 0: what each file says). Throws one InputError with the problems of
+  /// every file (and of `op`, the name of a collective).
+  static std::vector<Measurement> readAll(const std::vector<std::string>& paths, const std::string& op,
+                                          uint32_t ranks, uint32_t gpusPerHost);
   /// Same, from text; `fileName` names it and its extension picks CSV / YAML / JSON.
   static std::vector<Measurement> parse(const std::string& text, const std::string& fileName,
                                         const Overrides& overrides);
