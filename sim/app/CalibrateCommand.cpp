@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "sim/app/CommandLine.h"
 #include "sim/app/Commands.h"
 #include "sim/calibrate/CalibrationFit.h"
 #include "sim/calibrate/CalibrationWriter.h"
@@ -68,24 +69,8 @@ int calibrateCommand(const std::vector<std::string>& args) {
       "gpu/ harness compute JSON: fits gpu.efficiency {gemm, attention}")(
       "peak", po::value<std::string>(&peak)->default_value("989TFLOPS"),
       "GPU peak when the compute JSON gives none")("quiet,q", po::bool_switch(&quiet), "no fit table");
-  po::options_description hidden;
-  hidden.add_options()("measurement", po::value<std::vector<std::string>>(&files));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("measurement", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "error: fabricsim calibrate: %s\n", e.what());
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (const int status = parseCommandLine(args, desc, files, "calibrate", vm); status >= 0) return status;
   if (files.empty() || out.empty()) {
     std::fprintf(stderr, "error: fabricsim calibrate: expected MEASUREMENTS... and --out calibration.yaml\n");
     return 2;

@@ -1,5 +1,5 @@
 // CommandLine: the parsing every subcommand does the same way: its visible options, hidden
-// positional TOPOLOGY, errors as "error: fabricsim CMD: ..." with exit status 2, --help.
+// positional TOPOLOGY (or MEASUREMENTS...), errors as "error: fabricsim CMD: ..." with exit status 2, --help.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -10,18 +10,20 @@
 
 namespace fabricsim {
 
-/// Parses `args` into `vm` with `visible` options plus the positional `topology` option bound to
-/// `topologyPath`. Returns -1 to go on, or the exit status to return now (0 after --help, 2 on
-/// a parse error, which it has reported).
-inline int parseCommandLine(const std::vector<std::string>& args, const boost::program_options::options_description& visible,
-                            std::string& topologyPath, const char* command, boost::program_options::variables_map& vm) {
+/// Parses `args` into `vm` with `visible` options plus a hidden positional option `name` of
+/// `semantic` taking `count` values (-1: any number). Returns -1 to go on, or the exit status to
+/// return now (0 after --help, 2 on a parse error, which it has reported).
+inline int parseCommandLineWith(const std::vector<std::string>& args,
+                                const boost::program_options::options_description& visible, const char* name,
+                                const boost::program_options::value_semantic* semantic, int count, const char* command,
+                                boost::program_options::variables_map& vm) {
   namespace po = boost::program_options;
   po::options_description hidden;
-  hidden.add_options()("topology", po::value<std::string>(&topologyPath));
+  hidden.add_options()(name, semantic);
   po::options_description all;
   all.add(visible).add(hidden);
   po::positional_options_description pos;
-  pos.add("topology", 1);
+  pos.add(name, count);
   try {
     po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     po::notify(vm);
@@ -34,6 +36,20 @@ inline int parseCommandLine(const std::vector<std::string>& args, const boost::p
     return 0;
   }
   return -1;
+}
+
+/// The usual case: one positional TOPOLOGY bound to `topologyPath`.
+inline int parseCommandLine(const std::vector<std::string>& args, const boost::program_options::options_description& visible,
+                            std::string& topologyPath, const char* command, boost::program_options::variables_map& vm) {
+  return parseCommandLineWith(args, visible, "topology", boost::program_options::value<std::string>(&topologyPath), 1,
+                              command, vm);
+}
+
+/// Any number of positional MEASUREMENTS... bound to `files` (calibrate, validate).
+inline int parseCommandLine(const std::vector<std::string>& args, const boost::program_options::options_description& visible,
+                            std::vector<std::string>& files, const char* command, boost::program_options::variables_map& vm) {
+  return parseCommandLineWith(args, visible, "measurement",
+                              boost::program_options::value<std::vector<std::string>>(&files), -1, command, vm);
 }
 
 }  // namespace fabricsim

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "sim/app/CommandLine.h"
 #include "sim/app/Commands.h"
 #include "sim/calibrate/MeasurementReader.h"
 #include "sim/calibrate/ValidationReport.h"
@@ -70,24 +71,8 @@ int validateCommand(const std::vector<std::string>& args) {
       "ranks", po::value<uint32_t>(&ranks), "ranks of files that do not say")(
       "gpus-per-host", po::value<uint32_t>(&gpusPerHost), "GPUs per host of files that do not say")(
       "quiet,q", po::bool_switch(&quiet), "no table on stdout");
-  po::options_description hidden;
-  hidden.add_options()("measurement", po::value<std::vector<std::string>>(&files));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("measurement", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "error: fabricsim validate: %s\n", e.what());
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (const int status = parseCommandLine(args, desc, files, "validate", vm); status >= 0) return status;
   if (files.empty() || calibration.empty() || topology.empty()) {
     std::fprintf(
         stderr,
