@@ -34,9 +34,12 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
   if (!r.expectMap(node, path)) return;
   r.checkKeys(node, path,
               {"algorithm", "channels", "nvlink_channels", "step_latency_nvlink", "step_latency_network",
-               "protocol_efficiency", "chunk_size", "traffic_class", "ring_model"});
+               "protocol_efficiency", "chunk_size", "traffic_class", "ring_model", "protocol",
+               "ll_latency_scale", "ll128_latency_scale", "nvls", "nvls_efficiency", "nvls_latency",
+               "nvls_pipeline", "nvls_tree_efficiency"});
   std::string algorithm;
-  if (r.getChoice(node, path, "algorithm", algorithm, {"auto", "ring", "tree", "hierarchical"}))
+  if (r.getChoice(node, path, "algorithm", algorithm,
+                  {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree"}))
     tuning.algorithm = *parseCollectiveAlgorithm(algorithm);
   r.getInt(node, path, "channels", tuning.channels, 1, 64);
   r.getInt(node, path, "nvlink_channels", tuning.nvlinkChannels, 1, 64);
@@ -48,6 +51,16 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
   std::string ringModel;
   if (r.getChoice(node, path, "ring_model", ringModel, {"auto", "steps", "pipelined"}))
     tuning.ringModel = ringModel == "steps" ? RingModel::Steps : ringModel == "pipelined" ? RingModel::Pipelined : RingModel::Auto;
+  std::string protocol;
+  if (r.getChoice(node, path, "protocol", protocol, {"auto", "ll", "ll128", "simple"}))
+    tuning.protocol = *parseCollectiveProtocol(protocol);
+  getDoubleAbove(r, node, path, "ll_latency_scale", tuning.llLatencyScale, 0, 10);
+  getDoubleAbove(r, node, path, "ll128_latency_scale", tuning.ll128LatencyScale, 0, 10);
+  r.getBool(node, path, "nvls", tuning.nvls);
+  getDoubleAbove(r, node, path, "nvls_efficiency", tuning.nvlsEfficiency, 0, 1);
+  getDoubleAbove(r, node, path, "nvls_tree_efficiency", tuning.nvlsTreeEfficiency, 0, 1);
+  r.getTime(node, path, "nvls_latency", tuning.nvlsLatency);
+  r.getBytes(node, path, "nvls_pipeline", tuning.nvlsPipeline, false, 1);
 }
 
 void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& path, GpuSpec& gpu) {

@@ -257,7 +257,7 @@ void readCollective(YamlReader& r, const Node& root, WorkloadSpec& spec) {
                   {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "sendrecv"}, true))
     c.op = *parseCollectiveOp(op);
   std::string algorithm;
-  if (r.getChoice(root, "", "algorithm", algorithm, {"auto", "ring", "tree", "hierarchical"})) {
+  if (r.getChoice(root, "", "algorithm", algorithm, {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree"})) {
     const Node cs = YamlReader::has(root, "collectives") ? root["collectives"] : Node();
     const Node other = YamlReader::has(cs, "algorithm") ? cs["algorithm"] : Node();
     if (other.IsDefined() && other.IsScalar() && other.Scalar() != algorithm) {
@@ -415,8 +415,33 @@ const char* toString(CollectiveAlgorithm a) {
       return "hierarchical";
     case CollectiveAlgorithm::Direct:
       return "direct";
+    case CollectiveAlgorithm::Nvls:
+      return "nvls";
+    case CollectiveAlgorithm::NvlsTree:
+      return "nvls_tree";
   }
   return "unknown";
+}
+
+const char* toString(CollectiveProtocol p) {
+  switch (p) {
+    case CollectiveProtocol::Auto:
+      return "auto";
+    case CollectiveProtocol::LL:
+      return "ll";
+    case CollectiveProtocol::LL128:
+      return "ll128";
+    case CollectiveProtocol::Simple:
+      return "simple";
+  }
+  return "unknown";
+}
+
+std::optional<CollectiveProtocol> parseCollectiveProtocol(std::string_view s) {
+  for (auto p : {CollectiveProtocol::Auto, CollectiveProtocol::LL, CollectiveProtocol::LL128,
+                 CollectiveProtocol::Simple})
+    if (s == toString(p)) return p;
+  return std::nullopt;
 }
 
 const char* toString(PlacementPolicy p) {
@@ -440,7 +465,8 @@ std::optional<CollectiveOp> parseCollectiveOp(std::string_view s) {
 
 std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(std::string_view s) {
   for (auto a : {CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree,
-                 CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::Direct})
+                 CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::Direct, CollectiveAlgorithm::Nvls,
+                 CollectiveAlgorithm::NvlsTree})
     if (s == toString(a)) return a;
   return std::nullopt;
 }

@@ -47,6 +47,8 @@ const char* toString(PatternKind k);
 const char* toString(CollectiveOp op);
 /// "auto", "ring", "tree", "hierarchical", "direct".
 const char* toString(CollectiveAlgorithm a);
+const char* toString(CollectiveProtocol p);
+std::optional<CollectiveProtocol> parseCollectiveProtocol(std::string_view s);
 /// "rail-aligned", "random-hosts", "random".
 const char* toString(PlacementPolicy p);
 

@@ -47,9 +47,19 @@ struct PatternSpec {
 // Collectives
 
 enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
-/// Auto picks per call: hierarchical for all-reduce across hosts with >1 GPU per host, ring
-/// otherwise (all-to-all and send/recv have one algorithm each: direct).
-enum class CollectiveAlgorithm { Auto, Ring, Tree, Hierarchical, Direct };
+/// Auto picks per call. Without NVLS (CollectiveTuning::nvls false): hierarchical for
+/// all-reduce across hosts with >1 GPU per host, ring otherwise. With NVLS: for all-reduce the
+/// fastest of ring, nvls (one host) and nvls_tree (several hosts) by the engine's analytic
+/// estimate, as NCCL's tuner picks. All-to-all and send/recv have one algorithm each: direct.
+/// Nvls: all-reduce inside one host through the NVSwitch (NVLink SHARP: the switch reduces and
+/// multicasts). NvlsTree: NVLS inside each host pipelined with an all-reduce across hosts.
+enum class CollectiveAlgorithm { Auto, Ring, Tree, Hierarchical, Direct, Nvls, NvlsTree };
+
+/// NCCL's protocols. Simple: the tuning's protocolEfficiency and step latencies; LL and LL128
+/// move 8-byte lines with 4 bytes of data (efficiency 0.5) and 128-byte lines with 120 bytes
+/// (120/128), with lower per-hop latencies (CollectiveTuning::llLatencyScale /
+/// ll128LatencyScale). Auto picks per call the fastest by the engine's analytic estimate.
+enum class CollectiveProtocol : uint8_t { Auto, LL, LL128, Simple };
 
 /// How collectives are decomposed and timed. Defaults are NCCL-like; a calibration file may
 /// replace any of them.
@@ -82,6 +92,29 @@ struct CollectiveTuning {
   /// instead of 2(N-1) N C, which is what lets 100K-GPU jobs run. `Auto`: Pipelined on the flow
   /// backend, Steps on the packet backend.
   RingModel ringModel = RingModel::Auto;
+  /// Protocol of every collective (Simple: as before protocols existed) or Auto (per call).
+  CollectiveProtocol protocol = CollectiveProtocol::Simple;
+  /// Per-hop latency of LL and LL128 as a fraction of Simple's (the step latencies above).
+  /// Defaults: the ratios of NCCL 2.30.7's ring hardware latencies (src/graph/tuning.cc
+  /// hwLat, NVLink LL 0.6 / LL128 1.9 / Simple 3.4 us; network 2.7 / 4.0 / 14.0 us), averaged.
+  double llLatencyScale = 0.18;
+  double ll128LatencyScale = 0.42;
+  /// Hosts' NVSwitches reduce in the switch (NVLink SHARP, HGX H100/H200 and later): enables the
+  /// nvls and nvls_tree all-reduce (auto considers them; an explicit request without it is an error).
+  bool nvls = false;
+  /// Fraction of the NVLink bandwidth an NVLS all-reduce reaches (NCCL 2.30.7's tuner uses 0.85
+  /// for Hopper, nvlsEfficiency in src/graph/tuning.cc).
+  double nvlsEfficiency = 0.85;
+  /// Factor on nvlsEfficiency for the NVLS part of nvls_tree (it shares the GPUs with the
+  /// inter-host transfers; measured H100 two-host tables run it about 9% slower than one host).
+  double nvlsTreeEfficiency = 1.0;
+  /// Fixed latency of an NVLS all-reduce (launch, switch multicast set-up, the barrier between
+  /// reduce and multicast); NCCL 2.30.7's tuner: 25 us (hwLat NVLink NVLS Simple).
+  Time nvlsLatency = Time::us(25);
+  /// Data in flight in an NVLS pipeline (NCCL: NVLS channels x chunk; 16 x 1 MiB here): before
+  /// it runs at full rate the first min(S, this) passes the reduce before the multicast and
+  /// the inter-host part may start (the pipeline's fill).
+  Bytes nvlsPipeline = 16 * 1024 * 1024;
 };
 
 /// kind: collective (nccl-tests emulation).

@@ -33,6 +33,15 @@ Bytes share(Bytes total, uint64_t parts, uint64_t i) {
   return total / p + (static_cast<Bytes>(i) < total % p ? 1 : 0);
 }
 
+bool sameHost(uint32_t a, uint32_t b, uint32_t g) {
+  return a / g == b / g;
+}
+
+/// NCCL 2.30.7's tuner (src/graph/tuning.cc, ncclTopoTuneModel): ring LL runs at half the
+/// bandwidth (8-byte lines, 4 bytes of data), ring LL128 at 0.92 of it.
+constexpr double kLLEfficiency = 0.5;
+constexpr double kLL128Efficiency = 0.92;
+
 uint32_t modN(int64_t v, uint32_t n) {
   const int64_t m = v % static_cast<int64_t>(n);
   return static_cast<uint32_t>(m < 0 ? m + n : m);
@@ -76,7 +85,14 @@ struct Lane {
   bool network = false;
   bool batch = false;
   uint32_t repeat = 1;  ///< ring steps this lane's one send stands for (pipelined ring model)
-  Time delay;           ///< pipelined lane: the wait before its one send (see pipelinedDelay)
+  Time delay;           ///< pipelined or fixed-delay lane: the wait before its one send
+  bool fixedDelay = false;  ///< the wait before each send is `delay` (NVLS lanes)
+  bool nvlsWire = false;    ///< wire bytes = user bytes / nvlsEfficiency (NVLS lanes)
+  /// Stepped ring lanes: each send that becomes ready waits its own step latency, overlapping
+  /// the waits of sends before it, so a ring's latency is the sum of its hops' latencies along
+  /// the data's path (NCCL's ring latency) rather than steps x the slowest hop's.
+  bool overlap = false;
+  uint32_t scheduled = 0;   ///< overlap lanes: sends whose step-latency event has been scheduled
 
   uint32_t window = kNone;  ///< most sends in flight (issued, not yet delivered)
 
@@ -87,7 +103,7 @@ struct Lane {
   }
 };
 
-enum class SlotAlgo : uint8_t { Lanes, Tree, Hierarchical };
+enum class SlotAlgo : uint8_t { Lanes, Tree, Hierarchical, NvlsTree };
 
 struct Slot {
   bool inUse = false;
@@ -97,6 +113,10 @@ struct Slot {
   SlotAlgo algo = SlotAlgo::Lanes;
   uint64_t remaining = 0;  ///< sends not yet delivered
   Bytes chunk = 0;         ///< Pipelined lanes
+  // The call's protocol: wire efficiency and per-step latencies (NVLink, network).
+  double eff = 1.0;
+  double nvlsEff = 1.0;  ///< NVLS lanes' wire efficiency
+  Time stepNv, stepNet;
   std::vector<Lane> lanes;
   std::vector<uint32_t> members;  ///< participant GPUs in ring order
   // Hierarchical
@@ -133,6 +153,11 @@ struct CollectiveEngine::Impl {
   void addRing(uint32_t s, LaneKind kind, uint32_t steps, uint32_t ringSize, Bytes data, uint32_t ringChannels,
                uint8_t phase, bool gate, uint32_t memberBase, uint32_t memberStride);
   void buildHierarchical(uint32_t s, Bytes bytes);
+  void buildNvls(uint32_t s, Bytes bytes);
+  void buildNvlsTree(uint32_t s, Bytes bytes);
+  void nvlsTreeReceipt(uint32_t s, uint32_t idx);
+  /// Appends one fixed-delay NVLS lane from member a to member b carrying `user` bytes.
+  void addNvlsLane(Slot& slot, uint32_t a, uint32_t b, Bytes user, Time delay, uint8_t phase, bool gate);
   void buildTree(uint32_t s, Bytes bytes);
   /// Schedules lane's next send after the step latency unless one is pending or none is ready.
   void pump(uint32_t s, uint32_t lane);
@@ -145,23 +170,23 @@ struct CollectiveEngine::Impl {
   void onEvent(uint32_t tag);
 
   /// Delay before lane's next send: one step latency, or a pipelined lane's own delay.
-  Time stepDelay(const Lane& l) const {
-    if (l.repeat > 1) return l.delay;
-    return l.network ? tuning_.stepLatencyNetwork : tuning_.stepLatencyNvlink;
+  static Time stepDelay(const Slot& s, const Lane& l) {
+    if (l.repeat > 1 || l.fixedDelay) return l.delay;
+    return l.network ? s.stepNet : s.stepNv;
   }
   /// The wait of a pipelined lane before its one send. In a stepped ring each step forwards
-  /// data received in the previous step, so the critical path runs once around the ring per
-  /// N steps: k steps cost k (a + mean edge latency) plus the lane's bytes D at the path rate
-  /// B, while C channels sharing a link need C D / B; the stepped ring takes the larger. The
-  /// lane's one transfer takes C D / B plus its own path latency L when its channels share
-  /// the link, so it waits the difference (at least one step latency).
-  Time pipelinedDelay(const Lane& l, Time meanEdgeLatency, uint32_t channels) const {
-    const Time step = l.network ? tuning_.stepLatencyNetwork : tuning_.stepLatencyNvlink;
-    const int64_t k = static_cast<int64_t>(l.repeat);
-    const double wire = static_cast<double>(l.data) / tuning_.protocolEfficiency;
+  /// data received in the previous step, so the lane's last (k-th) send carries data that has
+  /// crossed the k hops ending with its own: its critical path is the sum of those hops'
+  /// latencies (each hop's step latency, NVLink or network, plus its path latency -- NCCL's
+  /// ring latency), `pathLatencies`, plus the lane's bytes D at the path rate B, while C
+  /// channels sharing a link need C D / B; the stepped ring takes the larger. The lane's one
+  /// transfer takes C D / B plus its own path latency L when its channels share the link, so it
+  /// waits the difference (at least its own step latency).
+  Time pipelinedDelay(const Slot& s, const Lane& l, Time pathLatencies, uint32_t channels) const {
+    const Time step = l.network ? s.stepNet : s.stepNv;
+    const double wire = static_cast<double>(l.data) / s.eff;
     const double hiddenPs = (channels - 1) * wire / fabric_.pathRate(l.src, l.dst) * 1e12;
-    const Time wait = step * k + meanEdgeLatency * k - fabric_.pathLatency(l.src, l.dst) -
-                      Time::ps(static_cast<int64_t>(hiddenPs));
+    const Time wait = pathLatencies - fabric_.pathLatency(l.src, l.dst) - Time::ps(static_cast<int64_t>(hiddenPs));
     return std::max(step, wait);
   }
 
@@ -177,6 +202,7 @@ struct CollectiveEngine::Impl {
   std::vector<uint32_t> freePending;
   size_t active = 0;
   std::vector<uint32_t> scratch;
+  std::vector<Time> hopPrefix;
 
   uint32_t acquireSlot() {
     uint32_t s;
@@ -199,6 +225,9 @@ struct CollectiveEngine::Impl {
     slot.railChannels.clear();
     slot.remaining = 0;
     slot.pipelined = pipelinedRings;
+    slot.eff = tuning_.protocolEfficiency;
+    slot.stepNv = tuning_.stepLatencyNvlink;
+    slot.stepNet = tuning_.stepLatencyNetwork;
     ++active;
     return s;
   }
@@ -283,21 +312,45 @@ double CollectiveEngine::busBandwidthFactor(CollectiveOp op, size_t ranks) {
   return 1;
 }
 
+CollectiveEngine::Shape CollectiveEngine::shapeOf(const std::vector<uint32_t>& gpus) const {
+  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
+  std::vector<uint32_t>& hostsOf = impl_->scratch;
+  hostsOf.clear();
+  for (uint32_t gpu : gpus) hostsOf.push_back(gpu / g);
+  std::sort(hostsOf.begin(), hostsOf.end());
+  Shape sh;
+  sh.ranks = static_cast<uint32_t>(gpus.size());
+  for (size_t i = 0; i < hostsOf.size();) {
+    size_t j = i;
+    while (j < hostsOf.size() && hostsOf[j] == hostsOf[i]) ++j;
+    if (sh.hosts == 0)
+      sh.perHost = static_cast<uint32_t>(j - i);
+    else if (j - i != sh.perHost)
+      sh.uniform = false;
+    ++sh.hosts;
+    i = j;
+  }
+  return sh;
+}
+
 CollectiveAlgorithm CollectiveEngine::resolve(const CollectiveCall& call) const {
   const bool explicitChoice = call.algorithm != CollectiveAlgorithm::Auto;
   const CollectiveAlgorithm want = explicitChoice ? call.algorithm : tuning_.algorithm;
   const bool allReduce = call.op == CollectiveOp::AllReduce;
   const bool direct = call.op == CollectiveOp::AllToAll || call.op == CollectiveOp::SendRecv;
+  const bool nvlsKind = want == CollectiveAlgorithm::Nvls || want == CollectiveAlgorithm::NvlsTree;
+  const bool allReduceOnly = want == CollectiveAlgorithm::Tree || want == CollectiveAlgorithm::Hierarchical || nvlsKind;
   if (direct) {
-    if (explicitChoice && (want == CollectiveAlgorithm::Tree || want == CollectiveAlgorithm::Hierarchical))
+    if (explicitChoice && allReduceOnly)
       throw InputError("", 0, 0, "collectives.algorithm",
                        std::string(toString(want)) + " does not apply to " + toString(call.op) +
                            " (it has one algorithm: direct)");
     return CollectiveAlgorithm::Direct;
   }
-  if (!allReduce && (want == CollectiveAlgorithm::Tree || want == CollectiveAlgorithm::Hierarchical)) {
-    // The tuning's default applies to every collective of a job: a tree or hierarchical default
-    // falls back to the ring for the operations it cannot run; an explicit request is an error.
+  if (!allReduce && allReduceOnly) {
+    // The tuning's default applies to every collective of a job: a tree, hierarchical or NVLS
+    // default falls back to the ring for the operations it cannot run; an explicit request is an
+    // error.
     if (explicitChoice)
       throw InputError(
           "", 0, 0, "collectives.algorithm",
@@ -313,36 +366,150 @@ CollectiveAlgorithm CollectiveEngine::resolve(const CollectiveCall& call) const 
   }
   if (want == CollectiveAlgorithm::Ring || want == CollectiveAlgorithm::Tree) return want;
   if (!allReduce) return CollectiveAlgorithm::Ring;
-  // Auto or Hierarchical all-reduce: hierarchical needs more than one host, more than one GPU per
-  // host, and the same number of GPUs of the call on every host.
-  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
-  std::vector<uint32_t>& hostsOf = impl_->scratch;
-  hostsOf.clear();
-  for (uint32_t gpu : call.gpus) hostsOf.push_back(gpu / g);
-  std::sort(hostsOf.begin(), hostsOf.end());
-  size_t hosts = 0, perHost = 0;
-  bool uniform = true;
-  for (size_t i = 0; i < hostsOf.size();) {
-    size_t j = i;
-    while (j < hostsOf.size() && hostsOf[j] == hostsOf[i]) ++j;
-    if (hosts == 0)
-      perHost = j - i;
-    else if (j - i != perHost)
-      uniform = false;
-    ++hosts;
-    i = j;
+  const Shape sh = shapeOf(call.gpus);
+  const bool hierOk = sh.hosts > 1 && sh.perHost > 1 && sh.uniform;
+  const bool nvlsOk = sh.hosts == 1 && sh.perHost > 1;
+  if (nvlsKind) {
+    if (explicitChoice) {
+      if (!tuning_.nvls)
+        throw InputError("", 0, 0, "collectives.algorithm",
+                         std::string(toString(want)) +
+                             " needs NVLink SHARP in the hosts' NVSwitches (collectives.nvls: true)");
+      if (want == CollectiveAlgorithm::Nvls && !nvlsOk)
+        throw InputError("", 0, 0, "collectives.algorithm",
+                         "nvls runs inside one host; this all_reduce spans " + std::to_string(sh.hosts) +
+                             " hosts (use nvls_tree)");
+      if (want == CollectiveAlgorithm::NvlsTree && !hierOk)
+        throw InputError("", 0, 0, "collectives.algorithm",
+                         "nvls_tree needs more than one host, more than one GPU per host and the same "
+                         "number of GPUs on every host");
+      return want;
+    }
+    if (tuning_.nvls && nvlsOk) return CollectiveAlgorithm::Nvls;
+    if (tuning_.nvls && hierOk) return CollectiveAlgorithm::NvlsTree;
+    return CollectiveAlgorithm::Ring;
   }
-  if (hosts > 1 && perHost > 1 && uniform) return CollectiveAlgorithm::Hierarchical;
+  if (want == CollectiveAlgorithm::Auto && tuning_.nvls && (nvlsOk || hierOk)) {
+    // NCCL's tuner: the fastest candidate by the analytic estimate.
+    const CollectiveAlgorithm nv = nvlsOk ? CollectiveAlgorithm::Nvls : CollectiveAlgorithm::NvlsTree;
+    const CollectiveProtocol rp = protocolFor(call, CollectiveAlgorithm::Ring);
+    return estimateUs(call, nv, CollectiveProtocol::Simple) < estimateUs(call, CollectiveAlgorithm::Ring, rp)
+               ? nv
+               : CollectiveAlgorithm::Ring;
+  }
+  // Auto (without NVLS) or Hierarchical all-reduce: hierarchical needs more than one host, more
+  // than one GPU per host, and the same number of GPUs of the call on every host.
+  if (hierOk) return CollectiveAlgorithm::Hierarchical;
   return CollectiveAlgorithm::Ring;
+}
+
+CollectiveProtocol CollectiveEngine::protocolFor(const CollectiveCall& call, CollectiveAlgorithm algo) const {
+  if (algo == CollectiveAlgorithm::Nvls || algo == CollectiveAlgorithm::NvlsTree) return CollectiveProtocol::Simple;
+  if (tuning_.protocol != CollectiveProtocol::Auto) return tuning_.protocol;
+  // Auto: the protocol choice follows the ring's estimate (NCCL picks per algorithm and
+  // protocol; the other algorithms here run Simple, NCCL's choice for large sizes).
+  if (algo != CollectiveAlgorithm::Ring) return CollectiveProtocol::Simple;
+  CollectiveProtocol best = CollectiveProtocol::Simple;
+  double bestUs = estimateUs(call, algo, best);
+  for (CollectiveProtocol p : {CollectiveProtocol::LL128, CollectiveProtocol::LL}) {
+    const double t = estimateUs(call, algo, p);
+    if (t < bestUs) {
+      bestUs = t;
+      best = p;
+    }
+  }
+  return best;
+}
+
+double CollectiveEngine::protocolEfficiency(CollectiveProtocol p) const {
+  switch (p) {
+    case CollectiveProtocol::LL:
+      return kLLEfficiency;
+    case CollectiveProtocol::LL128:
+      return kLL128Efficiency;
+    case CollectiveProtocol::Auto:
+    case CollectiveProtocol::Simple:
+      break;
+  }
+  return tuning_.protocolEfficiency;
+}
+
+double CollectiveEngine::protocolLatencyScale(CollectiveProtocol p) const {
+  switch (p) {
+    case CollectiveProtocol::LL:
+      return tuning_.llLatencyScale;
+    case CollectiveProtocol::LL128:
+      return tuning_.ll128LatencyScale;
+    case CollectiveProtocol::Auto:
+    case CollectiveProtocol::Simple:
+      break;
+  }
+  return 1.0;
+}
+
+double CollectiveEngine::estimateUs(const CollectiveCall& call, CollectiveAlgorithm algo, CollectiveProtocol proto) const {
+  const Shape sh = shapeOf(call.gpus);
+  const double S = static_cast<double>(call.bytes);
+  const double n = sh.ranks;
+  if (sh.ranks < 2 || call.bytes <= 0) return 0;
+  // A pair of GPUs on one host and a pair on different hosts, for the path rates and latencies.
+  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
+  uint32_t ia = kNone, ib = kNone, xa = kNone, xb = kNone;
+  for (size_t i = 1; i < call.gpus.size(); ++i) {
+    const uint32_t a = call.gpus[0], b = call.gpus[i];
+    if (sameHost(a, b, g) && ia == kNone) ia = a, ib = b;
+    if (!sameHost(a, b, g) && xa == kNone) xa = a, xb = b;
+  }
+  const double rNv = ia != kNone ? fabric_.pathRate(ia, ib) : 0;
+  const double rNet = xa != kNone ? fabric_.pathRate(xa, xb) : 0;
+  const double lNv = ia != kNone ? fabric_.pathLatency(ia, ib).micros() : 0;
+  const double lNet = xa != kNone ? fabric_.pathLatency(xa, xb).micros() : 0;
+  const double scale = protocolLatencyScale(proto);
+  const double aNv = tuning_.stepLatencyNvlink.micros() * scale + lNv;
+  const double aNet = tuning_.stepLatencyNetwork.micros() * scale + lNet;
+  const double us = 1e6;
+  const double nvlsRate = rNv * tuning_.nvlsEfficiency;
+  switch (algo) {
+    case CollectiveAlgorithm::Nvls:
+      return tuning_.nvlsLatency.micros() + (S * (n + 1) / n + std::min(S, nvlsPipelineBytes())) / nvlsRate * us;
+    case CollectiveAlgorithm::NvlsTree: {
+      const double G = sh.perHost, H = sh.hosts;
+      const double nvlsRate = rNv * tuning_.nvlsEfficiency * tuning_.nvlsTreeEfficiency;
+      const double f = std::min(S, nvlsPipelineBytes());
+      const double nvlsT = S * (G + 1) / G / nvlsRate * us;
+      const double fill = f / nvlsRate * us;
+      const double tail = f / G / nvlsRate * us;
+      const double interT = 2 * (H - 1) / H * (S / G) / (rNet * tuning_.protocolEfficiency) * us;
+      const double interLat = 2 * (H - 1) * (tuning_.stepLatencyNetwork.micros() + lNet);
+      return tuning_.nvlsLatency.micros() + std::max(nvlsT - tail, fill + interLat + interT) + tail;
+    }
+    default:
+      break;
+  }
+  // Ring (also the estimate of the other algorithms here).
+  const bool allReduce = call.op == CollectiveOp::AllReduce;
+  const double k = allReduce ? 2 * (n - 1) : n - 1;
+  const double netHops = sh.hosts > 1 ? sh.hosts : 0;
+  const double lat = k * ((n - netHops) * aNv + netHops * aNet) / n;
+  const double edgeBytes = k / n * S / protocolEfficiency(proto);
+  double t = 0;
+  if (sh.hosts == 1) {
+    t = edgeBytes / rNv;
+  } else {
+    const double c = std::max(1, tuning_.channels);
+    const double perNic = sh.uniform && sh.perHost > 1 ? std::ceil(c / sh.perHost) / c : 1.0;
+    t = std::max(sh.perHost > 1 ? edgeBytes * (sh.perHost - 1) / sh.perHost / rNv : 0.0, edgeBytes * perNic / rNet);
+  }
+  return lat + t * us;
+}
+
+double CollectiveEngine::nvlsPipelineBytes() const {
+  return static_cast<double>(tuning_.nvlsPipeline);
 }
 
 // ---------------------------------------------------------------------------------------------
 
 namespace {
-
-bool sameHost(uint32_t a, uint32_t b, uint32_t g) {
-  return a / g == b / g;
-}
 
 uint32_t pipelineWindow(Bytes chunk) {
   return static_cast<uint32_t>(std::max<Bytes>(2, (kConnectionBuffer + chunk - 1) / chunk));
@@ -422,9 +589,25 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
   const Bytes bytes = call.bytes;
   const uint32_t channels =
       static_cast<uint32_t>(std::min<Bytes>(crossHost ? tuning_.channels : tuning_.nvlinkChannels, bytes));
+  if (call.op != CollectiveOp::AllToAll && call.op != CollectiveOp::SendRecv) {
+    // The call's protocol: its wire efficiency and per-step latencies.
+    const CollectiveProtocol proto = protocolFor(call, algo);
+    const double scale = protocolLatencyScale(proto);
+    slot.eff = protocolEfficiency(proto);
+    slot.stepNv = Time::ps(std::llround(static_cast<double>(tuning_.stepLatencyNvlink.picos()) * scale));
+    slot.stepNet = Time::ps(std::llround(static_cast<double>(tuning_.stepLatencyNetwork.picos()) * scale));
+  }
 
   switch (call.op) {
     case CollectiveOp::AllReduce:
+      if (algo == CollectiveAlgorithm::Nvls) {
+        impl_->buildNvls(s, bytes);
+        break;
+      }
+      if (algo == CollectiveAlgorithm::NvlsTree) {
+        impl_->buildNvlsTree(s, bytes);
+        break;
+      }
       if (algo == CollectiveAlgorithm::Tree) {
         impl_->buildTree(s, bytes);
         break;
@@ -526,62 +709,88 @@ void CollectiveEngine::Impl::addRing(uint32_t s, LaneKind kind, uint32_t steps, 
                                    uint32_t memberStride) {
   Slot& slot = *slots[s];
   const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
-  // Lanes of ring channel c at position p: first + c * ringSize + p; members
-  // memberBase + p * memberStride, each sending to the next.
-  const uint32_t first = static_cast<uint32_t>(slot.lanes.size());
-  Time meanEdge;
-  if (slot.pipelined) {
-    Time sum;
-    for (uint32_t p = 0; p < ringSize; ++p)
-      sum += fabric_.pathLatency(slot.members[memberBase + p * memberStride],
-                                 slot.members[memberBase + ((p + 1) % ringSize) * memberStride]);
-    meanEdge = sum / static_cast<int64_t>(ringSize);
+  // A ring through all members of a multi-host call with the same number of GPUs on every host
+  // is rotated per channel inside each host: channel c enters a host at its local GPU c mod G
+  // and leaves from GPU (c - 1) mod G, so that the channels' inter-host hops spread over the
+  // hosts' NICs (one per GPU) as NCCL's rings do, instead of all leaving through one NIC.
+  uint32_t rot = 0;  // GPUs per host when rotating, else 0
+  if (memberBase == 0 && memberStride == 1 && ringSize == slot.members.size()) {
+    uint32_t per = 1;
+    while (per < ringSize && sameHost(slot.members[per], slot.members[0], g)) ++per;
+    // Members are sorted, so hosts are contiguous: uniform when every block of `per` members
+    // is one host.
+    bool uniform = per > 1 && per < ringSize && ringSize % per == 0;
+    for (uint32_t p = 0; uniform && p < ringSize; ++p)
+      uniform = sameHost(slot.members[p], slot.members[(p / per) * per], g) &&
+                (p % per != 0 || p == 0 || !sameHost(slot.members[p], slot.members[p - 1], g));
+    if (uniform) rot = per;
   }
+  auto member = [&](uint32_t c, uint32_t p) {
+    const uint32_t idx = rot ? (p / rot) * rot + ((p % rot) + c) % rot : memberBase + p * memberStride;
+    return idx;
+  };
+  // Lanes of ring channel c at position p: first + c * ringSize + p; members member(c, p), each
+  // sending to the next.
+  const uint32_t first = static_cast<uint32_t>(slot.lanes.size());
   for (uint32_t c = 0; c < ringChannels; ++c) {
     const Bytes cd = share(data, ringChannels, c);
+    // Pipelined: each hop's latency (step latency plus path latency) and their prefix sums, for
+    // the sum over the `steps` hops ending at each lane.
+    std::vector<Time>& prefix = hopPrefix;
+    Time cycle;
+    if (slot.pipelined) {
+      prefix.assign(ringSize + 1, Time::zero());
+      for (uint32_t p = 0; p < ringSize; ++p) {
+        const uint32_t a = slot.members[member(c, p)], b = slot.members[member(c, (p + 1) % ringSize)];
+        prefix[p + 1] = prefix[p] + fabric_.pathLatency(a, b) + (sameHost(a, b, g) ? slot.stepNv : slot.stepNet);
+      }
+      cycle = prefix[ringSize];
+    }
+    // Sum of the latencies of hops p - steps + 1 .. p (mod ringSize).
+    auto window = [&](uint32_t p) {
+      const int64_t full = steps / ringSize;
+      const uint32_t rem = steps % ringSize;
+      Time t = cycle * full;
+      // the rem hops ending at p: indices p - rem + 1 .. p
+      const int64_t lo = static_cast<int64_t>(p) + 1 - rem;
+      if (lo >= 0)
+        t += prefix[p + 1] - prefix[static_cast<size_t>(lo)];
+      else
+        t += prefix[p + 1] + (cycle - prefix[static_cast<size_t>(lo + ringSize)]);
+      return t;
+    };
     for (uint32_t p = 0; p < ringSize; ++p) {
       Lane l;
-      if (slot.pipelined) {
-        // One send per ring edge and channel carrying every chunk its steps would: reduce-scatter
-        // forwards all chunks but the sender's own, all-gather all but the receiver's.
-        const uint32_t q = (p + 1) % ringSize;
-        const Bytes rs = cd - share(cd, ringSize, p);
-        const Bytes ag = cd - share(cd, ringSize, q);
-        l.src = slot.members[memberBase + p * memberStride];
-        l.dst = slot.members[memberBase + q * memberStride];
-        l.total = 1;
-        l.pos = p;
-        l.n = ringSize;
-        l.dstIndex = memberBase + q * memberStride;
-        l.data = kind == LaneKind::RingReduceScatter ? rs : kind == LaneKind::RingAllGather ? ag : rs + ag;
-        l.qp = static_cast<uint16_t>(c);
-        l.kind = LaneKind::Whole;
-        l.flow = Flow::Ring;  // next stays kNone: no per-step dependency; phases still count receipts
-        l.base = 1;
-        l.phase = phase;
-        l.gate = gate;
-        l.network = !sameHost(l.src, l.dst, g);
-        l.repeat = steps;
-        l.delay = pipelinedDelay(l, meanEdge, ringChannels);
-        slot.lanes.push_back(l);
-        continue;
-      }
       const uint32_t q = (p + 1) % ringSize;
-      l.src = slot.members[memberBase + p * memberStride];
-      l.dst = slot.members[memberBase + q * memberStride];
-      l.total = steps;
-      l.next = first + c * ringSize + q;
+      l.src = slot.members[member(c, p)];
+      l.dst = slot.members[member(c, q)];
       l.pos = p;
       l.n = ringSize;
-      l.dstIndex = memberBase + q * memberStride;
-      l.data = cd;
+      l.dstIndex = member(c, q);
       l.qp = static_cast<uint16_t>(c);
-      l.kind = kind;
       l.flow = Flow::Ring;
       l.base = 1;
       l.phase = phase;
       l.gate = gate;
       l.network = !sameHost(l.src, l.dst, g);
+      if (slot.pipelined) {
+        // One send per ring edge and channel carrying every chunk its steps would: reduce-scatter
+        // forwards all chunks but the sender's own, all-gather all but the receiver's.
+        const Bytes rs = cd - share(cd, ringSize, p);
+        const Bytes ag = cd - share(cd, ringSize, q);
+        l.total = 1;
+        l.data = kind == LaneKind::RingReduceScatter ? rs : kind == LaneKind::RingAllGather ? ag : rs + ag;
+        l.kind = LaneKind::Whole;  // next stays kNone: no per-step dependency; phases still count receipts
+        l.repeat = steps;
+        l.delay = pipelinedDelay(slot, l, window(p), ringChannels);
+        slot.lanes.push_back(l);
+        continue;
+      }
+      l.total = steps;
+      l.next = first + c * ringSize + q;
+      l.data = cd;
+      l.kind = kind;
+      l.overlap = true;
       slot.lanes.push_back(l);
     }
   }
@@ -621,6 +830,138 @@ void CollectiveEngine::Impl::buildHierarchical(uint32_t s, Bytes bytes) {
   slot.base2 = static_cast<uint32_t>(slot.lanes.size());
   for (uint32_t h = 0; h < hosts; ++h)
     addRing(s, LaneKind::RingAllGather, perHost - 1, perHost, bytes, cn, 2, false, h * perHost, 1);
+}
+
+void CollectiveEngine::Impl::addNvlsLane(Slot& slot, uint32_t a, uint32_t b, Bytes user, Time delay,
+                                         uint8_t phase, bool gate) {
+  Lane l;
+  l.src = slot.members[a];
+  l.dst = slot.members[b];
+  l.total = 1;
+  l.received = 1;
+  l.pos = a;
+  l.dstIndex = b;
+  l.data = user;
+  l.kind = LaneKind::Whole;
+  l.phase = phase;
+  l.gate = gate;
+  l.fixedDelay = true;
+  l.delay = delay;
+  l.nvlsWire = true;
+  slot.lanes.push_back(l);
+  ++slot.remaining;
+}
+
+void CollectiveEngine::Impl::buildNvls(uint32_t s, Bytes bytes) {
+  // NVLink SHARP: each GPU writes its whole buffer into the switch, which reduces it (each GPU
+  // reads back the reduced 1/N it owns), then each GPU multicasts its reduced 1/N through the
+  // switch to all. Per GPU and direction that is S + S/N through its NVLink port. The switch
+  // is not a node of the fabric, so the same per-port volume goes as N-1 transfers from each
+  // GPU to each other GPU (S (N+1) / (N (N-1)) each, at the NVLink rate x nvlsEfficiency).
+  // They start after the NVLS latency plus the pipeline's fill: reduce and multicast overlap
+  // once the first F = nvlsPipeline bytes have been reduced, so min(S, F) passes the reduce
+  // before the multicast runs alongside (for S <= F the two run one after the other). On an
+  // idle host: T = nvlsLatency + (S (N+1)/N + min(S, F)) / (NVLink rate x nvlsEfficiency).
+  Slot& slot = *slots[s];
+  const uint32_t n = static_cast<uint32_t>(slot.members.size());
+  const double S = static_cast<double>(bytes);
+  const double perPair = S * (n + 1) / (static_cast<double>(n) * (n - 1));
+  const Bytes user = std::max<Bytes>(1, static_cast<Bytes>(std::ceil(perPair)));
+  slot.nvlsEff = tuning_.nvlsEfficiency;
+  const double nvRate = fabric_.pathRate(slot.members[0], slot.members[1]) * slot.nvlsEff;
+  const Time fill = Time::ps(static_cast<int64_t>(std::min(S, e.nvlsPipelineBytes()) / nvRate * 1e12));
+  for (uint32_t a = 0; a < n; ++a)
+    for (uint32_t b = 0; b < n; ++b)
+      if (a != b) addNvlsLane(slot, a, b, user, tuning_.nvlsLatency + fill, 0, true);
+}
+
+void CollectiveEngine::Impl::buildNvlsTree(uint32_t s, Bytes bytes) {
+  // NCCL's NVLSTree, pipelined: inside each host the NVLS reduce (S per GPU into the switch)
+  // and multicast (S/G per GPU), across hosts an all-reduce of each GPU's reduced S/G over the
+  // same-index GPUs (one rail: that GPU's NIC) as a ring over the hosts (NCCL runs a tree; both
+  // move S/G per NIC and direction at two hosts). The phases overlap as NCCL's pipeline of
+  // F = nvlsPipelineBytes() in flight: the inter-host lanes start after the first min(S, F)
+  // has passed the NVLS reduce (the fill), the multicast of all but the last min(S, F)/G runs
+  // alongside (queued behind the reduce on each GPU's NVLink), and the multicast of the last
+  // min(S, F)/G (the tail) waits for the GPU's inter-host data. On an idle fabric the time is
+  // about NVLS latency + max(NVLS part, fill + inter-host part) + tail.
+  Slot& slot = *slots[s];
+  slot.algo = SlotAlgo::NvlsTree;
+  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
+  const uint32_t n = static_cast<uint32_t>(slot.members.size());
+  uint32_t perHost = 1;
+  while (perHost < n && slot.members[perHost] / g == slot.members[0] / g) ++perHost;
+  const uint32_t hosts = n / perHost;
+  SIM_CHECK(hosts * perHost == n && hosts > 1 && perHost > 1, "nvls_tree all-reduce needs equal hosts");
+  slot.hosts = hosts;
+  slot.perHost = perHost;
+  const double S = static_cast<double>(bytes), G = perHost;
+  const double f = std::min(S, e.nvlsPipelineBytes());
+  slot.nvlsEff = tuning_.nvlsEfficiency * tuning_.nvlsTreeEfficiency;
+  const double nvRate = fabric_.pathRate(slot.members[0], slot.members[1]) * slot.nvlsEff;
+  const Time fill = Time::ps(static_cast<int64_t>(f / nvRate * 1e12));
+  auto bytesOf = [](double v) { return static_cast<Bytes>(std::ceil(v)); };
+  const Bytes reducePair = bytesOf(S / (G - 1));
+  const Bytes tailPair = bytesOf(f / G / (G - 1));
+  const Bytes bulkPair = std::max<Bytes>(0, bytesOf(S / G / (G - 1)) - tailPair);
+  // Phase 0: reduce and the bulk of the multicast, per host and ordered pair.
+  for (uint32_t h = 0; h < hosts; ++h)
+    for (uint32_t a = 0; a < perHost; ++a)
+      for (uint32_t b = 0; b < perHost; ++b)
+        if (a != b) {
+          addNvlsLane(slot, h * perHost + a, h * perHost + b, reducePair, tuning_.nvlsLatency, 0, true);
+          if (bulkPair > 0) addNvlsLane(slot, h * perHost + a, h * perHost + b, bulkPair, tuning_.nvlsLatency, 0, true);
+        }
+  // Phase 1: per rail i, a pipelined ring all-reduce of S/G over the hosts, `c` channels.
+  const uint32_t c = static_cast<uint32_t>(std::max(1, tuning_.channels / static_cast<int>(perHost)));
+  slot.channels = c;
+  slot.received.assign(n, 0);
+  const Bytes shard = bytesOf(S / G);
+  for (uint32_t i = 0; i < perHost; ++i) {
+    const uint32_t a0 = slot.members[i], b0 = slot.members[perHost + i];
+    const Time hop = fabric_.pathLatency(a0, b0) + slot.stepNet;
+    for (uint32_t ch = 0; ch < c; ++ch) {
+      const Bytes cd = share(shard, c, ch);
+      for (uint32_t h = 0; h < hosts; ++h) {
+        const uint32_t q = (h + 1) % hosts;
+        Lane l;
+        l.src = slot.members[h * perHost + i];
+        l.dst = slot.members[q * perHost + i];
+        l.total = 1;
+        l.received = 1;
+        l.pos = h;
+        l.n = hosts;
+        l.dstIndex = q * perHost + i;
+        l.data = (cd - share(cd, hosts, h)) + (cd - share(cd, hosts, q));
+        l.qp = static_cast<uint16_t>(ch);
+        l.kind = LaneKind::Whole;
+        l.phase = 1;
+        l.network = true;
+        l.fixedDelay = true;
+        l.delay = fill + hop * static_cast<int64_t>(2 * (hosts - 1)) - fabric_.pathLatency(l.src, l.dst);
+        l.delay = std::max(l.delay, fill);
+        slot.lanes.push_back(l);
+        ++slot.remaining;
+      }
+    }
+  }
+  // Phase 2: the multicast tail of each GPU, opened by its inter-host receipts; lanes of member
+  // m at base2 + m * (G - 1) + j.
+  slot.base2 = static_cast<uint32_t>(slot.lanes.size());
+  for (uint32_t h = 0; h < hosts; ++h)
+    for (uint32_t a = 0; a < perHost; ++a)
+      for (uint32_t b = 0; b < perHost; ++b)
+        if (a != b) addNvlsLane(slot, h * perHost + a, h * perHost + b, tailPair, Time::zero(), 2, false);
+}
+
+void CollectiveEngine::Impl::nvlsTreeReceipt(uint32_t s, uint32_t idx) {
+  Slot& slot = *slots[s];
+  if (++slot.received[idx] != slot.channels) return;
+  const uint32_t first = slot.base2 + idx * (slot.perHost - 1);
+  for (uint32_t j = 0; j + 1 < slot.perHost; ++j) {
+    slot.lanes[first + j].gate = true;
+    pump(s, first + j);
+  }
 }
 
 void CollectiveEngine::Impl::buildTree(uint32_t s, Bytes bytes) {
@@ -697,10 +1038,18 @@ void CollectiveEngine::Impl::buildTree(uint32_t s, Bytes bytes) {
 // ---------------------------------------------------------------------------------------------
 
 void CollectiveEngine::Impl::pump(uint32_t s, uint32_t lane) {
+  const Slot& slot = *slots[s];
   Lane& l = slots[s]->lanes[lane];
+  if (l.overlap) {
+    // Every newly ready send gets its own step-latency event; the events fire in order, each
+    // issuing the lane's next send.
+    for (const uint32_t ready = l.ready(); l.scheduled < ready; ++l.scheduled)
+      sim_.schedule(sim_.now() + stepDelay(slot, l), &e, acquirePending(s, lane));
+    return;
+  }
   if (l.busy || l.sent >= l.ready()) return;
   l.busy = true;
-  sim_.schedule(sim_.now() + stepDelay(l), &e, acquirePending(s, lane));
+  sim_.schedule(sim_.now() + stepDelay(slot, l), &e, acquirePending(s, lane));
 }
 
 void CollectiveEngine::onEvent(uint32_t tag) {
@@ -712,6 +1061,10 @@ void CollectiveEngine::Impl::onEvent(uint32_t tag) {
   freePending.push_back(tag);
   Slot& slot = *slots[p.slot];
   SIM_DCHECK(slot.inUse, "event for a finished collective");
+  if (slot.lanes[p.lane].overlap) {
+    issue(p.slot, p.lane);
+    return;
+  }
   for (;;) {
     if (issue(p.slot, p.lane)) return;  // the collective completed (its slot may be reused)
     Lane& again = slot.lanes[p.lane];
@@ -720,7 +1073,7 @@ void CollectiveEngine::Impl::onEvent(uint32_t tag) {
       return;
     }
     if (!again.batch) {
-      sim_.schedule(sim_.now() + stepDelay(again), &e, acquirePending(p.slot, p.lane));
+      sim_.schedule(sim_.now() + stepDelay(slot, again), &e, acquirePending(p.slot, p.lane));
       return;
     }
   }
@@ -737,11 +1090,10 @@ bool CollectiveEngine::Impl::issue(uint32_t s, uint32_t lane) {
     dst = slot.members[(l.pos + 1 + k) % l.n];
     qp = static_cast<uint16_t>(k % l.qp);
   }
-  const Bytes wire =
-      user <= 0 ? 0
-      : tuning_.protocolEfficiency >= 1.0
-          ? user
-          : static_cast<Bytes>(std::ceil(static_cast<double>(user) / tuning_.protocolEfficiency));
+  const double eff = l.nvlsWire ? slot.nvlsEff : slot.eff;
+  const Bytes wire = user <= 0    ? 0
+                     : eff >= 1.0 ? user
+                                  : static_cast<Bytes>(std::ceil(static_cast<double>(user) / eff));
   if (wire == 0) return delivered(s, lane);  // nothing to move: the step is done at once
   TransferRequest r;
   r.srcGpu = l.src;
@@ -784,6 +1136,7 @@ bool CollectiveEngine::Impl::delivered(uint32_t s, uint32_t lane) {
       treeDelivered(s, lane);
       break;
     case Flow::None:
+      if (slot.algo == SlotAlgo::NvlsTree && l.phase == 1) nvlsTreeReceipt(s, l.dstIndex);
       break;
   }
   if (l.window != kNone) pump(s, lane);  // a buffer slot is free again

@@ -86,6 +86,44 @@ TEST(CalibrationLoaderTest, ReportsEveryErrorWithFileLineAndKey) {
   EXPECT_NE(d[3].message.find("found 'butterfly'"), std::string::npos);
 }
 
+TEST(CalibrationLoaderTest, AppliesTheNcclModelKeys) {
+  GpuSpec g;
+  CollectiveTuning t;
+  applyCalibrationYaml(
+      "collectives:\n  algorithm: nvls_tree\n  protocol: auto\n  ll_latency_scale: 0.2\n"
+      "  ll128_latency_scale: 0.5\n  nvls: true\n  nvls_efficiency: 0.86\n  nvls_tree_efficiency: 0.84\n"
+      "  nvls_latency: 22.9us\n  nvls_pipeline: 56236KiB\n"
+      "fabric: {nvlink_bandwidth: 2960.000Gbps, nic_bandwidth: 400.000Gbps}\n",
+      "cal.yaml", g, t);
+  EXPECT_EQ(t.algorithm, CollectiveAlgorithm::NvlsTree);
+  EXPECT_EQ(t.protocol, CollectiveProtocol::Auto);
+  EXPECT_DOUBLE_EQ(t.llLatencyScale, 0.2);
+  EXPECT_DOUBLE_EQ(t.ll128LatencyScale, 0.5);
+  EXPECT_TRUE(t.nvls);
+  EXPECT_DOUBLE_EQ(t.nvlsEfficiency, 0.86);
+  EXPECT_DOUBLE_EQ(t.nvlsTreeEfficiency, 0.84);
+  EXPECT_EQ(t.nvlsLatency, Time::ns(22900));
+  EXPECT_EQ(t.nvlsPipeline, Bytes{56236} * 1024);
+}
+
+TEST(CalibrationLoaderTest, NcclModelKeysAreCheckedWithLineAndKey) {
+  const auto d = diagnosticsOf(
+      "collectives:\n"              // 1
+      "  protocol: ll256\n"         // 2
+      "  nvls: maybe\n"             // 3
+      "  nvls_efficiency: 1.2\n"    // 4
+      "  nvls_pipeline: -1\n"       // 5
+      "  nvls_channels: 16\n");     // 6
+  std::vector<std::string> keys;
+  for (const auto& x : d) keys.push_back(x.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"collectives.protocol", "collectives.nvls",
+                                            "collectives.nvls_efficiency", "collectives.nvls_pipeline",
+                                            "collectives.nvls_channels"}));
+  for (const auto& x : d) EXPECT_EQ(x.file, "cal.yaml");
+  for (size_t i = 0; i < d.size(); ++i) EXPECT_EQ(d[i].line, static_cast<int>(i) + 2) << d[i].key;
+  EXPECT_NE(d[4].message.find("unknown key 'nvls_channels'"), std::string::npos);
+}
+
 TEST(CalibrationLoaderTest, LeavesSpecsUnchangedOnError) {
   GpuSpec g;
   CollectiveTuning t;

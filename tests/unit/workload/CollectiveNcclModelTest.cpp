@@ -1,0 +1,253 @@
+// The NCCL-like pieces of CollectiveEngine against their closed forms, on the flow backend (and
+// the ring latency also on the packet backend): ring latency = the sum of its hops' latencies,
+// rings spread over the hosts' NICs, NVLS all-reduce time at large sizes, the protocol switch
+// points of the analytic estimate, the pipelined nvls_tree = max of its phases plus its fill,
+// and the algorithm choice.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "sim/config/WorkloadSpec.h"
+#include "sim/core/Error.h"
+#include "sim/core/Simulator.h"
+#include "sim/flow/FlowFabric.h"
+#include "sim/routing/EcmpFib.h"
+#include "sim/topology/Topology.h"
+#include "sim/topology/TopologyBuilder.h"
+#include "sim/workload/CollectiveEngine.h"
+#include "tests/support/PacketBench.h"
+
+using namespace fabricsim;
+using fabricsim::testsupport::leafSpineSpec;
+using fabricsim::testsupport::PacketBench;
+
+namespace {
+
+constexpr Bytes kMiB = 1024 * 1024;
+
+struct Done : CollectiveListener {
+  Time at = Time::max();
+  int calls = 0;
+  void onCollectiveDone(uint64_t, Time when) override {
+    at = when;
+    ++calls;
+  }
+};
+
+/// `hosts` hosts of `gpus` GPUs (one 400 Gb/s NIC per GPU, 450 GB/s NVLink) under one leaf.
+TopologySpec hostsSpec(int hosts, int gpus) {
+  TopologySpec s = leafSpineSpec(1, 1, hosts);
+  s.hosts.gpusPerHost = gpus;
+  s.hosts.nicsPerHost = gpus;
+  s.hosts.nvlinkBandwidth = BitRate::bps(int64_t{450} * 8'000'000'000);
+  s.links.hostSpeed = BitRate::bps(int64_t{400'000'000'000});
+  s.links.fabricSpeed = BitRate::bps(int64_t{400'000'000'000});
+  return s;
+}
+
+/// One collective on a fresh flow fabric.
+struct FlowBench {
+  explicit FlowBench(const TopologySpec& s)
+      : spec(s), topo(buildTopology(spec)), fib(*topo, spec.routing.hashSeed), fabric(sim, *topo, spec, fib) {}
+  TopologySpec spec;
+  Simulator sim{1};
+  std::unique_ptr<Topology> topo;
+  EcmpFib fib;
+  FlowFabric fabric;
+};
+
+std::vector<uint32_t> range(uint32_t n) {
+  std::vector<uint32_t> v(n);
+  for (uint32_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+CollectiveCall allReduce(CollectiveAlgorithm a, uint32_t ranks, Bytes bytes) {
+  CollectiveCall c;
+  c.op = CollectiveOp::AllReduce;
+  c.algorithm = a;
+  c.gpus = range(ranks);
+  c.bytes = bytes;
+  return c;
+}
+
+CollectiveTuning nvlsTuning() {
+  CollectiveTuning t;
+  t.nvls = true;
+  t.channels = 8;
+  t.nvlsEfficiency = 0.7;
+  t.nvlsLatency = Time::us(30);
+  return t;
+}
+
+double runUs(Simulator& sim, Fabric& fabric, const CollectiveTuning& t, int gpusPerHost, const CollectiveCall& c) {
+  CollectiveEngine e(sim, fabric, t, gpusPerHost);
+  Done d;
+  e.start(c, &d, 1);
+  sim.run();
+  EXPECT_EQ(d.calls, 1);
+  return d.at.micros();
+}
+
+/// The sum of the hop latencies along a ring all-reduce's critical path: 2(N-1) consecutive
+/// hops (step latency + path latency each) of a ring through the hosts in order (hop p leaves
+/// GPU p; the last GPU of each host crosses to the next host), the longest such window.
+double ringLatencyUs(const Fabric& f, const CollectiveTuning& t, uint32_t hosts, uint32_t g) {
+  const uint32_t n = hosts * g, k = 2 * (n - 1);
+  const double nv = t.stepLatencyNvlink.micros() + f.pathLatency(0, 1).micros();
+  const double net = t.stepLatencyNetwork.micros() + f.pathLatency(0, g).micros();
+  double worst = 0;
+  for (uint32_t p = 0; p < n; ++p) {
+    double sum = 0;
+    for (uint32_t j = 0; j < k; ++j) sum += (p + n * k - j) % g == g - 1 ? net : nv;
+    worst = std::max(worst, sum);
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST(CollectiveNcclModel, RingLatencyIsTheSumOfItsHopLatencies) {
+  // 2 hosts x 4 GPUs, one channel, 4 KiB: the bandwidth term is far below 1%. NVLink hops pay the
+  // NVLink step latency, only the hops that cross hosts (2 of 8 per turn of the ring; 3 or 4 of
+  // the 14 along a critical path) the (much larger) network one: NCCL's ring latency.
+  CollectiveTuning t;
+  t.channels = 1;
+  t.nvlinkChannels = 1;
+  t.stepLatencyNvlink = Time::ns(500);
+  t.stepLatencyNetwork = Time::us(20);
+  const CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 8, 4096);
+  {
+    FlowBench b(hostsSpec(2, 4));
+    const double expect = ringLatencyUs(b.fabric, t, 2, 4);
+    const double sim = runUs(b.sim, b.fabric, t, 4, c);
+    EXPECT_NEAR(sim, expect, 0.03 * expect) << "flow backend (pipelined ring)";
+    EXPECT_LT(sim, 0.5 * 14 * t.stepLatencyNetwork.micros());  // not every step at the network's latency
+  }
+  {
+    PacketBench b(hostsSpec(2, 4));
+    const double expect = ringLatencyUs(b.fabric, t, 2, 4);
+    const double sim = runUs(b.sim, b.fabric, t, 4, c);
+    EXPECT_NEAR(sim, expect, 0.05 * expect) << "packet backend (stepped ring)";
+  }
+}
+
+TEST(CollectiveNcclModel, CrossHostRingChannelsLeaveThroughEveryNic) {
+  FlowBench b(hostsSpec(2, 8));
+  CollectiveTuning t;
+  t.channels = 8;
+  runUs(b.sim, b.fabric, t, 8, allReduce(CollectiveAlgorithm::Ring, 16, 64 * kMiB));
+  std::set<uint32_t> senders;
+  for (const FlowRecord& r : b.fabric.flowRecords())
+    if (r.srcGpu / 8 != r.dstGpu / 8) senders.insert(r.srcGpu);
+  EXPECT_EQ(senders.size(), 16u);  // every GPU's NIC sends one channel's inter-host hop
+}
+
+TEST(CollectiveNcclModel, NvlsAllReduceAtLargeSizeMovesSTimesNPlusOneOverNPerPort) {
+  // One host, 8 GPUs, 1 GiB: each GPU port carries S + S/N (reduce into the switch, multicast
+  // back) at 450 GB/s x 0.7.
+  FlowBench b(hostsSpec(1, 8));
+  const CollectiveTuning t = nvlsTuning();
+  const Bytes s = 1024 * kMiB;
+  const double sim = runUs(b.sim, b.fabric, t, 8, allReduce(CollectiveAlgorithm::Nvls, 8, s));
+  const double rate = 450e9 * t.nvlsEfficiency;
+  // Latency + (S (N+1)/N per port + the pipeline's fill min(S, F)) at the NVLS rate.
+  const double fill = static_cast<double>(std::min(s, t.nvlsPipeline));
+  const double expect = t.nvlsLatency.micros() + (static_cast<double>(s) * 9 / 8 + fill) / rate * 1e6;
+  EXPECT_NEAR(sim, expect, 0.01 * expect);
+  // busbw = 2(N-1)/N S / T: above the NVLink rate x efficiency, as NVLS's is on H100.
+  EXPECT_GT(static_cast<double>(s) * 1.75 / (sim * 1e-6), rate);
+  CollectiveEngine e(b.sim, b.fabric, t, 8);
+  EXPECT_NEAR(e.estimateUs(allReduce(CollectiveAlgorithm::Nvls, 8, s), CollectiveAlgorithm::Nvls,
+                           CollectiveProtocol::Simple),
+              expect, 1e-6 * expect);
+}
+
+TEST(CollectiveNcclModel, ProtocolSwitchPointsFollowTheCostModel) {
+  FlowBench b(hostsSpec(2, 8));
+  CollectiveTuning t;
+  t.protocol = CollectiveProtocol::Auto;
+  t.channels = 16;
+  t.stepLatencyNvlink = Time::ns(2400);
+  t.stepLatencyNetwork = Time::ns(12700);
+  CollectiveEngine e(b.sim, b.fabric, t, 8);
+  std::vector<CollectiveProtocol> chosen;
+  for (Bytes s = 1024; s <= 16 * 1024 * kMiB; s *= 2) {
+    const CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 16, s);
+    const CollectiveProtocol p = e.protocolFor(c, CollectiveAlgorithm::Ring);
+    for (CollectiveProtocol q : {CollectiveProtocol::LL, CollectiveProtocol::LL128, CollectiveProtocol::Simple})
+      EXPECT_LE(e.estimateUs(c, CollectiveAlgorithm::Ring, p), e.estimateUs(c, CollectiveAlgorithm::Ring, q))
+          << s;
+    if (chosen.empty() || chosen.back() != p) chosen.push_back(p);
+  }
+  // LL for small sizes (lowest latency), LL128 in between, Simple for the largest.
+  EXPECT_EQ(chosen, (std::vector<CollectiveProtocol>{CollectiveProtocol::LL, CollectiveProtocol::LL128,
+                                                     CollectiveProtocol::Simple}));
+  // The switch point LL -> LL128 is where the two estimates cross: latency saved = bytes' extra
+  // time, i.e. k hop latency x (scale128 - scaleLL) = k/N S (1/0.5 - 1/0.92) / rate.
+  EXPECT_EQ(e.protocolFor(allReduce(CollectiveAlgorithm::Ring, 16, 1024), CollectiveAlgorithm::Ring),
+            CollectiveProtocol::LL);
+}
+
+TEST(CollectiveNcclModel, ProtocolChoiceDrivesTheSimulatedRing) {
+  // The chosen protocol's latency and efficiency are what the fabric run sees: a small ring with
+  // protocol auto (LL) is faster than the same ring forced to Simple, by about the latency saved.
+  CollectiveTuning autoT;
+  autoT.protocol = CollectiveProtocol::Auto;
+  CollectiveTuning simple = autoT;
+  simple.protocol = CollectiveProtocol::Simple;
+  const CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 8, 8192);
+  FlowBench b1(hostsSpec(1, 8)), b2(hostsSpec(1, 8));
+  const double ta = runUs(b1.sim, b1.fabric, autoT, 8, c);
+  const double ts = runUs(b2.sim, b2.fabric, simple, 8, c);
+  EXPECT_LT(ta, ts);
+  CollectiveEngine e(b1.sim, b1.fabric, autoT, 8);
+  EXPECT_EQ(e.protocolFor(c, CollectiveAlgorithm::Ring), CollectiveProtocol::LL);
+  EXPECT_NEAR(ta, e.estimateUs(c, CollectiveAlgorithm::Ring, CollectiveProtocol::LL), 0.1 * ta);
+  EXPECT_NEAR(ts, e.estimateUs(c, CollectiveAlgorithm::Ring, CollectiveProtocol::Simple), 0.1 * ts);
+}
+
+TEST(CollectiveNcclModel, NvlsTreePipelinesItsPhases) {
+  // 2 hosts x 8 GPUs: the NVLS part (S 9/8 per GPU port at 450 GB/s x 0.7) and the inter-host
+  // part (S/8 per NIC each way at 400 Gb/s) overlap: the time is about max(phases) + fill, far
+  // below their sum, and within 3% of the engine's estimate of that form.
+  const CollectiveTuning t = nvlsTuning();
+  for (Bytes s : {Bytes{256} * kMiB, Bytes{4096} * kMiB}) {
+    FlowBench b(hostsSpec(2, 8));
+    const CollectiveCall c = allReduce(CollectiveAlgorithm::NvlsTree, 16, s);
+    const double sim = runUs(b.sim, b.fabric, t, 8, c);
+    const double S = static_cast<double>(s);
+    const double nvls = S * 9 / 8 / (450e9 * 0.7) * 1e6;
+    const double inter = S / 8 / b.fabric.pathRate(0, 8) * 1e6;
+    CollectiveEngine e(b.sim, b.fabric, t, 8);
+    const double est = e.estimateUs(c, CollectiveAlgorithm::NvlsTree, CollectiveProtocol::Simple);
+    EXPECT_NEAR(sim, est, 0.03 * est) << s;
+    EXPECT_GE(sim, std::max(nvls, inter)) << s;
+    EXPECT_LT(sim, 0.85 * (nvls + inter)) << s;
+    if (s > Bytes{1024} * kMiB) {
+      const double fill = e.nvlsPipelineBytes() / (450e9 * 0.7) * 1e6;
+      EXPECT_LT(sim, std::max(nvls, inter) + fill + 2 * t.nvlsLatency.micros() + 50) << s;
+    }
+  }
+}
+
+TEST(CollectiveNcclModel, AutoPicksNvlsForLargeAllReduceAndChecksExplicitRequests) {
+  FlowBench b(hostsSpec(2, 8));
+  const CollectiveTuning t = nvlsTuning();
+  CollectiveEngine e(b.sim, b.fabric, t, 8);
+  EXPECT_EQ(e.resolve(allReduce(CollectiveAlgorithm::Auto, 8, 1024 * kMiB)), CollectiveAlgorithm::Nvls);
+  EXPECT_EQ(e.resolve(allReduce(CollectiveAlgorithm::Auto, 16, 1024 * kMiB)), CollectiveAlgorithm::NvlsTree);
+  EXPECT_EQ(e.resolve(allReduce(CollectiveAlgorithm::Ring, 16, 1024 * kMiB)), CollectiveAlgorithm::Ring);
+  EXPECT_THROW(e.resolve(allReduce(CollectiveAlgorithm::Nvls, 16, kMiB)), InputError);
+  CollectiveCall ag = allReduce(CollectiveAlgorithm::Nvls, 8, kMiB);
+  ag.op = CollectiveOp::AllGather;
+  EXPECT_THROW(e.resolve(ag), InputError);
+  CollectiveEngine plain(b.sim, b.fabric, CollectiveTuning{}, 8);
+  EXPECT_THROW(plain.resolve(allReduce(CollectiveAlgorithm::Nvls, 8, kMiB)), InputError);
+  EXPECT_EQ(plain.resolve(allReduce(CollectiveAlgorithm::Auto, 8, 1024 * kMiB)), CollectiveAlgorithm::Ring);
+  EXPECT_EQ(plain.resolve(allReduce(CollectiveAlgorithm::Auto, 16, 1024 * kMiB)),
+            CollectiveAlgorithm::Hierarchical);
+}
