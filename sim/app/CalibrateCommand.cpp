@@ -57,7 +57,8 @@ int calibrateCommand(const std::vector<std::string>& args) {
       "topology,t", po::value<std::string>(&topology),
       "testbed topology YAML (default: H100 hosts with 450 GB/s NVLink and 400 Gb/s NICs, one switch)")(
       "calibration", po::value<std::string>(&start),
-      "start from this calibration (its collectives tuning, e.g. channels or algorithm, is kept)")(
+      "start from this calibration (its collectives tuning, e.g. channels or algorithm, and its fabric "
+      "block are kept)")(
       "backend", po::value<std::string>(&backend)->default_value("flow"), "flow | packet")(
       "min-size", po::value<std::string>(&minSize)->default_value("1MiB"),
       "fit only sizes of at least this (NCCL's LL/LL128 protocols rule below ~1 MiB; the simulator runs "
@@ -82,7 +83,9 @@ int calibrateCommand(const std::vector<std::string>& args) {
   TopologySpec testbed;
   std::string testbedName = topology;
   if (!topology.empty()) {
-    testbed = loadTopologyFile(topology);
+    // A starting calibration's fabric block (e.g. an effective NVLink bandwidth) applies to the
+    // testbed as it does in `validate`.
+    testbed = loadTopologyFile(topology, start.empty() ? std::vector<std::string>{} : calibrationTopologySets(start));
   } else {
     uint32_t hosts = 1, gph = 1;
     for (const auto& m : ms) {

@@ -33,9 +33,25 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
                          std::to_string(options.minSizeBytes) + " bytes) or has no time or busbw");
 
   const ModelParameters start = ModelParameters::from(simulator.testbed(), simulator.tuning());
+  using P = ModelParameters;
   std::vector<size_t> free;
-  if (singleHost) free.insert(free.end(), {0, 1});
-  if (multiHost) free.insert(free.end(), {2, 3});
+  const bool nvls = simulator.tuning().nvls;
+  // With NVLS (NCCL's default all-reduce on NVSwitch hosts) a single-host table measures the NVLS
+  // efficiency and latency; the NVLink bandwidth they scale is held at the testbed's line rate
+  // (the two multiply, so they are not separately identifiable). A multi-host NVLS table then
+  // measures the network hop latency; its NIC bandwidth is held (the pipelined NVLS tree is
+  // bound by NVLink, not the NICs, at two hosts).
+  if (singleHost) {
+    if (nvls)
+      free.insert(free.end(), {P::kNvlsEfficiency, P::kNvlsLatency, P::kNvlsPipeline});
+    else
+      free.insert(free.end(), {P::kNvlinkBandwidth, P::kStepLatencyNvlink});
+  }
+  if (multiHost) {
+    if (!nvls) free.push_back(P::kNicBandwidth);
+    free.push_back(P::kStepLatencyNetwork);
+    if (nvls && singleHost) free.push_back(P::kNvlsTreeEfficiency);
+  }
   if (measuredUs.size() < free.size())
     throw InputError("", 0, 0, "",
                      "expected at least " + std::to_string(free.size()) + " points to fit " +
@@ -45,10 +61,12 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
   auto paramsAt = [&](const std::vector<double>& x) {
     ModelParameters p = start;
     // Kept within physical bounds (a trial step of the solver may jump far): bandwidths
-    // 0.01 GB/s .. 100 TB/s, latencies 1 ns .. 10 ms.
+    // 0.01 GB/s .. 100 TB/s, latencies 1 ns .. 10 ms, efficiencies 0.001 .. 1.
     for (size_t j = 0; j < free.size(); ++j) {
-      const bool bandwidth = free[j] == 0 || free[j] == 2;
-      p.set(free[j], std::clamp(std::exp(x[j]), bandwidth ? 0.01 : 1e-3, bandwidth ? 1e5 : 1e4));
+      const bool bandwidth = free[j] == P::kNvlinkBandwidth || free[j] == P::kNicBandwidth;
+      const bool efficiency = free[j] == P::kNvlsEfficiency || free[j] == P::kNvlsTreeEfficiency;
+      const double lo = bandwidth ? 0.01 : 1e-3, hi = bandwidth ? 1e5 : efficiency ? 1.0 : 1e4;
+      p.set(free[j], std::clamp(std::exp(x[j]), lo, hi));
     }
     return p;
   };
@@ -75,6 +93,11 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
 
   Result res;
   res.parameters = paramsAt(sol.x);
+  res.tuning = simulator.tuning();
+  {
+    TopologySpec unused = simulator.testbed();
+    res.parameters.apply(unused, res.tuning);
+  }
   for (size_t j : free) res.fitted.push_back(ModelParameters::names()[j]);
   res.iterations = sol.iterations;
   res.simulations = sol.evaluations;

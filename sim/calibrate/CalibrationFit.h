@@ -6,11 +6,16 @@
 // bandwidth-bound sizes both count. The simulated time comes from CollectiveSimulator, i.e. from
 // the simulator itself, so the calibrated simulation reproduces the fitted points as closely as
 // its model can. The parameters are fitted as logarithms (they stay positive) by
-// LevenbergMarquardt. Which parameters are free follows from the data: the NVLink bandwidth and
-// NVLink step latency when a single-host measurement is present, the NIC bandwidth and network
-// step latency when a multi-host one is; the others stay at the testbed's and tuning's values.
-// Leaves out: compute efficiencies (ComputeFit), per-protocol parameters (the simulator runs one
-// protocol per collective; see docs/calibration.md).
+// LevenbergMarquardt. Which parameters are free follows from the data and the tuning: without
+// NVLS, the NVLink bandwidth and NVLink step latency when a single-host measurement is present,
+// the NIC bandwidth and network step latency when a multi-host one is; with NVLS (tuning.nvls,
+// NCCL's default all-reduce on H100-class hosts), the NVLS efficiency and latency for a
+// single-host measurement and the network step latency for a multi-host one (the NVLink and NIC
+// bandwidths stay at the testbed's line rates). The others stay at the testbed's and tuning's
+// values.
+// Leaves out: compute efficiencies (ComputeFit), per-protocol parameters (LL/LL128 latency
+// scales and efficiencies stay at the tuning's NCCL-derived values; the fitted sizes >= 1 MiB
+// run Simple almost everywhere, so they are not identifiable from them).
 // Units: microseconds, GB/s, as ModelParameters.
 #pragma once
 
@@ -41,6 +46,7 @@ class CalibrationFit {
 
   struct Result {
     ModelParameters parameters;       ///< every figure (fitted or held)
+    CollectiveTuning tuning;          ///< the simulator's tuning with the fitted figures applied
     std::vector<std::string> fitted;  ///< names (ModelParameters::names()) of the free ones
     std::vector<Point> points;
     double rmsLogTime = 0;   ///< root mean square of ln(fitted / measured)

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/config/WorkloadLoader.h"
+
 namespace fabricsim {
 namespace {
 
@@ -35,22 +37,57 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
   for (const auto& s : sources) src += " " + s;
   src += "; testbed " + testbed;
   out << YAML::Key << "source" << YAML::Value << src;
-  if (isFitted(0) || isFitted(2)) {
+  {
+    // Both rates, fitted or held (the testbed's, or a starting calibration's), so that the file
+    // alone gives the model the fit used. Gbps with three decimals: the loader's rates are whole
+    // bits per second.
     out << YAML::Key << "fabric" << YAML::Value << YAML::BeginMap;
-    // Gbps with three decimals: the loader's rates are whole bits per second.
-    if (isFitted(0))
-      out << YAML::Key << "nvlink_bandwidth" << YAML::Value << fmt("%.3fGbps", p.nvlinkBandwidthGBps * 8);
-    if (isFitted(2))
-      out << YAML::Key << "nic_bandwidth" << YAML::Value << fmt("%.3fGbps", p.nicBandwidthGBps * 8);
+    out << YAML::Key << "nvlink_bandwidth" << YAML::Value << fmt("%.3fGbps", p.nvlinkBandwidthGBps * 8);
+    out << YAML::Key << "nic_bandwidth" << YAML::Value << fmt("%.3fGbps", p.nicBandwidthGBps * 8);
     out << YAML::EndMap;
   }
-  if (isFitted(1) || isFitted(3)) {
+  // The collectives block: the fitted figures, and every setting of the fit's tuning that
+  // differs from the defaults (e.g. channels, protocol, nvls from the starting calibration), so
+  // that the file alone reproduces the fitted model.
+  const CollectiveTuning& t = fit.tuning;
+  const CollectiveTuning d;
+  using P = ModelParameters;
+  const bool anyTuning = isFitted(P::kStepLatencyNvlink) || isFitted(P::kStepLatencyNetwork) ||
+                         isFitted(P::kNvlsEfficiency) || isFitted(P::kNvlsLatency) || t.algorithm != d.algorithm ||
+                         t.channels != d.channels || t.nvlinkChannels != d.nvlinkChannels ||
+                         t.protocol != d.protocol || t.protocolEfficiency != d.protocolEfficiency ||
+                         t.llLatencyScale != d.llLatencyScale || t.ll128LatencyScale != d.ll128LatencyScale ||
+                         t.nvls != d.nvls || t.nvlsPipeline != d.nvlsPipeline || t.nvlsTreeEfficiency != d.nvlsTreeEfficiency ||
+                         t.stepLatencyNvlink != d.stepLatencyNvlink || t.stepLatencyNetwork != d.stepLatencyNetwork ||
+                         t.nvlsEfficiency != d.nvlsEfficiency || t.nvlsLatency != d.nvlsLatency;
+  if (anyTuning) {
     out << YAML::Key << "collectives" << YAML::Value << YAML::BeginMap;
-    if (isFitted(1))
-      out << YAML::Key << "step_latency_nvlink" << YAML::Value << fmt("%.1fns", p.stepLatencyNvlinkUs * 1e3);
-    if (isFitted(3))
+    if (t.algorithm != d.algorithm) out << YAML::Key << "algorithm" << YAML::Value << toString(t.algorithm);
+    if (t.channels != d.channels) out << YAML::Key << "channels" << YAML::Value << t.channels;
+    if (t.nvlinkChannels != d.nvlinkChannels)
+      out << YAML::Key << "nvlink_channels" << YAML::Value << t.nvlinkChannels;
+    if (t.protocol != d.protocol) out << YAML::Key << "protocol" << YAML::Value << toString(t.protocol);
+    if (t.protocolEfficiency != d.protocolEfficiency)
+      out << YAML::Key << "protocol_efficiency" << YAML::Value << t.protocolEfficiency;
+    if (t.llLatencyScale != d.llLatencyScale)
+      out << YAML::Key << "ll_latency_scale" << YAML::Value << t.llLatencyScale;
+    if (t.ll128LatencyScale != d.ll128LatencyScale)
+      out << YAML::Key << "ll128_latency_scale" << YAML::Value << t.ll128LatencyScale;
+    if (isFitted(P::kStepLatencyNvlink) || t.stepLatencyNvlink != d.stepLatencyNvlink)
+      out << YAML::Key << "step_latency_nvlink" << YAML::Value << fmt("%.1fns", t.stepLatencyNvlink.micros() * 1e3);
+    if (isFitted(P::kStepLatencyNetwork) || t.stepLatencyNetwork != d.stepLatencyNetwork)
       out << YAML::Key << "step_latency_network" << YAML::Value
-          << fmt("%.1fns", p.stepLatencyNetworkUs * 1e3);
+          << fmt("%.1fns", t.stepLatencyNetwork.micros() * 1e3);
+    if (t.nvls != d.nvls) out << YAML::Key << "nvls" << YAML::Value << t.nvls;
+    if (isFitted(P::kNvlsEfficiency) || t.nvlsEfficiency != d.nvlsEfficiency)
+      out << YAML::Key << "nvls_efficiency" << YAML::Value << fmt("%.4f", t.nvlsEfficiency);
+    if (isFitted(P::kNvlsTreeEfficiency) || t.nvlsTreeEfficiency != d.nvlsTreeEfficiency)
+      out << YAML::Key << "nvls_tree_efficiency" << YAML::Value << fmt("%.4f", t.nvlsTreeEfficiency);
+    if (isFitted(P::kNvlsLatency) || t.nvlsLatency != d.nvlsLatency)
+      out << YAML::Key << "nvls_latency" << YAML::Value << fmt("%.1fns", t.nvlsLatency.micros() * 1e3);
+    if (isFitted(P::kNvlsPipeline) || t.nvlsPipeline != d.nvlsPipeline)
+      out << YAML::Key << "nvls_pipeline" << YAML::Value
+          << fmt("%.0fKiB", std::round(static_cast<double>(t.nvlsPipeline) / 1024));
     out << YAML::EndMap;
   }
   if (compute && (compute->gemmEfficiency || compute->attentionEfficiency || compute->hbmBytesPerSecond)) {

@@ -7,8 +7,9 @@
 // run as one CollectiveSweep row (warm-up then one timed call on the packet backend; one call on
 // the flow backend, whose idle fabric makes a warm-up identical) on a fresh fabric built from the
 // testbed with the calibration's parameters applied. The algorithm is the tuning's unless the
-// measurement forced one (NCCL_ALGO=Ring -> ring, Tree -> tree; NCCL's NVLS, NVLSTree, CollNet
-// and PAT have no simulated counterpart and use the tuning's).
+// measurement forced one (NCCL_ALGO=Ring -> ring, Tree -> tree; NVLS and NVLSTree -> nvls on one
+// host, nvls_tree across hosts, when the tuning has NVLS; CollNet and PAT have no simulated
+// counterpart and use the tuning's). The protocol is the tuning's (auto: per size).
 // Leaves out: other jobs on the fabric, failures, the measurement's data checks.
 // Units: microseconds per point.
 #pragma once

@@ -1,5 +1,6 @@
 #include "sim/calibrate/ModelParameters.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/core/Error.h"
@@ -15,6 +16,11 @@ void ModelParameters::apply(TopologySpec& topology, CollectiveTuning& tuning) co
     tuning.stepLatencyNvlink = Time::ps(std::llround(stepLatencyNvlinkUs * 1e6));
   if (std::isfinite(stepLatencyNetworkUs))
     tuning.stepLatencyNetwork = Time::ps(std::llround(stepLatencyNetworkUs * 1e6));
+  if (std::isfinite(nvlsEfficiency)) tuning.nvlsEfficiency = nvlsEfficiency;
+  if (std::isfinite(nvlsLatencyUs)) tuning.nvlsLatency = Time::ps(std::llround(nvlsLatencyUs * 1e6));
+  if (std::isfinite(nvlsTreeEfficiency)) tuning.nvlsTreeEfficiency = nvlsTreeEfficiency;
+  if (std::isfinite(nvlsPipelineMiB))
+    tuning.nvlsPipeline = std::max<Bytes>(1, std::llround(nvlsPipelineMiB * 1024 * 1024));
 }
 
 ModelParameters ModelParameters::from(const TopologySpec& topology, const CollectiveTuning& tuning) {
@@ -23,12 +29,17 @@ ModelParameters ModelParameters::from(const TopologySpec& topology, const Collec
   p.nicBandwidthGBps = static_cast<double>(topology.links.hostSpeed.bitsPerSecond()) / 8e9;
   p.stepLatencyNvlinkUs = tuning.stepLatencyNvlink.micros();
   p.stepLatencyNetworkUs = tuning.stepLatencyNetwork.micros();
+  p.nvlsEfficiency = tuning.nvlsEfficiency;
+  p.nvlsLatencyUs = tuning.nvlsLatency.micros();
+  p.nvlsPipelineMiB = static_cast<double>(tuning.nvlsPipeline) / (1024 * 1024);
+  p.nvlsTreeEfficiency = tuning.nvlsTreeEfficiency;
   return p;
 }
 
 const std::vector<std::string>& ModelParameters::names() {
   static const std::vector<std::string> n = {"nvlink_bandwidth_GBps", "step_latency_nvlink_us",
-                                             "nic_bandwidth_GBps", "step_latency_network_us"};
+                                             "nic_bandwidth_GBps", "step_latency_network_us",
+                                             "nvls_efficiency", "nvls_latency_us", "nvls_pipeline_MiB", "nvls_tree_efficiency"};
   return n;
 }
 
@@ -42,6 +53,14 @@ double ModelParameters::get(size_t i) const {
       return nicBandwidthGBps;
     case 3:
       return stepLatencyNetworkUs;
+    case 4:
+      return nvlsEfficiency;
+    case 5:
+      return nvlsLatencyUs;
+    case 6:
+      return nvlsPipelineMiB;
+    case 7:
+      return nvlsTreeEfficiency;
   }
   SIM_CHECK(false, "parameter index out of range");
   return kUnset;
@@ -60,6 +79,18 @@ void ModelParameters::set(size_t i, double v) {
       return;
     case 3:
       stepLatencyNetworkUs = v;
+      return;
+    case 4:
+      nvlsEfficiency = v;
+      return;
+    case 5:
+      nvlsLatencyUs = v;
+      return;
+    case 6:
+      nvlsPipelineMiB = v;
+      return;
+    case 7:
+      nvlsTreeEfficiency = v;
       return;
   }
   SIM_CHECK(false, "parameter index out of range");

@@ -64,5 +64,38 @@ TEST(CalibrationFit, SingleHostDataFitsOnlyNvlinkParameters) {
   EXPECT_DOUBLE_EQ(fit.parameters.nicBandwidthGBps, 50);  // held
 }
 
+TEST(CalibrationFit, RoundTripRecoversNvlsParametersWithinOnePercent) {
+  // With NVLS (the H100 validation's tuning): a single-host table fits the NVLS efficiency,
+  // latency and pipeline depth, a two-host one the network hop latency and the NVLS-tree factor;
+  // simulated data with known values of the five are fitted back within 1%.
+  CollectiveTuning start;
+  start.nvls = true;
+  start.channels = 16;
+  start.nvlsTreeEfficiency = 0.95;
+  const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), start, "flow");
+  ModelParameters truth = ModelParameters::from(sim.testbed(), sim.tuning());
+  truth.nvlsEfficiency = 0.68;
+  truth.nvlsLatencyUs = 33;
+  truth.nvlsPipelineMiB = 24;
+  truth.stepLatencyNetworkUs = 9.5;
+  truth.nvlsTreeEfficiency = 0.9;
+  const std::vector<Measurement> ms = {synthetic(sim, truth, CollectiveOp::AllReduce, 1, "one-host"),
+                                       synthetic(sim, truth, CollectiveOp::AllReduce, 2, "two-hosts")};
+  CalibrationFit::Options o;
+  o.minSizeBytes = 1 << 20;
+  const auto fit = CalibrationFit::fit(ms, sim, o);
+  EXPECT_EQ(fit.fitted, (std::vector<std::string>{"nvls_efficiency", "nvls_latency_us", "nvls_pipeline_MiB",
+                                                   "step_latency_network_us", "nvls_tree_efficiency"}));
+  EXPECT_NEAR(fit.parameters.nvlsEfficiency / 0.68, 1.0, 0.01);
+  EXPECT_NEAR(fit.parameters.nvlsLatencyUs / 33, 1.0, 0.01);
+  EXPECT_NEAR(fit.parameters.nvlsPipelineMiB / 24, 1.0, 0.01);
+  EXPECT_NEAR(fit.parameters.stepLatencyNetworkUs / 9.5, 1.0, 0.01);
+  EXPECT_NEAR(fit.parameters.nvlsTreeEfficiency / 0.9, 1.0, 0.01);
+  EXPECT_LT(fit.maxAbsErrorPct, 0.5);
+  EXPECT_DOUBLE_EQ(fit.parameters.nvlinkBandwidthGBps, 450);  // held at the testbed's line rate
+  EXPECT_TRUE(fit.tuning.nvls);
+  EXPECT_DOUBLE_EQ(fit.tuning.nvlsEfficiency, fit.parameters.nvlsEfficiency);
+}
+
 }  // namespace
 }  // namespace fabricsim
