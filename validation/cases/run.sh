@@ -2,6 +2,7 @@
 # The validation scenario of docs/calibration.md: calibrate on the public single-node (NVIDIA
 # DGX) and two-node (nccl-tests#309 reporter A) all-reduce tables, then validate on the tables
 # the fit never saw (Azure ND H100 v5 single node; #309 reporter B, default and NCCL_ALGO=Ring).
+# The fit starts from NCCL's own cost-model constants (h100-nccl-tuning.yaml).
 # usage: validation/cases/run.sh [FABRICSIM] [OUTDIR]
 set -euo pipefail
 fabricsim="$(realpath "${1:-build/release/fabricsim}")"
@@ -11,7 +12,8 @@ data=validation/data
 out="${2:-validation/reports}"
 mkdir -p "$out"
 t309="$data/nccltests_gh_nccl-tests-309_h100_ib_ndr_2nodes.yaml"
-"$fabricsim" calibrate --topology "$here/h100-2node-ndr.yaml" --out "$out/calibration-h100.yaml" \
+"$fabricsim" calibrate --topology "$here/h100-2node-ndr.yaml" --calibration "$here/h100-nccl-tuning.yaml" \
+  --out "$out/calibration-h100.yaml" \
   "$data/nccltests_nvidia_dgxc_1node_8xH100_allreduce.csv" "$t309#A_2nodes_16gpus_default"
 plot=()
 python=python3; [ -x /usr/bin/python3 ] && python=/usr/bin/python3
