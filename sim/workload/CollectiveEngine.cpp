@@ -737,15 +737,14 @@ void CollectiveEngine::Impl::addRing(uint32_t s, LaneKind kind, uint32_t steps, 
     // Pipelined: each hop's latency (step latency plus path latency) and their prefix sums, for
     // the sum over the `steps` hops ending at each lane.
     std::vector<Time>& prefix = hopPrefix;
-    Time cycle;
-    if (slot.pipelined) {
+    if (slot.pipelined && (c == 0 || rot != 0)) {  // unrotated channels share one ring order
       prefix.assign(ringSize + 1, Time::zero());
       for (uint32_t p = 0; p < ringSize; ++p) {
         const uint32_t a = slot.members[member(c, p)], b = slot.members[member(c, (p + 1) % ringSize)];
         prefix[p + 1] = prefix[p] + fabric_.pathLatency(a, b) + (sameHost(a, b, g) ? slot.stepNv : slot.stepNet);
       }
-      cycle = prefix[ringSize];
     }
+    const Time cycle = slot.pipelined ? prefix[ringSize] : Time::zero();
     // Sum of the latencies of hops p - steps + 1 .. p (mod ringSize).
     auto window = [&](uint32_t p) {
       const int64_t full = steps / ringSize;
