@@ -48,8 +48,9 @@ int calibrateCommand(const std::vector<std::string>& args) {
   bool quiet = false;
   po::options_description desc(
       "usage: fabricsim calibrate MEASUREMENTS... --out calibration.yaml [options]\n\n"
-      "Fits NVLink bandwidth, NIC bandwidth and the per-step latencies of the simulator's collective model\n"
-      "(and, with --compute, GEMM efficiencies) to nccl-tests logs, gpu/ harness JSON or published CSV/YAML\n"
+      "Fits the simulator's collective model (NVLink and NIC bandwidth and per-step latencies; with\n"
+      "collectives.nvls the NVLS efficiency, latency and pipeline, the NVLS-tree factor and the network hop\n"
+      "latency) (and, with --compute, GEMM efficiencies) to nccl-tests logs, gpu/ harness JSON or published CSV/YAML\n"
       "tables, by least squares with the simulator in the loop; writes the calibration YAML with its "
       "residuals");
   desc.add_options()("help,h", "show this help")("out,o", po::value<std::string>(&out),
@@ -61,8 +62,8 @@ int calibrateCommand(const std::vector<std::string>& args) {
       "block are kept)")(
       "backend", po::value<std::string>(&backend)->default_value("flow"), "flow | packet")(
       "min-size", po::value<std::string>(&minSize)->default_value("1MiB"),
-      "fit only sizes of at least this (NCCL's LL/LL128 protocols rule below ~1 MiB; the simulator runs "
-      "one)")("op", po::value<std::string>(&op),
+      "fit only sizes of at least this (NCCL's LL/LL128 protocols rule below ~1 MiB; their latencies are "
+      "not fitted)")("op", po::value<std::string>(&op),
               "operation of files that do not say (all_reduce, all_gather, ...)")(
       "ranks", po::value<uint32_t>(&ranks), "ranks of files that do not say")(
       "gpus-per-host", po::value<uint32_t>(&gpusPerHost), "GPUs per host of files that do not say")(
