@@ -14,10 +14,6 @@ double bytesPerPs(BitRate r) {
   return static_cast<double>(r.bitsPerSecond()) / 8e12;
 }
 
-bool finishLater(const auto& a, const auto& b) {
-  return a.at != b.at ? a.at > b.at : a.flow > b.flow;
-}
-
 }  // namespace
 
 FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib)
@@ -33,6 +29,7 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
                : algo == "adaptive" ? Selection::Adaptive
                : algo == "spray"    ? Selection::Spray
                                     : Selection::Ecmp;
+  solver_.trackLoad(selection_ == Selection::Adaptive);  // only the adaptive router reads loads
   // Payload capacity: a full MTU of payload costs its framed size on the wire.
   const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
   for (PortId p = 0; p < topo.portCount(); ++p) solver_.addResource(bytesPerPs(topo.portRate(p)) * efficiency);
@@ -60,6 +57,30 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
   if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu)) return spec_.hosts.nvlinkLatency;  // NVLink: no hops
   const uint32_t srcNic = path_.sourceNic(srcGpu, dstGpu);  // PXN when its own NIC cannot reach
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
+  // A hashed path of full frames depends only on the queue pair: ring steps, buckets and
+  // micro-batches repeat the same ones, so they are looked up once.
+  const bool cacheable = selection_ == Selection::Ecmp && bytes >= static_cast<Bytes>(mtu_) && dstNic < (1u << 21);
+  const uint64_t key = (static_cast<uint64_t>(srcNic) << 40) | (static_cast<uint64_t>(dstNic) << 19) |
+                       (static_cast<uint64_t>(tc & 7) << 16) | qp;
+  if (cacheable) {
+    if (const auto it = routeCache_.find(key); it != routeCache_.end()) {
+      const CachedRoute& c = it->second;
+      hops_.assign(routeHops_.begin() + c.offset, routeHops_.begin() + c.offset + c.count);
+      ackHops_ = c.ackHops;
+      return c.latency;
+    }
+  }
+  const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, record);
+  if (cacheable && routeCache_.size() < kRouteCacheEntries) {
+    routeCache_.emplace(key, CachedRoute{static_cast<uint32_t>(routeHops_.size()), static_cast<uint16_t>(hops_.size()),
+                                         static_cast<uint16_t>(ackHops_), latency});
+    routeHops_.insert(routeHops_.end(), hops_.begin(), hops_.end());
+  }
+  return latency;
+}
+
+Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp, Bytes bytes,
+                             uint32_t record) {
   uint64_t tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qp);
   if (selection_ == Selection::Flowlet) tuple = FlowHash::mix(tuple ^ (static_cast<uint64_t>(record) << 1));
   // The hashed (or least-loaded) path, hop by hop; it also gives the fixed latency.
@@ -196,9 +217,7 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   const uint32_t f = solver_.addFlow(hops_);
   if (f >= active_.size()) active_.resize(f + 1);
   Active& a = active_[f];
-  const uint32_t gen = a.gen;  // stale finish entries of the id's previous flow must not match
   a = Active{};
-  a.gen = gen + 1;
   a.remaining = static_cast<double>(r.bytes);
   a.dataHops = static_cast<uint32_t>(hops_.size() - ackHops_);
   a.burst = r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes;
@@ -220,13 +239,14 @@ void FlowFabric::settle(uint32_t f, Time now) {
   a.last = now;
 }
 
-void FlowFabric::pushFinish(uint32_t f) {
+void FlowFabric::updateFinish(uint32_t f) {
   Active& a = active_[f];
-  if (a.rate <= 0) return;
+  if (a.rate <= 0) {
+    finishes_.erase(f);
+    return;
+  }
   const double ps = std::max(0.0, a.remaining) / a.rate;
-  const Time at = a.last + Time::ps(static_cast<int64_t>(std::ceil(ps)));
-  finishHeap_.push_back(Finish{at, f, a.gen});
-  std::push_heap(finishHeap_.begin(), finishHeap_.end(), [](const Finish& x, const Finish& y) { return finishLater(x, y); });
+  finishes_.set(f, a.last + Time::ps(static_cast<int64_t>(std::ceil(ps))));
 }
 
 void FlowFabric::recompute() {
@@ -238,8 +258,7 @@ void FlowFabric::recompute() {
       settle(f, now);
       Active& a = active_[f];
       a.rate = solver_.rate(f);
-      ++a.gen;
-      pushFinish(f);
+      updateFinish(f);
     });
     if (episodes_ == nullptr || round == kEpisodeRounds || !adjustCapacities()) break;
   }
@@ -280,15 +299,16 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   uint32_t n = 0;
   for (const MaxMinSolver::User& u : solver_.users(r)) {
     const Active& a = active_[u.flow];
-    if (u.hop >= a.dataHops || solver_.rate(u.flow) < cut) continue;  // ACK share, or limited elsewhere
+    const uint32_t hop = solver_.hopIndex(u);
+    if (hop >= a.dataHops || solver_.rate(u.flow) < cut) continue;  // ACK share, or limited elsewhere
     const auto hops = solver_.hops(u.flow);
     // Sprayed flows (fractional weights) have no single upstream port: each counts as its own.
-    const bool single = u.hop > 0 && hops[u.hop].weight == 1.0f && hops[u.hop - 1].weight == 1.0f;
-    upstream_.push_back(single ? hops[u.hop - 1].resource : (0x80000000u | u.flow));
+    const bool single = hop > 0 && hops[hop].weight == 1.0f && hops[hop - 1].weight == 1.0f;
+    upstream_.push_back(single ? hops[hop - 1].resource : (0x80000000u | u.flow));
     // The most this flow could send here: on each link before this one, the capacity the other
     // flows leave it.
     double most = nominal_[r];
-    for (uint32_t k = 0; k < u.hop; ++k) {
+    for (uint32_t k = 0; k < hop; ++k) {
       const uint32_t h = hops[k].resource;
       const double own = solver_.rate(u.flow) * hops[k].weight;
       most = std::min(most, (solver_.capacity(h) - solver_.usage(h) + own) / hops[k].weight);
@@ -317,13 +337,8 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
 }
 
 void FlowFabric::scheduleCompletion() {
-  auto cmp = [](const Finish& x, const Finish& y) { return finishLater(x, y); };
-  while (!finishHeap_.empty() && finishHeap_.front().gen != active_[finishHeap_.front().flow].gen) {
-    std::pop_heap(finishHeap_.begin(), finishHeap_.end(), cmp);
-    finishHeap_.pop_back();
-  }
-  if (finishHeap_.empty()) return;
-  const Time at = finishHeap_.front().at;
+  if (finishes_.empty()) return;
+  const Time at = finishes_.top().at;
   if (at < nextCompletion_) {
     nextCompletion_ = at;
     sim_.schedule(at, this, kCompletion);
@@ -332,16 +347,12 @@ void FlowFabric::scheduleCompletion() {
 
 void FlowFabric::completeDue() {
   const Time now = sim_.now();
-  auto cmp = [](const Finish& x, const Finish& y) { return finishLater(x, y); };
   bool any = false;
-  while (!finishHeap_.empty() && finishHeap_.front().at <= now) {
-    const Finish e = finishHeap_.front();
-    std::pop_heap(finishHeap_.begin(), finishHeap_.end(), cmp);
-    finishHeap_.pop_back();
-    Active& a = active_[e.flow];
-    if (e.gen != a.gen) continue;
-    ++a.gen;  // no later entry of this flow is valid
-    solver_.removeFlow(e.flow);
+  while (!finishes_.empty() && finishes_.top().at <= now) {
+    const uint32_t f = finishes_.top().flow;
+    finishes_.erase(f);
+    const Active& a = active_[f];
+    solver_.removeFlow(f);
     scheduleDelivery(a.record, now + a.latency);
     any = true;
   }
@@ -394,10 +405,12 @@ void FlowFabric::onEvent(uint32_t tag) {
 }
 
 size_t FlowFabric::memoryBytes() const {
-  return solver_.memoryBytes() + active_.capacity() * sizeof(Active) + finishHeap_.capacity() * sizeof(Finish) +
+  return solver_.memoryBytes() + active_.capacity() * sizeof(Active) + finishes_.memoryBytes() +
          records_.capacity() * sizeof(FlowRecord) + pending_.capacity() * sizeof(Pending) +
          deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
-         nominal_.capacity() * sizeof(double);
+         nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +
+         routeCache_.bucket_count() * sizeof(void*) +
+         routeCache_.size() * (sizeof(std::pair<const uint64_t, CachedRoute>) + 2 * sizeof(void*));
 }
 
 NetworkCounters FlowFabric::networkCounters() const {

@@ -17,6 +17,8 @@
 //              share of the flow).
 // Rates are recomputed when flows start or finish; all changes at one timestamp are batched
 // into one recomputation of the connected parts of the fabric they touch (incremental).
+// Hashed paths are looked up once per queue pair (ring steps and micro-batches reuse them), and
+// each flow's projected completion moves in place in a CompletionHeap when its rate changes.
 // Hybrid mode (setEpisodeModel, `--backend hybrid`): after each solve, every switch egress the
 // solve left saturated with flows from two or more upstream ports, able to arrive faster than
 // it drains, is a congestion episode; a CongestionEpisodeModel says what fraction of its
@@ -44,6 +46,7 @@
 #include "sim/fabric/Fabric.h"
 #include "sim/fabric/LinkFraming.h"
 #include "sim/fabric/NvlinkModel.h"
+#include "sim/flow/CompletionHeap.h"
 #include "sim/flow/CongestionEpisodeModel.h"
 #include "sim/flow/MaxMinSolver.h"
 #include "sim/routing/EcmpFib.h"
@@ -93,14 +96,8 @@ class FlowFabric final : public Fabric, public EventHandler {
     Time last;
     Time latency;          ///< fixed delay added after the fluid part
     uint32_t record = 0;
-    uint32_t gen = 0;
     uint32_t dataHops = 0;  ///< hops before the ACK share
     Bytes burst = 0;        ///< the request's burst (its bytes if it has none): an episode's size
-  };
-  struct Finish {
-    Time at;
-    uint32_t flow;
-    uint32_t gen;
   };
   struct Pending {
     uint64_t tag;
@@ -109,6 +106,8 @@ class FlowFabric final : public Fabric, public EventHandler {
 
   /// Fills hops_ with the path of a transfer and returns its fixed latency.
   Time route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record);
+  /// route() between two NICs, hop by hop through the tables (no cache).
+  Time hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record);
   void requestRecompute();
   void recompute();
   /// Hybrid mode: sets each link the last solve touched to its episode's capacity; true if any
@@ -118,7 +117,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// ports feed its bottlenecked flows, or if they cannot arrive faster than it drains).
   double episodeEfficiency(uint32_t r);
   void settle(uint32_t f, Time now);
-  void pushFinish(uint32_t f);
+  /// Moves flow `f`'s entry in the completion schedule to its finish time at its new rate.
+  void updateFinish(uint32_t f);
   void completeDue();
   void scheduleCompletion();
   /// Delivers `record` at `at` (one event, in a reusable slot).
@@ -148,7 +148,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   size_t ackHops_ = 0;    ///< the last hops_ entries that are the ACK share
 
   std::vector<Active> active_;  ///< by solver flow id
-  std::vector<Finish> finishHeap_;
+  CompletionHeap finishes_;
   Time nextCompletion_ = Time::max();
   bool recomputeScheduled_ = false;
   std::vector<FlowRecord> records_;
@@ -157,6 +157,17 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::vector<uint32_t> freeDeliveries_;
   std::vector<double> portBytes_;     ///< payload bytes carried per port (weights applied)
   std::vector<MaxMinSolver::Hop> hops_;  ///< scratch: path being built
+  /// Paths of hashed (ECMP/BGP) queue pairs carrying full frames, by (srcNic, dstNic, tc, qp):
+  /// the tables do not change during a flow-level run (failures need the packet backend).
+  struct CachedRoute {
+    uint32_t offset;  ///< first hop in routeHops_
+    uint16_t count;
+    uint16_t ackHops;
+    Time latency;
+  };
+  static constexpr size_t kRouteCacheEntries = size_t{1} << 22;  ///< bound on the cache's memory
+  std::unordered_map<uint64_t, CachedRoute> routeCache_;
+  std::vector<MaxMinSolver::Hop> routeHops_;
   std::vector<std::pair<NodeId, double>> frontier_, nextFrontier_;  ///< scratch: spraying
   Time lastDelivery_;
   Bytes bytesSent_ = 0;

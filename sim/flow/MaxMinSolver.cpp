@@ -28,9 +28,15 @@ void MaxMinSolver::setCapacity(uint32_t r, double capacity) {
   SIM_CHECK(capacity > 0, "a resource needs a positive capacity");
   if (res_[r].capacity == capacity) return;
   res_[r].capacity = capacity;
-  // The flows bottlenecked here take the new share; flows bottlenecked elsewhere join the set
-  // only if the new share falls below their rate (the fill's edge check).
-  expand_.push_back(r);
+  // The flows at its top rate take the new share (those tied here with a bottleneck elsewhere
+  // too: a lower capacity may bind them here); flows below join the set only if the new share
+  // falls below their rate (the fill's edge check).
+  expand_.push_back(r | kByTopRate);
+}
+
+void MaxMinSolver::trackLoad(bool on) {
+  SIM_CHECK(active_ == 0 && flows_.empty(), "load tracking can only change before the first flow");
+  trackLoad_ = on;
 }
 
 uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
@@ -45,6 +51,7 @@ uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
     flows_.emplace_back();
     flowStamp_.push_back(0);
     frozen_.push_back(0);
+    nextBottleneck_.push_back(kNoResource);
   }
   uint32_t offset;
   if (n < freeHops_.size() && !freeHops_[n].empty()) {
@@ -56,15 +63,16 @@ uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
     hopSlot_.resize(hops_.size());
   }
   Flow& fl = flows_[f];
-  fl = Flow{offset, n, 0, 0, true};
+  fl = Flow{offset, n, 0, 0, kNoResource, true};
+  for (const Hop& h : hops) __builtin_prefetch(&users_[h.resource]);  // independent misses, issued together
   for (uint32_t i = 0; i < n; ++i) {
     const Hop h = hops[i];
     SIM_DCHECK(h.resource < res_.size() && h.weight > 0 && h.weight <= 1, "bad hop");
     hops_[offset + i] = h;
     auto& users = users_[h.resource];
     hopSlot_[offset + i] = static_cast<uint32_t>(users.size());
-    users.push_back(User{f, i});
-    weightSum_[h.resource] += h.weight;
+    users.push_back(User{f, offset + i});
+    if (trackLoad_) weightSum_[h.resource] += h.weight;
   }
   newFlows_.push_back(f);
   peakActive_ = std::max(peakActive_, ++active_);
@@ -74,6 +82,11 @@ uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
 void MaxMinSolver::removeFlow(uint32_t f) {
   Flow& fl = flows_[f];
   SIM_CHECK(fl.alive, "removing a flow twice");
+  for (uint32_t i = 0; i < fl.count; ++i) {  // independent misses, issued together
+    const uint32_t r = hops_[fl.offset + i].resource;
+    __builtin_prefetch(&res_[r]);
+    __builtin_prefetch(&users_[r]);
+  }
   for (uint32_t i = 0; i < fl.count; ++i) {
     const Hop h = hops_[fl.offset + i];
     // Flows bottlenecked where this one leaves may now grow: that resource must be expanded.
@@ -82,11 +95,11 @@ void MaxMinSolver::removeFlow(uint32_t f) {
     const uint32_t slot = hopSlot_[fl.offset + i];
     const User moved = users.back();
     users[slot] = moved;
-    hopSlot_[flows_[moved.flow].offset + moved.hop] = slot;
+    hopSlot_[moved.slot] = slot;
     users.pop_back();
-    weightSum_[h.resource] -= h.weight;
     res_[h.resource].usage -= fl.rate * h.weight;
-    if (users.empty()) weightSum_[h.resource] = res_[h.resource].usage = 0;  // no drift left by float sums
+    if (users.empty()) res_[h.resource].usage = 0;  // no drift left by float sums
+    if (trackLoad_) weightSum_[h.resource] = users.empty() ? 0 : weightSum_[h.resource] - h.weight;
   }
   if (fl.count >= freeHops_.size()) freeHops_.resize(fl.count + 1);
   freeHops_[fl.count].push_back(fl.offset);
@@ -96,19 +109,25 @@ void MaxMinSolver::removeFlow(uint32_t f) {
   --active_;
 }
 
-void MaxMinSolver::expandResource(uint32_t r) {
-  // The flows bottlenecked here (those at its largest rate) join the set: a change here moves
-  // them. Flows here at a lower rate are bottlenecked elsewhere and keep their rates unless
-  // this resource's new share falls below them, which the fill's check catches.
+void MaxMinSolver::expandResource(uint32_t r, bool byTopRate) {
+  // The flows bottlenecked here join the set: a change here moves them. A flow at the same
+  // rate whose last solve gave it its share at another resource (a tie) is held there as
+  // well: it keeps its rate unless that resource changes too (then it joins from there) or
+  // this one's new share falls below it, which the fill's check catches; so do the flows
+  // here at lower rates, bottlenecked elsewhere.
   if (res_[r].stamp == epoch_) return;
-  res_[r].stamp = epoch_;
-  compRes_.push_back(r);
-  double top = 0;
-  for (const User& u : users_[r]) top = std::max(top, flows_[u.flow].rate);
-  const double cut = top * (1 - kSaturation);
+  Scratch& sc = touch(r, 3);
+  for (const User& u : users_[r]) __builtin_prefetch(&flows_[u.flow]);
+  double cut = 0;
+  if (byTopRate) {
+    double top = 0;
+    for (const User& u : users_[r]) top = std::max(top, flows_[u.flow].rate);
+    cut = top * (1 - kSaturation);
+  }
   bool all = true;
   for (const User& u : users_[r]) {
-    if (flows_[u.flow].rate < cut) {
+    const Flow& fl = flows_[u.flow];
+    if (byTopRate ? fl.rate < cut : fl.bottleneck != r) {
       all = false;
       continue;
     }
@@ -116,7 +135,16 @@ void MaxMinSolver::expandResource(uint32_t r) {
     flowStamp_[u.flow] = epoch_;
     compFlows_.push_back(u.flow);
   }
-  res_[r].kind = all ? 1 : 3;
+  if (all) sc.kind = 1;
+}
+
+MaxMinSolver::Scratch& MaxMinSolver::touch(uint32_t r, uint8_t kind) {
+  res_[r].stamp = epoch_;
+  res_[r].slot = static_cast<uint32_t>(compRes_.size());
+  compRes_.push_back(r);
+  Scratch& sc = scr_.emplace_back();
+  sc.kind = kind;
+  return sc;
 }
 
 bool MaxMinSolver::collectAndFill() {
@@ -126,6 +154,7 @@ bool MaxMinSolver::collectAndFill() {
     epoch_ = 1;
   }
   compRes_.clear();
+  scr_.clear();
   compFlows_.clear();
   for (const auto* list : {&newFlows_, &extraFlows_}) {
     for (uint32_t f : *list) {
@@ -134,88 +163,98 @@ bool MaxMinSolver::collectAndFill() {
       compFlows_.push_back(f);
     }
   }
-  for (uint32_t r : expand_) expandResource(r);
+  for (uint32_t r : expand_) expandResource(r & ~kByTopRate, (r & kByTopRate) != 0);
   // Grow through saturated resources; unsaturated ones become edge constraints.
+  // The tables are far larger than the caches and the set visits them in no order: the flows a
+  // few places ahead are prefetched (their record, then their hops, then their resources).
   for (size_t i = 0; i < compFlows_.size(); ++i) {
+    if (i + 8 < compFlows_.size()) __builtin_prefetch(&flows_[compFlows_[i + 8]]);
+    if (i + 4 < compFlows_.size()) __builtin_prefetch(&hops_[flows_[compFlows_[i + 4]].offset]);
+    if (i + 2 < compFlows_.size()) {
+      const Flow& ahead = flows_[compFlows_[i + 2]];
+      for (uint32_t k = 0; k < ahead.count; ++k) __builtin_prefetch(&res_[hops_[ahead.offset + k].resource]);
+    }
     const Flow& fl = flows_[compFlows_[i]];
     for (uint32_t k = 0; k < fl.count; ++k) {
       const uint32_t r = hops_[fl.offset + k].resource;
       if (res_[r].stamp == epoch_) continue;
       if (saturated(r)) {
-        expandResource(r);
+        expandResource(r, false);
       } else {
-        res_[r].stamp = epoch_;
-        res_[r].kind = 2;
-        compRes_.push_back(r);
+        touch(r, 2);
       }
     }
   }
   flowsRecomputed_ += compFlows_.size();
 
   // Capacity left to the set on each resource, and the set's weight there.
-  for (uint32_t r : compRes_) {
-    res_[r].weight = 0;
-    res_[r].setUsage = 0;
-    res_[r].setUsers = 0;
-    res_[r].done = 0;
-    res_[r].bottleneck = 0;
-  }
   for (uint32_t f : compFlows_) {
     frozen_[f] = 0;
     const Flow& fl = flows_[f];
     for (uint32_t k = 0; k < fl.count; ++k) {
       const Hop h = hops_[fl.offset + k];
-      res_[h.resource].weight += h.weight;
-      res_[h.resource].setUsage += fl.rate * h.weight;
-      ++res_[h.resource].setUsers;
+      Scratch& sc = scr(h.resource);
+      sc.weight += h.weight;
+      sc.setUsage += fl.rate * h.weight;
+      ++sc.setUsers;
     }
   }
   heap_.clear();
-  for (uint32_t r : compRes_) {
-    const double background = res_[r].kind == 1 ? 0.0 : std::max(0.0, res_[r].usage - res_[r].setUsage);
-    res_[r].remaining = std::max(0.0, res_[r].capacity - background);
-    if (res_[r].weight > 0) heap_.push_back(HeapEntry{res_[r].remaining / res_[r].weight, r, 0});
+  for (uint32_t i = 0; i < compRes_.size(); ++i) {
+    const Res& res = res_[compRes_[i]];
+    Scratch& sc = scr_[i];
+    const double background = sc.kind == 1 ? 0.0 : std::max(0.0, res.usage - sc.setUsage);
+    sc.remaining = std::max(0.0, res.capacity - background);
+    if (sc.weight > 0) heap_.push_back(HeapEntry{sc.remaining / sc.weight, compRes_[i], i});
   }
   auto cmp = [](const HeapEntry& a, const HeapEntry& b) { return later(a, b); };
   std::make_heap(heap_.begin(), heap_.end(), cmp);
-  while (!heap_.empty()) {
+  // Until every flow of the set is frozen: the resources left then have no flow to give a share.
+  size_t unfrozen = compFlows_.size();
+  while (unfrozen > 0 && !heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), cmp);
     const HeapEntry e = heap_.back();
     heap_.pop_back();
-    if (res_[e.resource].done) continue;
+    Scratch& top = scr_[e.slot];
+    if (top.done) continue;
     // Keys are lower bounds (a resource's share only grows as flows elsewhere freeze below it):
     // an entry whose resource's share has grown goes back with its current share.
-    const double current = std::max(0.0, res_[e.resource].remaining) / res_[e.resource].weight;
+    const double current = std::max(0.0, top.remaining) / top.weight;
     if (current > e.share * (1 + 1e-12)) {
-      heap_.push_back(HeapEntry{current, e.resource, 0});
+      heap_.push_back(HeapEntry{current, e.resource, e.slot});
       std::push_heap(heap_.begin(), heap_.end(), cmp);
       continue;
     }
-    res_[e.resource].done = 1;
-    res_[e.resource].bottleneck = 1;
-    res_[e.resource].popShare = current;
+    top.done = 1;
+    top.bottleneck = 1;
+    top.popShare = current;
     // Every unfrozen flow here is bottlenecked here: it gets this resource's fair share.
     const double share = current;
     for (const User& u : users_[e.resource]) {
       if (flowStamp_[u.flow] != epoch_ || frozen_[u.flow]) continue;
       frozen_[u.flow] = 1;
+      nextBottleneck_[u.flow] = e.resource;
+      --unfrozen;
       Flow& fl = flows_[u.flow];
       fl.next = share;
       for (uint32_t k = 0; k < fl.count; ++k) {
         const Hop h = hops_[fl.offset + k];
-        if (res_[h.resource].done) continue;
-        res_[h.resource].remaining -= share * h.weight;
-        res_[h.resource].weight -= h.weight;
-        if (res_[h.resource].weight <= 1e-9) res_[h.resource].done = 1;  // every set flow on it is frozen
+        Scratch& sc = scr(h.resource);
+        if (sc.done) continue;
+        sc.remaining -= share * h.weight;
+        sc.weight -= h.weight;
+        if (sc.weight <= 1e-9) sc.done = 1;  // every set flow on it is frozen
       }
     }
   }
   // A resource that became a bottleneck of the set while carrying flows outside it: any such
   // flow faster than the set's share there must come down to it, so it joins the set.
   bool complete = true;
-  for (uint32_t r : compRes_) {
-    if (res_[r].kind == 1 || !res_[r].bottleneck || users_[r].size() == res_[r].setUsers) continue;
-    const double limit = res_[r].popShare * (1 + kSaturation);
+  for (uint32_t i = 0; i < compRes_.size(); ++i) {
+    const uint32_t r = compRes_[i];
+    const Scratch& sc = scr_[i];
+    if (sc.kind == 1 || !sc.bottleneck || users_[r].size() == sc.setUsers) continue;
+    const double limit = sc.popShare * (1 + kSaturation);
     for (const User& u : users_[r]) {
       if (flowStamp_[u.flow] == epoch_ || flows_[u.flow].rate <= limit) continue;
       extraFlows_.push_back(u.flow);
@@ -227,20 +266,21 @@ bool MaxMinSolver::collectAndFill() {
 
 void MaxMinSolver::commit() {
   for (uint32_t f : compFlows_) {
-    const Flow& fl = flows_[f];
+    Flow& fl = flows_[f];
+    fl.bottleneck = nextBottleneck_[f];
     const double delta = fl.next - fl.rate;
     if (delta == 0) continue;
     for (uint32_t k = 0; k < fl.count; ++k) {
       const Hop h = hops_[fl.offset + k];
-      if (res_[h.resource].kind != 1) res_[h.resource].usage += delta * h.weight;
+      if (scr(h.resource).kind != 1) res_[h.resource].usage += delta * h.weight;
     }
   }
   // Expanded resources hold only set flows: their usage is summed afresh (no drift).
-  for (uint32_t r : compRes_) {
-    if (res_[r].kind != 1) continue;
+  for (uint32_t i = 0; i < compRes_.size(); ++i) {
+    if (scr_[i].kind != 1) continue;
     double u = 0;
-    for (const User& x : users_[r]) u += flows_[x.flow].next * hops_[flows_[x.flow].offset + x.hop].weight;
-    res_[r].usage = u;
+    for (const User& x : users_[compRes_[i]]) u += flows_[x.flow].next * hops_[x.slot].weight;
+    res_[compRes_[i]].usage = u;
   }
   expand_.clear();
   newFlows_.clear();
@@ -252,7 +292,7 @@ size_t MaxMinSolver::memoryBytes() const {
              users_.capacity() * sizeof(std::vector<User>) + flows_.capacity() * sizeof(Flow) +
              hops_.capacity() * sizeof(Hop) + hopSlot_.capacity() * sizeof(uint32_t);
   for (const auto& u : users_) b += u.capacity() * sizeof(User);
-  b += flowStamp_.capacity() * sizeof(uint32_t) + frozen_.capacity();
+  b += flowStamp_.capacity() * sizeof(uint32_t) + frozen_.capacity() + nextBottleneck_.capacity() * sizeof(uint32_t) + scr_.capacity() * sizeof(Scratch);
   return b;
 }
 

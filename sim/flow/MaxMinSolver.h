@@ -11,7 +11,9 @@
 // it happens, and through them, transitively, the flows bottlenecked where those run. A solve
 // therefore starts from the flows added since the last one and the saturated resources a flow
 // left. At each saturated resource it reaches it takes in the flows bottlenecked there (those
-// at its largest rate), and it carries on through their resources. Every resource it touches is
+// whose last solve gave them that resource's share; a flow tied at several resources is held
+// by the one that froze it), and it carries on through their resources. After a capacity
+// change it takes in every flow at the resource's top rate. Every resource it touches is
 // a constraint on which flows outside the set keep their rates (their use is subtracted from
 // the capacity). If a touched resource becomes a bottleneck of the set below the rate of an
 // outside flow on it, that flow joins the set and the solve is repeated. Everything else keeps
@@ -73,17 +75,24 @@ class MaxMinSolver {
   double usage(uint32_t r) const { return res_[r].usage; }
   /// The resources the last solve recomputed or checked (valid until the next solve).
   std::span<const uint32_t> touchedResources() const { return compRes_; }
-  /// The flows on `r`, each with the index of `r` among its hops.
+  /// The flows on `r`, each with the slot of its hop on `r` (hopIndex gives the index within
+  /// the flow's hops).
   struct User {
     uint32_t flow;
-    uint32_t hop;  ///< index of the hop within the flow
+    uint32_t slot;  ///< the hop's position in the solver's hop table
   };
   std::span<const User> users(uint32_t r) const { return users_[r]; }
+  /// Index of `u`'s hop among its flow's hops.
+  uint32_t hopIndex(const User& u) const { return u.slot - flows_[u.flow].offset; }
 
   double rate(uint32_t f) const { return flows_[f].rate; }
   std::span<const Hop> hops(uint32_t f) const { return {&hops_[flows_[f].offset], flows_[f].count}; }
-  /// Sum of the weights of the flows on resource `r` (the load an adaptive router compares).
+  /// Sum of the weights of the flows on resource `r` (the load an adaptive router compares);
+  /// kept only while load tracking is on (the default).
   double load(uint32_t r) const { return weightSum_[r]; }
+  /// Turns the upkeep of load() on or off (off saves a memory access per hop when flows come
+  /// and go); only before the first flow.
+  void trackLoad(bool on);
   size_t activeFlows() const { return active_; }
   size_t peakActiveFlows() const { return peakActive_; }
 
@@ -102,34 +111,48 @@ class MaxMinSolver {
     uint32_t count = 0;
     double rate = 0;
     double next = 0;  ///< rate being computed by the current solve
+    uint32_t bottleneck = kNoResource;  ///< the resource whose share it got at its last solve
     bool alive = false;
   };
+  static constexpr uint32_t kNoResource = UINT32_MAX;
+  /// expand_ entries with this bit: join the flows at the resource's top rate (a capacity
+  /// change), not only those bottlenecked there.
+  static constexpr uint32_t kByTopRate = 0x80000000u;
   /// One round: collects the set and fills it; false when an edge resource must join the set.
   bool collectAndFill();
-  void expandResource(uint32_t r);
+  void expandResource(uint32_t r, bool byTopRate);
   void commit();
 
-  // Per resource: what a solve reads and writes, in one cache line (the set search and the
-  // fill visit resources in no order, so one miss per resource instead of one per field).
-  struct alignas(64) Res {
+  // Per resource, what every solve and every flow arrival and departure reads: 24 bytes, so
+  // the table of a 100K-GPU fabric's ports stays within the last-level cache (the set search
+  // visits resources in no order).
+  struct Res {
     double capacity = 0;
-    double usage = 0;      ///< sum of committed rate x weight
-    double remaining = 0;  ///< solve scratch: capacity left to the set
-    double weight = 0;     ///< solve scratch: the set's unfrozen weight here
-    double setUsage = 0;   ///< solve scratch: old rate x weight of the set's flows here
-    double popShare = 0;   ///< solve scratch: the share it froze its flows at (when a bottleneck)
-    uint32_t stamp = 0;    ///< epoch of the round that last touched it
-    uint32_t setUsers = 0;  ///< solve scratch: the set's flows here
+    double usage = 0;    ///< sum of committed rate x weight
+    uint32_t stamp = 0;  ///< epoch of the round that last touched it
+    uint32_t slot = 0;   ///< its index in compRes_ (and scr_) in that round
+  };
+  // Per resource the round touched (dense, parallel to compRes_): the fill's scratch.
+  struct Scratch {
+    double remaining = 0;  ///< capacity left to the set
+    double weight = 0;     ///< the set's unfrozen weight here
+    double setUsage = 0;   ///< old rate x weight of the set's flows here
+    double popShare = 0;   ///< the share it froze its flows at (when a bottleneck)
+    uint32_t setUsers = 0;  ///< the set's flows here
     uint8_t kind = 0;  ///< 1 all its flows in the set, 2 unsaturated edge, 3 its top flows in the set
     uint8_t done = 0;
     uint8_t bottleneck = 0;  ///< froze at least one flow in this fill
   };
+  /// Marks `r` touched in this round with `kind`; returns its scratch.
+  Scratch& touch(uint32_t r, uint8_t kind);
+  Scratch& scr(uint32_t r) { return scr_[res_[r].slot]; }
   std::vector<Res> res_;
   std::vector<double> weightSum_;  ///< sum of the weights of its flows (adaptive routing's load)
+  bool trackLoad_ = true;
   std::vector<std::vector<User>> users_;
   std::vector<Flow> flows_;
   std::vector<Hop> hops_;
-  std::vector<uint32_t> hopSlot_;  ///< per hop: its index in the resource's users list
+  std::vector<uint32_t> hopSlot_;  ///< per hop slot: its index in the resource's users list
   std::vector<std::vector<uint32_t>> freeHops_;  ///< free hop blocks by size
   std::vector<uint32_t> freeFlows_;
   std::vector<uint32_t> expand_;    ///< resources the next solve must expand
@@ -145,12 +168,14 @@ class MaxMinSolver {
   uint32_t epoch_ = 0;
   std::vector<uint32_t> flowStamp_;
   std::vector<uint32_t> compRes_;
+  std::vector<Scratch> scr_;
   std::vector<uint32_t> compFlows_;
   std::vector<uint8_t> frozen_;
+  std::vector<uint32_t> nextBottleneck_;  ///< per flow: the bottleneck the current fill gave it
   struct HeapEntry {
     double share;
     uint32_t resource;
-    uint32_t unused;
+    uint32_t slot;
   };
   std::vector<HeapEntry> heap_;
 };
