@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 
 #include "sim/config/SpecJson.h"
 #include "sim/config/TopologyLoader.h"
@@ -228,24 +229,39 @@ void Experiment::run() {
                       requested > 0 ? static_cast<double>(delivered) / static_cast<double>(requested) : -1);
     });
   }
+  // Compute-only reference of each trace-driven job: the same programs with zero-time
+  // communication, alone on an idle machine (gives compute plus pipeline bubble). It shares
+  // nothing mutable with the main simulation (its own simulator, the immutable trace), so it
+  // runs on a second thread meanwhile: at 100K GPUs it is a replay of every rank.
+  auto reference = std::async(std::launch::async, [this] {
+    std::vector<Time> computeOnly(jobs_.size(), Time::zero());
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      const auto& job = jobs_[i];
+      if (!job.executor) continue;
+      Simulator ref(options_.seed);
+      JobExecutor exec(ref, nullptr, job.trace, job.gpus, topo_->gpusPerHost(), job.tuning, job.spec->name,
+                       Time::zero(), false);
+      exec.start(Time::zero());
+      ref.run();
+      SIM_CHECK(exec.finished(), "compute-only reference of '" + job.spec->name + "' did not finish");
+      computeOnly[i] = exec.finishTime() - exec.startTime();
+    }
+    return computeOnly;
+  });
   const auto t0 = std::chrono::steady_clock::now();
-  sim_->run();
+  try {
+    sim_->run();
+  } catch (...) {
+    reference.wait();  // the thread reads the jobs: let it finish before they go
+    throw;
+  }
   wallSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.finish();
+  const std::vector<Time> computeOnly = reference.get();  // rethrows the reference's error
+  for (size_t i = 0; i < jobs_.size(); ++i)
+    if (jobs_[i].executor) jobs_[i].computeOnly = computeOnly[i];
   for (auto& w : workloads_)
     SIM_CHECK(w->finished(), "workload '" + w->name() + "' did not finish although the event queue drained");
-  // Compute-only reference of each trace-driven job: the same programs with zero-time
-  // communication, alone on an idle machine (gives compute plus pipeline bubble).
-  for (auto& job : jobs_) {
-    if (!job.executor) continue;
-    Simulator ref(options_.seed);
-    JobExecutor exec(ref, nullptr, job.trace, job.gpus, topo_->gpusPerHost(), job.tuning, job.spec->name,
-                     Time::zero(), false);
-    exec.start(Time::zero());
-    ref.run();
-    SIM_CHECK(exec.finished(), "compute-only reference of '" + job.spec->name + "' did not finish");
-    job.computeOnly = exec.finishTime() - exec.startTime();
-  }
 }
 
 void Experiment::writeTimeline() const {
