@@ -87,6 +87,11 @@ void MaxMinSolver::removeFlow(uint32_t f) {
     __builtin_prefetch(&res_[r]);
     __builtin_prefetch(&users_[r]);
   }
+  for (uint32_t i = 0; i < fl.count; ++i) {  // then the list entries they point to
+    const auto& users = users_[hops_[fl.offset + i].resource];
+    __builtin_prefetch(&users[hopSlot_[fl.offset + i]]);
+    __builtin_prefetch(&users.back());
+  }
   for (uint32_t i = 0; i < fl.count; ++i) {
     const Hop h = hops_[fl.offset + i];
     // Flows bottlenecked where this one leaves may now grow: that resource must be expanded.

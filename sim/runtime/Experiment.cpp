@@ -262,6 +262,7 @@ void Experiment::run() {
     if (jobs_[i].executor) jobs_[i].computeOnly = computeOnly[i];
   for (auto& w : workloads_)
     SIM_CHECK(w->finished(), "workload '" + w->name() + "' did not finish although the event queue drained");
+  finished_ = true;
 }
 
 void Experiment::writeTimeline() const {
@@ -269,6 +270,15 @@ void Experiment::writeTimeline() const {
 }
 
 nlohmann::json Experiment::results() const {
+  // After a completed run the document is built once (at 100K GPUs it sorts tens of millions
+  // of flow records) and reused by the summary.
+  if (results_) return *results_;
+  nlohmann::json doc = buildResults();
+  if (finished_) results_ = std::make_shared<const nlohmann::json>(doc);
+  return doc;
+}
+
+nlohmann::json Experiment::buildResults() const {
   using nlohmann::json;
   json doc;
   doc["version"] = ResultsFile::version();

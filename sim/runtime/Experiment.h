@@ -107,7 +107,10 @@ class Experiment {
   Time origin_;  ///< when the workloads start (after BGP's initial convergence)
   double wallSeconds_ = 0;
   double buildSeconds_ = 0;
+  nlohmann::json buildResults() const;
   bool ran_ = false;
+  bool finished_ = false;  ///< run() completed: the results no longer change
+  mutable std::shared_ptr<const nlohmann::json> results_;  ///< computed once after run()
 };
 
 }  // namespace fabricsim
