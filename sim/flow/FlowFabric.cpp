@@ -168,7 +168,13 @@ double FlowFabric::pathRate(uint32_t srcGpu, uint32_t dstGpu) const {
 }
 
 Time FlowFabric::pathLatency(uint32_t srcGpu, uint32_t dstGpu) const {
-  return path_.latency(srcGpu, dstGpu);
+  // Collectives ask for the latency of every hop of their rings at each call; the tables do not
+  // change during a flow-level run, so each pair's walk through them is done once.
+  const uint64_t key = (static_cast<uint64_t>(srcGpu) << 32) | dstGpu;
+  if (const auto it = latencyCache_.find(key); it != latencyCache_.end()) return it->second;
+  const Time t = path_.latency(srcGpu, dstGpu);
+  if (latencyCache_.size() < kRouteCacheEntries) latencyCache_.emplace(key, t);
+  return t;
 }
 
 std::vector<MaxMinSolver::Hop> FlowFabric::pathOf(const TransferRequest& r) {
@@ -410,7 +416,9 @@ size_t FlowFabric::memoryBytes() const {
          deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
          nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +
          routeCache_.bucket_count() * sizeof(void*) +
-         routeCache_.size() * (sizeof(std::pair<const uint64_t, CachedRoute>) + 2 * sizeof(void*));
+         routeCache_.size() * (sizeof(std::pair<const uint64_t, CachedRoute>) + 2 * sizeof(void*)) +
+         latencyCache_.bucket_count() * sizeof(void*) +
+         latencyCache_.size() * (sizeof(std::pair<const uint64_t, Time>) + 2 * sizeof(void*));
 }
 
 NetworkCounters FlowFabric::networkCounters() const {

@@ -168,6 +168,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   static constexpr size_t kRouteCacheEntries = size_t{1} << 22;  ///< bound on the cache's memory
   std::unordered_map<uint64_t, CachedRoute> routeCache_;
   std::vector<MaxMinSolver::Hop> routeHops_;
+  mutable std::unordered_map<uint64_t, Time> latencyCache_;  ///< pathLatency by (src GPU, dst GPU)
   std::vector<std::pair<NodeId, double>> frontier_, nextFrontier_;  ///< scratch: spraying
   Time lastDelivery_;
   Bytes bytesSent_ = 0;
