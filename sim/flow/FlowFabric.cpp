@@ -59,21 +59,21 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
   // A hashed path of full frames depends only on the queue pair: ring steps, buckets and
   // micro-batches repeat the same ones, so they are looked up once.
-  const bool cacheable = selection_ == Selection::Ecmp && bytes >= static_cast<Bytes>(mtu_) && dstNic < (1u << 21);
+  const bool cacheable =
+      selection_ == Selection::Ecmp && bytes >= static_cast<Bytes>(mtu_) && dstNic < (1u << 21) && srcNic < (1u << 23);
   const uint64_t key = (static_cast<uint64_t>(srcNic) << 40) | (static_cast<uint64_t>(dstNic) << 19) |
                        (static_cast<uint64_t>(tc & 7) << 16) | qp;
   if (cacheable) {
-    if (const auto it = routeCache_.find(key); it != routeCache_.end()) {
-      const CachedRoute& c = it->second;
-      hops_.assign(routeHops_.begin() + c.offset, routeHops_.begin() + c.offset + c.count);
-      ackHops_ = c.ackHops;
-      return c.latency;
+    if (const CachedRoute* c = routeCache_.find(key)) {
+      hops_.assign(routeHops_.begin() + c->offset, routeHops_.begin() + c->offset + c->count);
+      ackHops_ = c->ackHops;
+      return c->latency;
     }
   }
   const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, record);
   if (cacheable && routeCache_.size() < kRouteCacheEntries) {
-    routeCache_.emplace(key, CachedRoute{static_cast<uint32_t>(routeHops_.size()), static_cast<uint16_t>(hops_.size()),
-                                         static_cast<uint16_t>(ackHops_), latency});
+    routeCache_.insert(key, CachedRoute{static_cast<uint32_t>(routeHops_.size()), static_cast<uint16_t>(hops_.size()),
+                                        static_cast<uint16_t>(ackHops_), latency});
     routeHops_.insert(routeHops_.end(), hops_.begin(), hops_.end());
   }
   return latency;
@@ -171,9 +171,9 @@ Time FlowFabric::pathLatency(uint32_t srcGpu, uint32_t dstGpu) const {
   // Collectives ask for the latency of every hop of their rings at each call; the tables do not
   // change during a flow-level run, so each pair's walk through them is done once.
   const uint64_t key = (static_cast<uint64_t>(srcGpu) << 32) | dstGpu;
-  if (const auto it = latencyCache_.find(key); it != latencyCache_.end()) return it->second;
+  if (const Time* t = latencyCache_.find(key)) return *t;
   const Time t = path_.latency(srcGpu, dstGpu);
-  if (latencyCache_.size() < kRouteCacheEntries) latencyCache_.emplace(key, t);
+  latencyCache_.insert(key, t);
   return t;
 }
 
@@ -415,10 +415,7 @@ size_t FlowFabric::memoryBytes() const {
          records_.capacity() * sizeof(FlowRecord) + pending_.capacity() * sizeof(Pending) +
          deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
          nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +
-         routeCache_.bucket_count() * sizeof(void*) +
-         routeCache_.size() * (sizeof(std::pair<const uint64_t, CachedRoute>) + 2 * sizeof(void*)) +
-         latencyCache_.bucket_count() * sizeof(void*) +
-         latencyCache_.size() * (sizeof(std::pair<const uint64_t, Time>) + 2 * sizeof(void*));
+         routeCache_.memoryBytes() + latencyCache_.memoryBytes();
 }
 
 NetworkCounters FlowFabric::networkCounters() const {

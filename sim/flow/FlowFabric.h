@@ -48,6 +48,7 @@
 #include "sim/fabric/NvlinkModel.h"
 #include "sim/flow/CompletionHeap.h"
 #include "sim/flow/CongestionEpisodeModel.h"
+#include "sim/flow/FlatCache.h"
 #include "sim/flow/MaxMinSolver.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/GpuPath.h"
@@ -160,15 +161,15 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Paths of hashed (ECMP/BGP) queue pairs carrying full frames, by (srcNic, dstNic, tc, qp):
   /// the tables do not change during a flow-level run (failures need the packet backend).
   struct CachedRoute {
-    uint32_t offset;  ///< first hop in routeHops_
-    uint16_t count;
-    uint16_t ackHops;
+    uint32_t offset = 0;  ///< first hop in routeHops_
+    uint16_t count = 0;
+    uint16_t ackHops = 0;
     Time latency;
   };
   static constexpr size_t kRouteCacheEntries = size_t{1} << 22;  ///< bound on the cache's memory
-  std::unordered_map<uint64_t, CachedRoute> routeCache_;
+  FlatCache<CachedRoute> routeCache_{kRouteCacheEntries};
   std::vector<MaxMinSolver::Hop> routeHops_;
-  mutable std::unordered_map<uint64_t, Time> latencyCache_;  ///< pathLatency by (src GPU, dst GPU)
+  mutable FlatCache<Time> latencyCache_{kRouteCacheEntries};  ///< pathLatency by (src GPU, dst GPU)
   std::vector<std::pair<NodeId, double>> frontier_, nextFrontier_;  ///< scratch: spraying
   Time lastDelivery_;
   Bytes bytesSent_ = 0;
