@@ -78,6 +78,34 @@ std::vector<Hop> randomPath(std::mt19937_64& rng, uint32_t resources, bool weigh
   return hops;
 }
 
+using Live = std::map<uint32_t, std::vector<Hop>>;  // solver id -> path
+
+/// Removes `k` live flows picked at random.
+void removeRandom(MaxMinSolver& s, Live& live, int k, std::mt19937_64& rng) {
+  for (; k > 0 && !live.empty(); --k) {
+    auto it = live.begin();
+    std::advance(it, std::uniform_int_distribution<size_t>(0, live.size() - 1)(rng));
+    s.removeFlow(it->first);
+    live.erase(it);
+  }
+}
+
+/// `s` has the rates of a fresh solver holding only the live flows, and they are max-min optimal.
+void expectSameAsFromScratch(const MaxMinSolver& s, const std::vector<double>& caps, const Live& live, int round) {
+  MaxMinSolver fresh;
+  for (double c : caps) fresh.addResource(c);
+  std::map<uint32_t, uint32_t> id;
+  for (const auto& [f, p] : live) id[f] = fresh.addFlow(p);
+  solveAll(fresh);
+  std::vector<uint32_t> ids;
+  for (const auto& [f, p] : live) {
+    EXPECT_TRUE(near(s.rate(f), fresh.rate(id[f]), 1e-9))
+        << "round " << round << " flow " << f << ": " << s.rate(f) << " vs " << fresh.rate(id[f]);
+    ids.push_back(f);
+  }
+  expectMaxMinOptimal(s, ids);
+}
+
 }  // namespace
 
 TEST(MaxMinSolver, OneLinkSharedEquallyByNFlows) {
@@ -240,7 +268,7 @@ TEST(MaxMinSolver, IncrementalSolvesMatchASolveFromScratchAndReportExactlyTheCha
     for (uint32_t r = 0; r < R; ++r) caps.push_back(cap(rng));
     MaxMinSolver s;
     for (double c : caps) s.addResource(c);
-    std::map<uint32_t, std::vector<Hop>> live;  // solver id -> path
+    Live live;
     for (int i = 0; i < 200; ++i) {
       auto p = randomPath(rng, R, weighted);
       live[s.addFlow(p)] = p;
@@ -249,12 +277,7 @@ TEST(MaxMinSolver, IncrementalSolvesMatchASolveFromScratchAndReportExactlyTheCha
     for (int round = 0; round < 30; ++round) {
       // Remove a few flows and add a few, then solve incrementally.
       std::uniform_int_distribution<int> count(0, 6);
-      for (int k = count(rng); k > 0 && !live.empty(); --k) {
-        auto it = live.begin();
-        std::advance(it, std::uniform_int_distribution<size_t>(0, live.size() - 1)(rng));
-        s.removeFlow(it->first);
-        live.erase(it);
-      }
+      removeRandom(s, live, count(rng), rng);
       for (int k = count(rng); k > 0; --k) {
         auto p = randomPath(rng, R, weighted);
         const uint32_t f = s.addFlow(p);
@@ -274,19 +297,7 @@ TEST(MaxMinSolver, IncrementalSolvesMatchASolveFromScratchAndReportExactlyTheCha
       }
       for (const auto& [f, old] : changed) EXPECT_TRUE(live.count(f)) << "reported a removed flow " << f;
       EXPECT_EQ(s.activeFlows(), live.size());
-
-      // Same rates as a fresh solver holding only the live flows.
-      MaxMinSolver fresh;
-      for (double c : caps) fresh.addResource(c);
-      std::map<uint32_t, uint32_t> id;
-      for (const auto& [f, p] : live) id[f] = fresh.addFlow(p);
-      solveAll(fresh);
-      for (const auto& [f, p] : live)
-        EXPECT_TRUE(near(s.rate(f), fresh.rate(id[f]), 1e-9)) << "round " << round << " flow " << f << ": "
-                                                              << s.rate(f) << " vs " << fresh.rate(id[f]);
-      std::vector<uint32_t> ids;
-      for (const auto& [f, p] : live) ids.push_back(f);
-      expectMaxMinOptimal(s, ids);
+      expectSameAsFromScratch(s, caps, live, round);
     }
   }
 }
@@ -312,7 +323,7 @@ TEST(MaxMinSolver, TiesOfASymmetricRingWithAckSharesMatchASolveFromScratch) {
       std::vector<Hop> p{{up(i), 1.0f}, {2 * hosts + spine, 1.0f}, {down(j), 1.0f}, {up(j), ack}, {down(i), ack}};
       return p;
     };
-    std::map<uint32_t, std::vector<Hop>> live;
+    Live live;
     for (uint32_t i = 0; i < hosts; ++i)
       for (uint32_t c = 0; c < channels; ++c) {
         auto p = edgePath(i, (i + c) % spines);
@@ -321,12 +332,7 @@ TEST(MaxMinSolver, TiesOfASymmetricRingWithAckSharesMatchASolveFromScratch) {
     solveAll(s);
     for (int round = 0; round < 60; ++round) {
       std::uniform_int_distribution<int> count(0, 4);
-      for (int k = count(rng); k > 0 && !live.empty(); --k) {
-        auto it = live.begin();
-        std::advance(it, std::uniform_int_distribution<size_t>(0, live.size() - 1)(rng));
-        s.removeFlow(it->first);
-        live.erase(it);
-      }
+      removeRandom(s, live, count(rng), rng);
       for (int k = count(rng); k > 0; --k) {
         auto p = edgePath(std::uniform_int_distribution<uint32_t>(0, hosts - 1)(rng),
                           std::uniform_int_distribution<uint32_t>(0, spines - 1)(rng));
@@ -338,18 +344,7 @@ TEST(MaxMinSolver, TiesOfASymmetricRingWithAckSharesMatchASolveFromScratch) {
         s.setCapacity(r, caps[r]);
       }
       solveAll(s);
-      MaxMinSolver fresh;
-      for (double c : caps) fresh.addResource(c);
-      std::map<uint32_t, uint32_t> id;
-      for (const auto& [f, p] : live) id[f] = fresh.addFlow(p);
-      solveAll(fresh);
-      std::vector<uint32_t> ids;
-      for (const auto& [f, p] : live) {
-        EXPECT_TRUE(near(s.rate(f), fresh.rate(id[f]), 1e-9))
-            << "round " << round << " flow " << f << ": " << s.rate(f) << " vs " << fresh.rate(id[f]);
-        ids.push_back(f);
-      }
-      expectMaxMinOptimal(s, ids);
+      expectSameAsFromScratch(s, caps, live, round);
     }
   }
 }
