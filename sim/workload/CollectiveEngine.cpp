@@ -153,6 +153,9 @@ struct CollectiveEngine::Impl {
   void addRing(uint32_t s, LaneKind kind, uint32_t steps, uint32_t ringSize, Bytes data, uint32_t ringChannels,
                uint8_t phase, bool gate, uint32_t memberBase, uint32_t memberStride);
   void buildHierarchical(uint32_t s, Bytes bytes);
+  /// Sets slot.hosts and slot.perHost from its members (host-major, equal GPUs per host, at
+  /// least two hosts and two GPUs each: what `algorithm` needs).
+  void splitByHost(Slot& slot, const char* algorithm) const;
   void buildNvls(uint32_t s, Bytes bytes);
   void buildNvlsTree(uint32_t s, Bytes bytes);
   void nvlsTreeReceipt(uint32_t s, uint32_t idx);
@@ -796,17 +799,23 @@ void CollectiveEngine::Impl::addRing(uint32_t s, LaneKind kind, uint32_t steps, 
   slot.remaining += static_cast<uint64_t>(slot.pipelined ? 1 : steps) * ringChannels * ringSize;
 }
 
-void CollectiveEngine::Impl::buildHierarchical(uint32_t s, Bytes bytes) {
-  Slot& slot = *slots[s];
-  slot.algo = SlotAlgo::Hierarchical;
+void CollectiveEngine::Impl::splitByHost(Slot& slot, const char* algorithm) const {
   const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
   const uint32_t n = static_cast<uint32_t>(slot.members.size());
   uint32_t perHost = 1;
   while (perHost < n && slot.members[perHost] / g == slot.members[0] / g) ++perHost;
   const uint32_t hosts = n / perHost;
-  SIM_CHECK(hosts * perHost == n && hosts > 1 && perHost > 1, "hierarchical all-reduce needs equal hosts");
+  SIM_CHECK(hosts * perHost == n && hosts > 1 && perHost > 1,
+            std::string(algorithm) + " all-reduce needs equal hosts");
   slot.hosts = hosts;
   slot.perHost = perHost;
+}
+
+void CollectiveEngine::Impl::buildHierarchical(uint32_t s, Bytes bytes) {
+  Slot& slot = *slots[s];
+  slot.algo = SlotAlgo::Hierarchical;
+  splitByHost(slot, "hierarchical");
+  const uint32_t hosts = slot.hosts, perHost = slot.perHost, n = hosts * perHost;
   slot.nvChannels = static_cast<uint32_t>(std::min<Bytes>(tuning_.nvlinkChannels, bytes));
   slot.channels = static_cast<uint32_t>(tuning_.channels);
   const uint32_t cn = slot.nvChannels;
@@ -886,14 +895,8 @@ void CollectiveEngine::Impl::buildNvlsTree(uint32_t s, Bytes bytes) {
   // about NVLS latency + max(NVLS part, fill + inter-host part) + tail.
   Slot& slot = *slots[s];
   slot.algo = SlotAlgo::NvlsTree;
-  const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
-  const uint32_t n = static_cast<uint32_t>(slot.members.size());
-  uint32_t perHost = 1;
-  while (perHost < n && slot.members[perHost] / g == slot.members[0] / g) ++perHost;
-  const uint32_t hosts = n / perHost;
-  SIM_CHECK(hosts * perHost == n && hosts > 1 && perHost > 1, "nvls_tree all-reduce needs equal hosts");
-  slot.hosts = hosts;
-  slot.perHost = perHost;
+  splitByHost(slot, "nvls_tree");
+  const uint32_t hosts = slot.hosts, perHost = slot.perHost, n = hosts * perHost;
   const double S = static_cast<double>(bytes), G = perHost;
   const double f = std::min(S, e.nvlsPipelineBytes());
   slot.nvlsEff = tuning_.nvlsEfficiency * tuning_.nvlsTreeEfficiency;
