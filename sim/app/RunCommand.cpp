@@ -55,6 +55,7 @@ int runCommand(const std::vector<std::string>& args) {
   opt.progress = !quiet;
   Experiment exp(opt);
   exp.run();
+  for (const auto& w : exp.warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!out.empty()) ResultsFile::writeJson(out, exp.results());
   exp.writeTimeline();
   if (!quiet) exp.printSummary(stdout);

@@ -276,8 +276,17 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
   const Node s = root["switch"];
   const std::string p = "switch";
   if (!r.expectMap(s, p)) return;
-  r.checkKeys(s, p, {"buffer", "latency", "dt_alpha", "ecn", "pfc", "credit_buffer"});
+  r.checkKeys(s, p, {"buffer", "latency", "dt_alpha", "reserve", "ecn", "pfc", "credit_buffer"});
   r.getBytes(s, p, "buffer", spec.sw.buffer, false, 1);
+  Bytes reserve = 0;
+  if (r.getBytes(s, p, "reserve", reserve, false, 0)) {
+    if (reserve > spec.sw.buffer)
+      r.error(s["reserve"], "switch.reserve",
+              "expected a reserve per ingress port within the switch buffer (" + formatBytes(spec.sw.buffer) +
+                  "), found " + formatBytes(reserve));
+    else
+      spec.sw.reserve = reserve;
+  }
   r.getTime(s, p, "latency", spec.sw.latency);
   double alpha = 0;
   if (r.getDouble(s, p, "dt_alpha", alpha, 0.0, 1e6)) {
@@ -316,7 +325,8 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
     const std::string fp = "switch.pfc";
     if (r.expectMap(f, fp)) {
       r.checkKeys(f, fp,
-                  {"enabled", "xoff", "xon", "dynamic_alpha", "xon_delta", "headroom", "quanta", "classes"});
+                  {"enabled", "xoff", "xon", "dynamic_alpha", "xon_delta", "headroom", "quanta", "response_time",
+                   "classes"});
       bool enabled = true;
       r.getBool(f, fp, "enabled", enabled);
       spec.sw.pfc.enabled = enabled;
@@ -350,6 +360,7 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
                 "expected headroom within the switch buffer (" + formatBytes(buffer) + "), found " +
                     formatBytes(spec.sw.pfc.headroom));
       r.getInt(f, fp, "quanta", spec.sw.pfc.quanta, 1, 65535);
+      r.getTime(f, fp, "response_time", spec.sw.pfc.responseTime);
       readClasses(r, f, fp, spec.sw.pfc.classMask);
     }
   }
@@ -625,6 +636,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
 
   TopologySpec spec;
   spec.file = file;
+  spec.setOverrides = setOverrides;
   spec.name = std::filesystem::path(file).stem().string();
   if (!root.IsMap()) {
     r.error(root, "", "expected a map of topology keys (name, topology, hosts, links, ...), found " +

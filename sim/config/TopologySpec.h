@@ -83,13 +83,19 @@ struct PfcSpec {
   /// > 0: dynamic thresholds: XOFF = dynamicAlpha x free shared buffer, XON = XOFF - xonDelta.
   double dynamicAlpha = 0.0;
   Bytes xonDelta = 0;            ///< dynamic mode; 0 = two MTU-sized frames
-  Bytes headroom = 0;            ///< per (ingress port, priority); 0 = sized from cable delay and MTU
+  Bytes headroom = 0;            ///< per (ingress port, priority); 0 = the IEEE 802.1Qbb budget of the port's link
   int quanta = 65535;            ///< pause time in 512-bit-time quanta carried by each PAUSE
+  /// How long after a PAUSE arrives the receiving MAC stops (0: at once, as ns-3 and htsim model
+  /// it; IEEE 802.3 Annex 31B allows up to 394 quanta at 100 Gb/s). Counted in the headroom.
+  Time responseTime = Time::zero();
   uint8_t classMask = 0x7F;      ///< `classes: [..]`: lossless traffic classes (default 0-6)
 };
 
 struct SwitchSpec {
-  Bytes buffer = 32LL * 1024 * 1024;  ///< shared packet buffer per switch
+  Bytes buffer = 32LL * 1024 * 1024;  ///< packet buffer per switch (reserves + headroom + shared pool)
+  /// Minimum guarantee per ingress port (its packets of any class use it first), carved out
+  /// before the shared pool; -1 = one maximum frame.
+  Bytes reserve = -1;
   Time latency = Time::zero();         ///< forwarding latency, added once per switch traversal
   double dtAlpha = 1.0;                ///< dynamic threshold: queue may hold alpha x free buffer
   EcnSpec ecn;
@@ -184,6 +190,7 @@ struct FailureSpec {
 
 struct TopologySpec {
   std::string file;  ///< path it was read from ("" for in-memory specs)
+  std::vector<std::string> setOverrides;  ///< the --set assignments applied on top of the file
   std::string name;
   TopologyKind kind = TopologyKind::LeafSpine;
   LeafSpineShape leafSpine;

@@ -36,6 +36,16 @@ class Simulator {
   }
   void scheduleIn(Time delay, EventHandler* target, uint32_t tag) { schedule(now_ + delay, target, tag); }
 
+  /// A re-armable timer for target->onEvent(tag) (see EventQueue): at most one pending entry.
+  TimerId newTimer(EventHandler* target, uint32_t tag) { return queue_.newTimer(target, tag); }
+  /// Arms (or moves) timer `id` to fire at absolute time `when` (>= now()).
+  void arm(TimerId id, Time when) {
+    SIM_DCHECK(when >= now_, "timer armed in the past");
+    queue_.arm(id, when);
+  }
+  void cancel(TimerId id) { queue_.cancel(id); }
+  bool armed(TimerId id) const { return queue_.armed(id); }
+
   /// Runs events until the queue is empty, stop() is called, or the next event is after
   /// `until`. Returns the number of events processed by this call.
   uint64_t run(Time until = Time::max());

@@ -46,6 +46,33 @@ struct QueueStat {
   uint64_t samples = 0;
 };
 
+/// One traffic class's queue lengths as seen by its arriving data packets, over all switch ports.
+struct ClassQueueStat {
+  uint32_t tc = 0;
+  Bytes p50 = 0, p90 = 0, p99 = 0, max = 0;
+  uint64_t samples = 0;
+};
+
+/// One switch ingress port's PFC headroom: the most any of its lossless classes held at once.
+struct HeadroomStat {
+  std::string node;
+  uint32_t port = 0;
+  std::string peer;
+  Bytes peak = 0;
+  Bytes headroom = 0;  ///< what each lossless class of the port has
+};
+
+/// Lossless packets dropped at one (ingress port, class): an invariant violation (headroom set
+/// too small by the user, or a model bug).
+struct LosslessViolation {
+  std::string node;
+  uint32_t port = 0;
+  std::string peer;
+  uint32_t tc = 0;
+  uint64_t drops = 0;
+  Time first;
+};
+
 struct NetworkCounters {
   Bytes bytesSent = 0;           ///< data payload transmitted by NICs, retransmissions included
   Bytes bytesDelivered = 0;      ///< data payload arriving at destination NICs (incl. discarded)
@@ -65,14 +92,19 @@ struct NetworkCounters {
   uint64_t pfcPausePropagated = 0;
   double pfcPausedUs = 0;          ///< summed over every port and class
   uint64_t losslessDrops = 0;      ///< lossless packets dropped (must stay 0 with PFC or credits)
-  Bytes pfcMaxHeadroomUsed = 0;    ///< most bytes a (port, priority) held beyond XOFF
+  Bytes pfcMaxHeadroomUsed = 0;    ///< most headroom bytes a (port, priority) held
+  std::vector<HeadroomStat> headroomPeaks;         ///< every port that used headroom, most first
+  std::vector<LosslessViolation> losslessViolations;  ///< where lossless drops happened
   uint64_t blackholedPackets = 0;  ///< dropped by switches without a route (e.g. during reconvergence)
   Bytes blackholedBytes = 0;       ///< data payload of those
   uint64_t deadLinkPackets = 0;    ///< lost on links that were down
   Bytes deadLinkBytes = 0;         ///< data payload of those
   Time lastRouteLoss = Time::ps(-1);  ///< time of the last such loss (negative: none)
   int64_t minCreditBytes = 0;      ///< lowest credit balance any port reached (InfiniBand; never < 0)
-  Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;  ///< over all switch queues
+  /// Class-queue length seen by arriving data packets, over all switch queues (ACK, CNP and PAUSE
+  /// frames are not samples).
+  Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;
+  std::vector<ClassQueueStat> queueByClass;  ///< the same per traffic class (classes that carried data)
   std::vector<QueueStat> topQueues;  ///< the busiest switch queues by p99
   std::vector<PausedPort> mostPausedPorts;  ///< the ports (switch or NIC) paused longest, up to 10
   uint64_t pausedPorts = 0;                 ///< ports paused at least once

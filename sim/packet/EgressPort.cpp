@@ -7,13 +7,17 @@
 
 namespace fabricsim {
 
-void EgressPort::init(Simulator* sim, PacketPool* pool, PacketCounters* counters, BitRate rate, Time delay,
-                      Endpoint owner, Endpoint peer, uint32_t peerLocalPort, EgressPort* reverse) {
+void EgressPort::init(Simulator* sim, PacketPool* pool, PacketCounters* counters, BitRate rate, Time propagation,
+                      Time forwarding, Time peerResponse, Endpoint owner, Endpoint peer, uint32_t peerLocalPort,
+                      EgressPort* reverse) {
   sim_ = sim;
   pool_ = pool;
   counters_ = counters;
   rate_ = rate;
-  delay_ = delay;
+  propagation_ = propagation;
+  delay_ = propagation + forwarding;
+  controlDelay_ = propagation + peerResponse;
+  txTimer_ = sim->newTimer(this, kTransmit);
   owner_ = owner;
   peer_ = peer;
   peerLocalPort_ = peerLocalPort;
@@ -26,10 +30,41 @@ void EgressPort::enableCredits(uint64_t perClass, uint32_t maxFrame) {
   for (auto& c : f.credits) c = static_cast<int64_t>(perClass);
   f.minCredits = static_cast<int64_t>(perClass);
   f.maxPullWire = maxFrame;
+  f.perClass = perClass;
+}
+
+void EgressPort::setUp(bool up) {
+  const Time now = sim_->now();
+  if (!up && up_) lastDownAt_ = now;
+  if (up && !up_) {
+    lastUpAt_ = now;
+    // Link-level state starts again on both ends: no PAUSE survives a link reset, and credits are
+    // what the peer really has free (what it still holds from before the failure stays counted).
+    if (fc_) {
+      for (int tc = 0; tc < kTrafficClasses; ++tc)
+        if (fc_->pausedUntil[tc] > now) {
+          fc_->pausedTotal += now - fc_->pauseStart[tc];
+          fc_->pauseStart[tc] = now;
+          fc_->pausedUntil[tc] = now;
+        }
+      if (fc_->creditsEnabled) {
+        fc_->inFlight.clear();
+        for (int vl = 0; vl < kTrafficClasses; ++vl) {
+          const uint64_t held = peer_.sw ? peer_.sw->creditedBytes(peerLocalPort_, static_cast<uint8_t>(vl)) : 0;
+          fc_->credits[vl] = static_cast<int64_t>(fc_->perClass) - static_cast<int64_t>(held);
+        }
+      }
+    }
+  }
+  const bool cameUp = up && !up_;
+  up_ = up;
+  if (cameUp && owner_.sw) owner_.sw->onLinkUp(this);
+  if (cameUp) kick();
 }
 
 void EgressPort::returnCredits(uint8_t vl, uint32_t bytes, Time arrival) {
   if (!creditsEnabled()) return;
+  if (!reverse_->up_) return;  // the update rides the reverse direction: lost while it is down
   fc_->inFlight.push(CreditReturn{arrival, bytes, vl});
   // An idle port that is waiting for credits and has no wake-up pending looks again then.
   const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
@@ -78,20 +113,23 @@ void EgressPort::onEvent(uint32_t tag) {
     deliverHead();
     return;
   }
-  if ((tag >> 1) != (txGen_ & 0x7FFFFFFFu)) return;  // superseded
-  txEventAt_ = Time::max();
+  if (tag == kControlArrival) {
+    deliverControl();
+    return;
+  }
+  txEventAt_ = Time::max();  // the timer has fired
   if (sim_->now() >= busyUntil_) transmitNext();
   else scheduleTx(busyUntil_);
 }
 
 void EgressPort::transmitNext() {
   const Time now = sim_->now();
-  ++txGen_;  // any pending transmitter event is now stale
-  txEventAt_ = Time::max();
   uint32_t pkt = kNoPacket;
   uint32_t wire = 0;
   uint8_t vl = 0;
+  bool control = false;
   if (nonEmpty_ & (1u << kMacControlQueue)) {
+    control = true;
     const PacketQueue::Entry e = queues_[kMacControlQueue].pop();
     if (queues_[kMacControlQueue].empty()) nonEmpty_ &= static_cast<uint16_t>(~(1u << kMacControlQueue));
     pkt = e.packet;
@@ -101,7 +139,8 @@ void EgressPort::transmitNext() {
     // Classes that may send now: not paused, and (with credits) with room at the peer.
     uint8_t paused = 0;
     Time wake = Time::max();
-    const bool credits = fc_ && fc_->creditsEnabled;
+    // Toward a dead link nothing waits for credits: what is sent there is lost (see setUp).
+    const bool credits = fc_ && fc_->creditsEnabled && up_;
     if (fc_) {
       if (fc_->pausesReceived)
         for (int tc = 0; tc < kTrafficClasses; ++tc)
@@ -146,11 +185,12 @@ void EgressPort::transmitNext() {
       }
     }
     if (pkt == kNoPacket) {
-      // Nothing may go now: wake at the first pause expiry or credit arrival that could help.
+      // Nothing may go now: wake at the first pause expiry or credit arrival that could help
+      // (returnCredits arms the timer for credits that are not yet on their way).
       const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
-      if (!work) return;
-      if (creditBlocked && !fc_->inFlight.empty()) wake = std::min(wake, fc_->inFlight.front().arrival);
-      if (wake != Time::max()) scheduleTx(wake);
+      if (work && creditBlocked && !fc_->inFlight.empty()) wake = std::min(wake, fc_->inFlight.front().arrival);
+      if (work && wake != Time::max()) scheduleTx(wake);
+      else cancelTx();
       return;
     }
     if (credits) {
@@ -168,19 +208,42 @@ void EgressPort::transmitNext() {
   wireBytes_ += wire;
   ++packets_;
   ++counters_->linkTransmissions;
-  const Time arrival = busyUntil_ + delay_;
-  const bool wasEmpty = wire_.empty();
-  wire_.push(OnWire{arrival, pkt});
-  if (wasEmpty) sim_->schedule(arrival, this, kArrival);
+  if (control) {
+    const Time arrival = busyUntil_ + controlDelay_;
+    const bool wasEmpty = control_.empty();
+    control_.push(OnWire{arrival, pkt});
+    if (wasEmpty) sim_->schedule(arrival, this, kControlArrival);
+  } else {
+    const Time arrival = busyUntil_ + delay_;
+    const bool wasEmpty = wire_.empty();
+    wire_.push(OnWire{arrival, pkt});
+    if (wasEmpty) sim_->schedule(arrival, this, kArrival);
+  }
   if (nonEmpty_ || (owner_.nic && owner_.nic->hasPendingData())) scheduleTx(busyUntil_);
+  else cancelTx();
+}
+
+void EgressPort::deliverControl() {
+  const OnWire w = control_.pop();
+  if (!control_.empty()) sim_->schedule(control_.front().arrival, this, kControlArrival);
+  const Time sent = w.arrival - controlDelay_ - serializationTime(pool_->get(w.packet).wireBytes, rate_);
+  if (lastDownAt_ >= Time::zero() && !survived(sent)) {
+    ++counters_->packetsDropped;
+    ++counters_->deadLinkPackets;
+    ++drops_;
+    pool_->release(w.packet);
+    return;
+  }
+  deliver(w.packet);
 }
 
 void EgressPort::deliverHead() {
   const OnWire w = wire_.pop();
   const uint32_t pkt = w.packet;
   if (!wire_.empty()) sim_->schedule(wire_.front().arrival, this, kArrival);
-  // Lost if the link is down now, or went down while this packet was on the wire.
-  if (!up_ || lastDownAt_ >= w.arrival - delay_ - lastSer_) {
+  // Lost unless the link stayed up from the start of its transmission until now.
+  if (lastDownAt_ >= Time::zero() &&
+      !survived(w.arrival - delay_ - serializationTime(pool_->get(pkt).wireBytes, rate_))) {
     Packet& p = pool_->get(pkt);
     ++counters_->packetsDropped;
     ++counters_->deadLinkPackets;
@@ -193,6 +256,10 @@ void EgressPort::deliverHead() {
     pool_->release(pkt);
     return;
   }
+  deliver(pkt);
+}
+
+void EgressPort::deliver(uint32_t pkt) {
   if (peer_.sw) {
     peer_.sw->receive(pkt, peerLocalPort_);
   } else {

@@ -1,22 +1,33 @@
 // EgressPort: the transmit side of one link direction: per-traffic-class queues, the
-// serializer, link-level flow control (PFC pauses, InfiniBand credits), and the packets
+// serializer, link-level flow control (PFC pauses, InfiniBand credits), and the frames
 // propagating on the wire toward the peer.
 //
 // Models: strict-priority scheduling over 8 traffic classes (7 = control, highest) plus a MAC
 // control queue for PFC frames above all of them; exact serialization (wireBytes at the link
-// rate, rounded up to the picosecond), then a fixed delay (propagation, plus the peer switch's
-// forwarding latency) before the peer receives the packet's last bit (store-and-forward).
+// rate, rounded up to the picosecond), then the link's propagation delay, plus the peer switch's
+// forwarding latency for frames it forwards, before the peer processes the frame's last bit
+// (store-and-forward).
+// - Link-level control frames do not enter the peer's forwarding pipeline: a PAUSE is generated
+//   at the ingress MAC, waits only for the frame being sent (it jumps every queue), and reaches
+//   the peer's MAC after the wire's propagation delay alone; the peer acts on it after its PAUSE
+//   response time (`pfc.response_time`). IB credit updates likewise take the wire's delay only.
 // - PFC: a received PAUSE stops the class for quanta x 512 bit times (refreshed by later
 //   PAUSEs, ended by quanta 0); a frame already being sent completes. Paused time is counted.
 // - InfiniBand credits: with credits enabled, a class (= virtual lane) transmits only if the
 //   peer has advertised buffer for the whole packet; credits come back when the peer forwards
-//   the packet, after the link's delay. Returned credits are absorbed lazily, so a port with
-//   credits to spare costs no events.
-// Packets on the wire are kept in order with one pending arrival event per link; the
-// transmitter schedules an event only when something is waiting, so an uncongested hop costs
-// one event. A NIC's port pulls data packets from its NIC when its queues are empty.
+//   the packet, after the link's propagation delay. Returned credits are absorbed lazily, so a
+//   port with credits to spare costs no events. Credits survive failures: while the link is
+//   down nothing waits for credits (what is sent is lost, as a port flushes toward a dead link),
+//   credit updates on the dead link are lost, and when the link comes up both ends start again
+//   from the peer's real free buffer (the IB link-layer flow-control re-initialisation).
+// Frames on the wire are kept in order with one pending arrival event per link (and one for
+// control frames); the transmitter keeps one re-armable timer, armed only when something is
+// waiting, so an uncongested hop costs one event and a paused port no dead wake-ups. A NIC's
+// port pulls data packets from its NIC when its queues are empty.
+// Queue statistics: the class-queue length seen by each arriving data packet (control frames are
+// not sampled), per class.
 // Leaves out: link errors, FEC latency, cut-through switching, IB VL arbitration tables
-// (strict priority is used), credit-update packet sizes.
+// (strict priority is used), the wire time of credit updates (they ride between frames).
 // Units: Time (ps), bytes, BitRate (bit/s).
 #pragma once
 
@@ -42,19 +53,18 @@ class EgressPort final : public EventHandler {
     Nic* nic = nullptr;
   };
 
-  void init(Simulator* sim, PacketPool* pool, PacketCounters* counters, BitRate rate, Time delay,
-            Endpoint owner, Endpoint peer, uint32_t peerLocalPort, EgressPort* reverse);
+  /// `propagation`: the wire's delay; `forwarding`: the peer switch's forwarding latency (0 for a
+  /// NIC peer); `peerResponse`: how long after a PAUSE arrives the peer acts on it.
+  void init(Simulator* sim, PacketPool* pool, PacketCounters* counters, BitRate rate, Time propagation,
+            Time forwarding, Time peerResponse, Endpoint owner, Endpoint peer, uint32_t peerLocalPort,
+            EgressPort* reverse);
 
   /// Queues a packet for transmission (the caller has done admission control). `inPort` is
   /// the local ingress port it came from (switches), returned by Switch::onDequeue.
   void enqueue(uint32_t pkt, uint32_t inPort = 0) {
     const Packet& p = pool_->get(pkt);
     const int q = p.type == PacketType::Pause ? kMacControlQueue : p.tc;
-    if (histogram_) {
-      const uint64_t seen = queues_[q].bytes();
-      if (seen == 0) ++emptyArrivals_;  // most arrivals: counted here, on the port's hot line
-      else histogram_->add(seen);
-    }
+    if (statsEnabled_ && p.type == PacketType::Data) sample(q, p.wireBytes);
     queues_[q].push(pkt, p.wireBytes, inPort);
     nonEmpty_ |= static_cast<uint16_t>(1u << q);
     queuedBytes_ += p.wireBytes;
@@ -64,7 +74,7 @@ class EgressPort final : public EventHandler {
   /// Starts the transmitter if it is idle (used by NICs when new data becomes available).
   void kick() {
     if (sim_->now() >= busyUntil_) transmitNext();
-    else if (txEventAt_ != busyUntil_) scheduleTx(busyUntil_);
+    else scheduleTx(busyUntil_);
   }
 
   // ---- PFC ----
@@ -100,10 +110,7 @@ class EgressPort final : public EventHandler {
   /// Takes the link direction down or up. While down (and for packets already on the wire when it
   /// goes down) packets are lost at the far end and counted; the transmitter keeps draining its
   /// queue into the dead link, as a port does until routing moves traffic away.
-  void setUp(bool up) {
-    if (!up && up_) lastDownAt_ = sim_->now();
-    up_ = up;
-  }
+  void setUp(bool up);
   bool up() const { return up_; }
 
   uint64_t queueBytes(uint8_t tc) const { return queues_[tc].bytes(); }
@@ -115,22 +122,30 @@ class EgressPort final : public EventHandler {
   uint64_t drops() const { return drops_; }
   void countDrop() { ++drops_; }
   BitRate rate() const { return rate_; }
+  /// Delay from the end of a frame's serialization until the peer processes it (data frames).
   Time delay() const { return delay_; }
+  /// The wire's propagation delay alone (link-level control frames).
+  Time propagation() const { return propagation_; }
   EgressPort* reverse() const { return reverse_; }
   Endpoint owner() const { return owner_; }
-  /// Records the queue length every arriving packet sees (switch ports).
-  void enableHistogram() { histogram_ = std::make_unique<QueueHistogram>(); }
-  /// The occupancy histogram including empty-queue arrivals (nullptr when not enabled).
-  std::unique_ptr<QueueHistogram> histogram() const {
-    if (!histogram_) return nullptr;
-    auto h = std::make_unique<QueueHistogram>(*histogram_);
-    h->addZeros(emptyArrivals_);
+  /// Records the class-queue length every arriving data packet sees (switch ports).
+  void enableHistogram() { statsEnabled_ = true; }
+  /// The occupancy histogram of class `tc` including empty-queue arrivals (nullptr when no data
+  /// packet of that class arrived, or statistics are off).
+  std::unique_ptr<QueueHistogram> histogram(uint8_t tc) const {
+    if (!stats_[tc]) return nullptr;
+    auto h = std::make_unique<QueueHistogram>(stats_[tc]->hist);
+    h->addZeros(stats_[tc]->empty);
     return h;
   }
+  /// Largest length class `tc` reached as seen by its arriving data packets (their own bytes included).
+  uint64_t maxClassBytes(uint8_t tc) const { return stats_[tc] ? stats_[tc]->max : 0; }
   uint64_t pauseFramesReceived() const { return fc_ ? fc_->pausesReceived : 0; }
 
  private:
-  static constexpr uint32_t kArrival = 1;  // odd tags; transmitter events carry (generation << 1)
+  static constexpr uint32_t kArrival = 1;
+  static constexpr uint32_t kControlArrival = 2;
+  static constexpr uint32_t kTransmit = 3;
 
   struct OnWire {
     Time arrival;  // when the last bit reaches the peer
@@ -143,12 +158,29 @@ class EgressPort final : public EventHandler {
   };
 
   void scheduleTx(Time at) {
-    ++txGen_;
+    if (txEventAt_ == at) return;
     txEventAt_ = at;
-    sim_->schedule(at, this, txGen_ << 1);
+    sim_->arm(txTimer_, at);
+  }
+  void cancelTx() {
+    if (txEventAt_ == Time::max()) return;
+    txEventAt_ = Time::max();
+    sim_->cancel(txTimer_);
   }
   void transmitNext();
   void deliverHead();
+  void deliverControl();
+  /// Whether a frame that started serialization at `sent` reaches the peer (the link stayed up).
+  bool survived(Time sent) const { return up_ && sent > lastDownAt_ && sent >= lastUpAt_; }
+  void deliver(uint32_t pkt);
+  void sample(int q, uint32_t wire) {
+    auto& st = stats_[q];
+    if (!st) st = std::make_unique<ClassStats>();
+    const uint64_t seen = queues_[q].bytes();
+    if (seen == 0) ++st->empty;
+    else st->hist.add(seen);
+    if (seen + wire > st->max) st->max = seen + wire;
+  }
   void absorbCredits();
 
   Simulator* sim_ = nullptr;
@@ -159,13 +191,16 @@ class EgressPort final : public EventHandler {
   uint32_t peerLocalPort_ = 0;
   EgressPort* reverse_ = nullptr;
   BitRate rate_;
-  Time delay_;
+  Time delay_;        // propagation + peer forwarding latency (data)
+  Time propagation_;  // the wire alone
+  Time controlDelay_;  // propagation + the peer's PAUSE response time
   Time busyUntil_;
-  Time txEventAt_ = Time::max();  // time of the valid pending transmitter event
-  uint32_t txGen_ = 0;
+  Time txEventAt_ = Time::max();  // expiry of the armed transmitter timer (max: not armed)
+  TimerId txTimer_ = kNoTimer;
   uint16_t nonEmpty_ = 0;  // bit per queue with packets (bit 8: MAC control)
   PacketQueue queues_[kTrafficClasses + 1];
-  PacketRing<OnWire> wire_;  // transmitted, not yet arrived, in order
+  PacketRing<OnWire> wire_;     // transmitted data/control packets, not yet arrived, in order
+  PacketRing<OnWire> control_;  // link-level control frames (PAUSE) on the wire, in order
   uint64_t queuedBytes_ = 0;
   uint64_t maxQueuedBytes_ = 0;
   uint64_t wireBytes_ = 0;
@@ -185,6 +220,7 @@ class EgressPort final : public EventHandler {
     int64_t credits[kTrafficClasses]{};
     int64_t minCredits = 0;
     uint64_t maxPullWire = 0;  // NIC: credit a class needs before the NIC may pull a packet of it
+    uint64_t perClass = 0;     // advertised buffer per virtual lane
     PacketRing<CreditReturn> inFlight;
   };
   FlowControlState& fc() {
@@ -192,10 +228,16 @@ class EgressPort final : public EventHandler {
     return *fc_;
   }
   std::unique_ptr<FlowControlState> fc_;
-  std::unique_ptr<QueueHistogram> histogram_;
-  uint64_t emptyArrivals_ = 0;
+  struct ClassStats {
+    QueueHistogram hist;
+    uint64_t empty = 0;  // arrivals that found the class queue empty
+    uint64_t max = 0;
+  };
+  std::unique_ptr<ClassStats> stats_[kTrafficClasses];
+  bool statsEnabled_ = false;
   bool up_ = true;
   Time lastDownAt_ = Time::ps(-1);
+  Time lastUpAt_ = Time::ps(-1);
 };
 
 }  // namespace fabricsim

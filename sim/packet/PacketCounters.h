@@ -26,8 +26,7 @@ struct PacketCounters {
   uint64_t pfcPauseFrames = 0;      ///< PAUSE frames with quanta > 0 (first pauses and refreshes)
   uint64_t pfcResumeFrames = 0;     ///< PAUSE frames with quanta 0
   uint64_t pfcPausePropagated = 0;  ///< pauses sent while the sender was itself paused downstream
-  uint64_t losslessDrops = 0;       ///< lossless-class packets dropped (headroom or buffer exhausted)
-  uint64_t maxHeadroomUsed = 0;     ///< most bytes any (port, priority) held beyond XOFF
+  uint64_t losslessDrops = 0;       ///< lossless-class packets dropped (headroom exhausted: a violation)
   uint64_t blackholedPackets = 0;   ///< dropped for lack of a route
   uint64_t blackholedBytes = 0;     ///< data payload of those
   uint64_t deadLinkPackets = 0;     ///< lost on a link that was down

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "sim/config/SpecError.h"
 #include "sim/core/Error.h"
+#include "sim/packet/PfcHeadroom.h"
 #include "sim/fabric/RoceFraming.h"
 #include "sim/routing/FlowHash.h"
 
@@ -35,6 +37,19 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
   switchParams_.infiniband = ib;
   switchParams_.maxFrame = nicParams_.framing.dataWireBytes(mtu_);
   switchParams_.pauseFrame = RoceFraming::pauseWireBytes();
+  switchParams_.reserve = spec.sw.reserve >= 0 ? static_cast<uint64_t>(spec.sw.reserve) : switchParams_.maxFrame;
+  if (switchParams_.pfc.enabled) {
+    // A refresh may wait behind one maximum frame before it leaves (PAUSE pre-empts queues, not
+    // the wire), so the half pause time between refreshes must cover a maximum frame and a PAUSE.
+    const uint64_t need = 2ULL * (switchParams_.maxFrame + switchParams_.pauseFrame);
+    const uint64_t minQuanta = (need + 63) / 64;  // a quantum is 512 bits = 64 bytes
+    if (static_cast<uint64_t>(spec.sw.pfc.quanta) < minQuanta)
+      throw specError(spec, "switch.pfc.quanta",
+                      "expected at least " + std::to_string(minQuanta) + " quanta (a pause long enough for two " +
+                          std::to_string(switchParams_.maxFrame) + " B frames and two PAUSE frames, so that a " +
+                          "refresh sent at half the pause time reaches the peer before it expires), found " +
+                          std::to_string(spec.sw.pfc.quanta));
+  }
   const std::string& algo = spec.routing.algorithm;
   switchParams_.selection = algo == "flowlet"    ? PathSelection::Flowlet
                             : algo == "adaptive" ? PathSelection::Adaptive
@@ -67,10 +82,10 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
     const NodeId n = topo.portNode(p);
     const PortId peer = topo.peerPort(p);
     const NodeId pn = topo.portNode(peer);
-    Time delay = topo.portLatency(p);
-    if (!topo.isHost(pn)) delay += spec.sw.latency;
-    ports_[p].init(&sim, &pool_, &counters_, topo.portRate(p), delay, endpointOf(n, topo.portLocal(p)),
-                   endpointOf(pn, topo.portLocal(peer)), topo.portLocal(peer), &ports_[peer]);
+    const Time forwarding = topo.isHost(pn) ? Time::zero() : spec.sw.latency;
+    ports_[p].init(&sim, &pool_, &counters_, topo.portRate(p), topo.portLatency(p), forwarding,
+                   spec.sw.pfc.responseTime, endpointOf(n, topo.portLocal(p)), endpointOf(pn, topo.portLocal(peer)),
+                   topo.portLocal(peer), &ports_[peer]);
     if (!topo.isHost(n)) ports_[p].enableHistogram();
     if (ib && !topo.isHost(pn)) {
       // The peer switch's receive buffer for this input port, per virtual lane.
@@ -80,10 +95,35 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
       ports_[p].enableCredits(perVl, switchParams_.maxFrame);
     }
   }
+  std::vector<uint64_t> headroom;
   for (NodeId s = static_cast<NodeId>(hosts); s < topo.nodeCount(); ++s) {
     const PortId first = topo.port(s, 0);
-    switches_[s - hosts].init(s, &sim, &fib, &pool_, &counters_, &ports_[first], first, topo.degree(s),
-                              &switchParams_);
+    headroom.assign(topo.degree(s), 0);
+    if (switchParams_.pfc.enabled)
+      for (uint32_t i = 0; i < topo.degree(s); ++i) {
+        const PortId p = first + i;
+        headroom[i] = spec.sw.pfc.headroom > 0
+                          ? static_cast<uint64_t>(spec.sw.pfc.headroom)
+                          : pfcHeadroom(topo.portRate(p), topo.portLatency(p), spec.sw.latency,
+                                        spec.sw.pfc.responseTime, switchParams_.maxFrame, switchParams_.pauseFrame,
+                                        __builtin_popcount(switchParams_.pfc.classMask));
+      }
+    Switch& sw = switches_[s - hosts];
+    if (!sw.init(s, &sim, &fib, &pool_, &counters_, &ports_[first], first, topo.degree(s), &switchParams_, headroom)) {
+      const int lossless = switchParams_.pfc.enabled ? __builtin_popcount(switchParams_.pfc.classMask) : 0;
+      const uint64_t maxHeadroom = *std::max_element(headroom.begin(), headroom.end());
+      throw specError(spec, "switch.buffer",
+                      "expected a buffer larger than what switch " + topo.node(s).name + " must carve out before " +
+                          "its shared pool: " + formatBytes(static_cast<Bytes>(sw.mmu().carved())) + " (a " +
+                          formatBytes(static_cast<Bytes>(switchParams_.reserve)) + " reserve" +
+                          (lossless ? " and up to " + formatBytes(static_cast<Bytes>(maxHeadroom)) +
+                                          " of PFC headroom for each of " + std::to_string(lossless) + " lossless classes"
+                                    : std::string()) +
+                          ", on each of " + std::to_string(topo.degree(s)) + " ports), found " +
+                          formatBytes(spec.sw.buffer) +
+                          (lossless > 1 ? "; make only the classes your traffic uses lossless (switch.pfc.classes)"
+                                        : std::string()));
+    }
   }
   for (uint32_t i = 0; i < topo.nicCount(); ++i)
     nics_[i].init(i, &sim, this, &pool_, &counters_, &ports_[topo.nicPort(i)], &nicParams_);
@@ -236,7 +276,6 @@ NetworkCounters PacketFabric::networkCounters() const {
   c.pfcResumeFrames = counters_.pfcResumeFrames;
   c.pfcPausePropagated = counters_.pfcPausePropagated;
   c.losslessDrops = counters_.losslessDrops;
-  c.pfcMaxHeadroomUsed = static_cast<Bytes>(counters_.maxHeadroomUsed);
   c.blackholedPackets = counters_.blackholedPackets;
   c.blackholedBytes = static_cast<Bytes>(counters_.blackholedBytes);
   c.deadLinkPackets = counters_.deadLinkPackets;
@@ -250,6 +289,8 @@ NetworkCounters PacketFabric::networkCounters() const {
   std::vector<TierCounters> tc(static_cast<size_t>(2 * tiers));
   std::vector<QueueHistogram> tierHist(tc.size());
   QueueHistogram all;
+  std::vector<QueueHistogram> classHist(kTrafficClasses);
+  std::vector<uint64_t> classMax(kTrafficClasses, 0);
   static const char* kTierNames[] = {"host-leaf", "leaf-spine", "spine-core", "tier3-tier4"};
   for (int t = 0; t < tiers; ++t) {
     tc[2 * t].name = std::string(kTierNames[std::min(t, 3)]) + " up";
@@ -287,22 +328,36 @@ NetworkCounters PacketFabric::networkCounters() const {
       minCredits = anyCredits ? std::min(minCredits, e.minCreditsSeen()) : e.minCreditsSeen();
       anyCredits = true;
     }
-    if (const auto h = e.histogram()) {
+    if (!topo_.isHost(n)) {
+      QueueHistogram portHist;
+      bool any = false;
+      for (uint8_t q = 0; q < kTrafficClasses; ++q)
+        if (const auto h = e.histogram(q)) {
+          portHist.merge(*h);
+          classHist[q].merge(*h);
+          classMax[q] = std::max(classMax[q], e.maxClassBytes(q));
+          any = true;
+        }
       t.maxQueueBytes = std::max<Bytes>(t.maxQueueBytes, static_cast<Bytes>(e.maxQueuedBytes()));
       c.maxQueueBytes = std::max<Bytes>(c.maxQueueBytes, static_cast<Bytes>(e.maxQueuedBytes()));
-      tierHist[idx].merge(*h);
-      all.merge(*h);
-      if (h->count() > 0) {
+      tierHist[idx].merge(portHist);
+      all.merge(portHist);
+      if (any && portHist.count() > 0) {
         QueueStat q;
         q.node = topo_.node(n).name;
         q.port = topo_.portLocal(p);
         q.peer = topo_.node(peer).name;
         q.max = static_cast<Bytes>(e.maxQueuedBytes());
-        q.p50 = std::min<Bytes>(static_cast<Bytes>(h->percentile(0.5)), q.max);
-        q.p99 = std::min<Bytes>(static_cast<Bytes>(h->percentile(0.99)), q.max);
-        q.samples = h->count();
+        q.p50 = std::min<Bytes>(static_cast<Bytes>(portHist.percentile(0.5)), q.max);
+        q.p99 = std::min<Bytes>(static_cast<Bytes>(portHist.percentile(0.99)), q.max);
+        q.samples = portHist.count();
         queues.push_back(std::move(q));
       }
+      const Switch& sw = switches_[n - topo_.hostCount()];
+      const uint32_t local = topo_.portLocal(p);
+      if (const uint64_t peak = sw.mmu().peakHeadroom(local); peak > 0)
+        c.headroomPeaks.push_back(HeadroomStat{topo_.node(n).name, local, topo_.node(peer).name,
+                                               static_cast<Bytes>(peak), static_cast<Bytes>(sw.headroom(local))});
     }
     utilSum += util;
     ++directed;
@@ -316,6 +371,27 @@ NetworkCounters PacketFabric::networkCounters() const {
     tc[i].queueP90 = clampTo(tierHist[i].percentile(0.9), tc[i].maxQueueBytes);
     tc[i].queueP99 = clampTo(tierHist[i].percentile(0.99), tc[i].maxQueueBytes);
   }
+  for (uint8_t q = 0; q < kTrafficClasses; ++q) {
+    if (classHist[q].count() == 0) continue;
+    const auto cap = static_cast<Bytes>(classMax[q]);
+    ClassQueueStat st;
+    st.tc = q;
+    st.max = cap;
+    st.p50 = std::min<Bytes>(static_cast<Bytes>(classHist[q].percentile(0.5)), cap);
+    st.p90 = std::min<Bytes>(static_cast<Bytes>(classHist[q].percentile(0.9)), cap);
+    st.p99 = std::min<Bytes>(static_cast<Bytes>(classHist[q].percentile(0.99)), cap);
+    st.samples = classHist[q].count();
+    c.queueByClass.push_back(st);
+  }
+  std::stable_sort(c.headroomPeaks.begin(), c.headroomPeaks.end(),
+                   [](const HeadroomStat& a, const HeadroomStat& b) { return a.peak > b.peak; });
+  if (!c.headroomPeaks.empty()) c.pfcMaxHeadroomUsed = c.headroomPeaks.front().peak;
+  for (const Switch& sw : switches_)
+    for (const Switch::Violation& v : sw.violations()) {
+      const PortId gp = topo_.port(sw.id(), v.port);
+      c.losslessViolations.push_back(LosslessViolation{topo_.node(sw.id()).name, v.port,
+                                                       topo_.node(topo_.peerNode(gp)).name, v.tc, v.drops, v.first});
+    }
   c.queueP50 = std::min<Bytes>(static_cast<Bytes>(all.percentile(0.5)), c.maxQueueBytes);
   c.queueP90 = std::min<Bytes>(static_cast<Bytes>(all.percentile(0.9)), c.maxQueueBytes);
   c.queueP99 = std::min<Bytes>(static_cast<Bytes>(all.percentile(0.99)), c.maxQueueBytes);

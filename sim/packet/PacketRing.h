@@ -23,6 +23,10 @@ class PacketRing {
     buf_[(head_ + size_) & (cap_ - 1)] = v;
     ++size_;
   }
+  void clear() {
+    head_ = 0;
+    size_ = 0;
+  }
   T pop() {
     const T v = buf_[head_];
     head_ = (head_ + 1) & (cap_ - 1);

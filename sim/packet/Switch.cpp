@@ -4,8 +4,9 @@
 
 namespace fabricsim {
 
-void Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* pool, PacketCounters* counters,
-                  EgressPort* ports, PortId firstPort, uint32_t degree, const SwitchParams* params) {
+bool Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* pool, PacketCounters* counters,
+                  EgressPort* ports, PortId firstPort, uint32_t degree, const SwitchParams* params,
+                  const std::vector<uint64_t>& headroom) {
   id_ = id;
   sim_ = sim;
   fib_ = fib;
@@ -15,13 +16,19 @@ void Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* poo
   firstPort_ = firstPort;
   degree_ = degree;
   params_ = params;
-  if (params->pfc.enabled || params->infiniband) {
-    ingress_.assign(static_cast<size_t>(degree) * kTrafficClasses, 0);
-    pauseSent_.assign(degree, 0);
-    refreshAt_.assign(static_cast<size_t>(degree) * kTrafficClasses, Time::max());
-  }
+  mmuConfig_.buffer = params->buffer;
+  mmuConfig_.reserve = params->infiniband ? 0 : params->reserve;
+  mmuConfig_.losslessMask = params->pfc.enabled && !params->infiniband ? params->pfc.classMask : 0;
+  mmuConfig_.dynamicAlpha = params->pfc.dynamicAlpha;
+  mmuConfig_.xoff = static_cast<uint64_t>(params->pfc.xoff);
+  mmuConfig_.xon = static_cast<uint64_t>(params->pfc.xon);
+  mmuConfig_.xonDelta = params->pfc.xonDelta > 0 ? static_cast<uint64_t>(params->pfc.xonDelta) : 2ULL * params->maxFrame;
+  mmuConfig_.lossyAlpha = params->dtAlpha;
+  const bool fits = mmu_.init(&mmuConfig_, headroom);
+  if (mmuConfig_.losslessMask) refresh_.assign(static_cast<size_t>(degree) * kTrafficClasses, kNoTimer);
   rng_ = sim->rngStream(Rng::streamId("switch/ecn") ^ (static_cast<uint64_t>(id) << 20));
   if (params->selection == PathSelection::Flowlet) flowlets_.assign(kFlowletEntries, Flowlet{});
+  return fits;
 }
 
 PortId Switch::selectPort(const Packet& p) {
@@ -77,32 +84,6 @@ PortId Switch::selectPort(const Packet& p) {
   return fib_->nextHop(id_, p.dstNic, p.tuple);
 }
 
-uint64_t Switch::headroom(uint32_t inPort) const {
-  if (params_->pfc.headroom > 0) return static_cast<uint64_t>(params_->pfc.headroom);
-  // After XOFF is crossed, data keeps arriving for: the PAUSE's trip upstream (our delay toward
-  // the peer) plus the trip of what the peer had already sent (its delay toward us, which in this
-  // model includes our forwarding latency), one frame we may be sending ahead of the PAUSE, one
-  // the peer may have started, and the PAUSE frame itself.
-  const EgressPort& p = ports_[inPort];
-  const Time roundTrip = p.delay() + p.reverse()->delay();
-  return static_cast<uint64_t>(bytesInTime(roundTrip, p.rate())) + 2 * params_->maxFrame + params_->pauseFrame;
-}
-
-uint64_t Switch::xoff() const {
-  if (params_->pfc.dynamicAlpha > 0)
-    return static_cast<uint64_t>(params_->pfc.dynamicAlpha * static_cast<double>(params_->buffer - std::min(used_, params_->buffer)));
-  return static_cast<uint64_t>(params_->pfc.xoff);
-}
-
-uint64_t Switch::xon() const {
-  if (params_->pfc.dynamicAlpha > 0) {
-    const uint64_t delta = params_->pfc.xonDelta > 0 ? static_cast<uint64_t>(params_->pfc.xonDelta) : 2ULL * params_->maxFrame;
-    const uint64_t off = xoff();
-    return off > delta ? off - delta : 0;
-  }
-  return static_cast<uint64_t>(params_->pfc.xon);
-}
-
 bool Switch::redMark(uint64_t q) {
   const EcnSpec& e = params_->ecn;
   if (q <= static_cast<uint64_t>(e.kmin)) return false;
@@ -136,72 +117,69 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
   const uint8_t tc = p.tc;
   const uint32_t wire = p.wireBytes;
   if (params_->infiniband) {
-    ingress_[inPort * kTrafficClasses + tc] += wire;  // the credit loop bounds this
+    mmu_.addCredited(inPort, tc, wire);  // the credit loop bounds this
   } else if (lossless(tc)) {
-    // Static thresholds: beyond XOFF a (port, priority) may use only its headroom. Dynamic XOFF
-    // moves with the free buffer, so there only the whole buffer bounds admission.
-    const bool headroomExhausted = params_->pfc.dynamicAlpha <= 0 &&
-                                   ingress_[inPort * kTrafficClasses + tc] + wire > xoff() + headroom(inPort);
-    if (headroomExhausted || used_ + wire > params_->buffer) {
+    bool xoff = false;
+    if (mmu_.admitLossless(inPort, tc, wire, xoff) == Mmu::Verdict::Dropped) {
       ++drops_;
       port.countDrop();
       ++counters_->packetsDropped;
-      ++counters_->losslessDrops;
+      countLosslessDrop(inPort, tc);
       if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
       pool_->release(pkt);
       return;
     }
-    uint64_t& ing = ingress_[inPort * kTrafficClasses + tc];
-    ing += wire;
-    const uint8_t bit = static_cast<uint8_t>(1u << tc);
-    if (pauseSent_[inPort] & bit) {
-      const uint64_t off = xoff();
-      if (ing > off && ing - off > counters_->maxHeadroomUsed) counters_->maxHeadroomUsed = ing - off;
-    }
-    if (!(pauseSent_[inPort] & bit) && ing >= xoff()) {
+    if (xoff) {
+      const uint8_t bit = static_cast<uint8_t>(1u << tc);
       bool propagated = false;
       for (uint32_t i = 0; i < degree_ && !propagated; ++i) propagated = ports_[i].pausedMask() & bit;
       if (propagated) ++counters_->pfcPausePropagated;
-      pauseSent_[inPort] |= bit;
       sendPause(inPort, tc, params_->pfc.quanta);
-      scheduleRefresh(inPort, tc);
+      armRefresh(inPort, tc);
     }
-  } else {
-    const uint64_t freeBytes = params_->buffer - std::min(used_, params_->buffer);
-    const uint64_t threshold = static_cast<uint64_t>(params_->dtAlpha * static_cast<double>(freeBytes));
-    if (wire > freeBytes || port.queueBytes(tc) + wire > threshold) {
-      ++drops_;
-      port.countDrop();
-      ++counters_->packetsDropped;
-      if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
-      pool_->release(pkt);
-      return;
-    }
+  } else if (mmu_.admitLossy(inPort, tc, wire, port.queueBytes(tc)) == Mmu::Verdict::Dropped) {
+    ++drops_;
+    port.countDrop();
+    ++counters_->packetsDropped;
+    if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
+    pool_->release(pkt);
+    return;
   }
-  used_ += wire;
-  if (used_ > maxUsed_) maxUsed_ = used_;
+  if (mmu_.used() > maxUsed_) maxUsed_ = mmu_.used();
   if (params_->ecn.enabled && !params_->ecn.markOnDequeue && p.type == PacketType::Data &&
-      ((params_->ecn.classMask >> tc) & 1) && redMark(port.queueBytes(tc))) {
+      ((params_->ecn.classMask >> tc) & 1) && !(params_->infiniband && creditVictim(port, tc)) &&
+      redMark(port.queueBytes(tc))) {
     p.flags |= Packet::kCongestionExperienced;
     ++counters_->ecnMarks;
   }
   port.enqueue(pkt, inPort);
 }
 
-void Switch::onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, uint64_t queueAfter) {
-  used_ -= e.wireBytes;
-  if (params_->infiniband) {
-    ingress_[e.inPort * kTrafficClasses + tc] -= e.wireBytes;
-    EgressPort& back = ports_[e.inPort];
-    back.reverse()->returnCredits(tc, e.wireBytes, sim_->now() + back.delay());
-  } else if (lossless(tc)) {
-    uint64_t& ing = ingress_[e.inPort * kTrafficClasses + tc];
-    ing -= e.wireBytes;
-    const uint8_t bit = static_cast<uint8_t>(1u << tc);
-    if ((pauseSent_[e.inPort] & bit) && ing <= xon()) {
-      pauseSent_[e.inPort] &= static_cast<uint8_t>(~bit);
-      sendPause(e.inPort, tc, 0);
+void Switch::countLosslessDrop(uint32_t inPort, uint8_t tc) {
+  ++counters_->losslessDrops;
+  for (Violation& v : violations_)
+    if (v.port == inPort && v.tc == tc) {
+      ++v.drops;
+      return;
     }
+  violations_.push_back(Violation{inPort, tc, 1, sim_->now()});
+}
+
+void Switch::onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, uint64_t queueAfter) {
+  if (params_->infiniband) {
+    mmu_.releaseCredited(e.inPort, tc, e.wireBytes);
+    // The credit update leaves from the ingress MAC toward the upstream port: the wire's delay.
+    EgressPort& back = ports_[e.inPort];
+    back.reverse()->returnCredits(tc, e.wireBytes, sim_->now() + back.propagation());
+  } else if (lossless(tc)) {
+    bool xon = false;
+    mmu_.releaseLossless(e.inPort, tc, e.wireBytes, xon);
+    if (xon) {
+      sendPause(e.inPort, tc, 0);
+      sim_->cancel(refresh_[e.inPort * kTrafficClasses + tc]);
+    }
+  } else {
+    mmu_.releaseLossy(e.inPort, tc, e.wireBytes);
   }
   if (params_->ecn.enabled && params_->ecn.markOnDequeue && ((params_->ecn.classMask >> tc) & 1)) {
     Packet& p = pool_->get(pkt);
@@ -227,17 +205,30 @@ void Switch::sendPause(uint32_t inPort, uint8_t tc, int quanta) {
 void Switch::onEvent(uint32_t tag) {
   const uint32_t inPort = tag / kTrafficClasses;
   const uint8_t tc = static_cast<uint8_t>(tag % kTrafficClasses);
-  const uint8_t bit = static_cast<uint8_t>(1u << tc);
-  if (!(pauseSent_[inPort] & bit) || refreshAt_[tag] != sim_->now()) return;  // resumed, or superseded
+  if (!mmu_.paused(inPort, tc)) return;
   // Still congested: refresh the PAUSE before the upstream's timer runs out.
   sendPause(inPort, tc, params_->pfc.quanta);
-  scheduleRefresh(inPort, tc);
+  armRefresh(inPort, tc);
 }
 
-void Switch::scheduleRefresh(uint32_t inPort, uint8_t tc) {
+void Switch::armRefresh(uint32_t inPort, uint8_t tc) {
   const uint32_t idx = inPort * kTrafficClasses + tc;
-  refreshAt_[idx] = sim_->now() + ports_[inPort].pauseDuration(params_->pfc.quanta) / 2 + Time::ps(1);
-  sim_->schedule(refreshAt_[idx], this, idx);
+  if (refresh_[idx] == kNoTimer) refresh_[idx] = sim_->newTimer(this, idx);
+  // Half the pause time: a refresh may wait behind one maximum frame on the wire, and the
+  // loader requires a pause to last at least two maximum frames and a PAUSE frame, so the
+  // refreshed PAUSE always arrives before the previous one expires.
+  sim_->arm(refresh_[idx], sim_->now() + ports_[inPort].pauseDuration(params_->pfc.quanta) / 2);
+}
+
+void Switch::onLinkUp(const EgressPort* port) {
+  if (!mmuConfig_.losslessMask) return;
+  const auto p = static_cast<uint32_t>(port - ports_);
+  // The upstream MAC starts with no PAUSE in force: re-assert the classes still above XOFF at once.
+  for (uint8_t tc = 0; tc < kTrafficClasses; ++tc)
+    if (mmu_.paused(p, tc)) {
+      sendPause(p, tc, params_->pfc.quanta);
+      armRefresh(p, tc);
+    }
 }
 
 }  // namespace fabricsim

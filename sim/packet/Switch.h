@@ -1,23 +1,26 @@
-// Switch: an output-queued packet switch with a shared buffer, ECN marking, PFC, and
+// Switch: an output-queued packet switch with a shared-buffer MMU, ECN marking, PFC, and
 // InfiniBand credit return.
 //
 // Models: a packet arriving on any port is looked up in the ECMP forwarding table (O(1)).
-// - Lossy classes: admitted if the shared buffer has room and the class queue is below the
-//   dynamic threshold (Choudhury-Hahne): queue + packet <= alpha x (buffer - used); otherwise
-//   tail-dropped and counted.
-// - Lossless classes (PFC on): accounted per (ingress port, priority). Crossing XOFF (static,
-//   or dynamicAlpha x free buffer) sends a PAUSE upstream, refreshed every half pause time
-//   while above XON; falling to XON sends a resume (quanta 0). Packets that arrive after XOFF
-//   land in the (port, priority)'s headroom (pfc.headroom, or sized from the link as below); a
-//   lossless packet is dropped only when that headroom or the whole buffer is exhausted (counted
-//   as a lossless violation, which correct thresholds prevent). A PAUSE sent while one of this
-//   switch's own egress ports is paused for that priority counts as propagated.
+// - Buffer admission, PFC XOFF/XON and headroom are the MMU's (Mmu.h): reserves, headroom and a
+//   shared pool with static or dynamic thresholds; the headroom per (ingress port, lossless
+//   class) is pfc.headroom when set, else PfcHeadroom's IEEE 802.1Qbb budget for that port's link.
+// - PFC: when the MMU calls for XOFF, a PAUSE goes upstream from the ingress MAC (EgressPort's
+//   control path: the wire's delay, never the forwarding pipeline), refreshed by a re-armable
+//   timer every half pause time while XOFF holds, so the upstream never sees a gap; XON sends
+//   quanta 0 and cancels the timer. A PAUSE sent while one of this switch's own egress ports is
+//   paused for that class counts as propagated.
+// - A lossless packet the MMU cannot admit (a user's headroom too small for the link) is
+//   dropped, counted as a lossless violation per (port, class) and reported with the port:
+//   with the default headroom this does not happen.
 // - InfiniBand: never drops; every packet forwarded returns its bytes as credits to the
-//   upstream port after the link's delay.
+//   upstream port after the link's propagation delay.
 // - ECN (RED): a data packet of a marking class is marked CE with probability 0 at or below
 //   kmin, rising linearly to pmax at kmax, and 1 above kmax, judged on its class queue at
 //   enqueue (before it joins) or at dequeue (what remains behind it). On InfiniBand the same
-//   marking sets FECN.
+//   marking sets FECN, but only at a port that is a root of congestion: a port short of credits
+//   for the class (held back by the downstream switch) is a victim and does not mark (the IBTA
+//   annex A10 victim rule), so only flows that cause the congestion are slowed.
 // - Path selection among the ECMP group (routing.algorithm): ecmp hashes the five-tuple with
 //   the switch's seed; flowlet keeps a flow on its port until it pauses longer than the flowlet
 //   gap, then picks again (a 1,024-entry flowlet table indexed by the flow hash, as switch ASICs
@@ -30,7 +33,7 @@
 //   black-holed and counted.
 // Buffer is held from admission until the packet starts transmission. The forwarding latency
 // is applied by the upstream link (see EgressPort).
-// Leaves out: ingress queueing, cut-through, multicast, per-port buffer quotas.
+// Leaves out: ingress queueing, cut-through, multicast.
 // Units: bytes, Time (ps).
 #pragma once
 
@@ -40,6 +43,7 @@
 #include "sim/core/Rng.h"
 #include "sim/core/Simulator.h"
 #include "sim/packet/EgressPort.h"
+#include "sim/packet/Mmu.h"
 #include "sim/packet/PacketCounters.h"
 #include "sim/packet/PacketPool.h"
 #include "sim/packet/SwitchParams.h"
@@ -49,8 +53,11 @@ namespace fabricsim {
 
 class Switch final : public EventHandler {
  public:
-  void init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* pool, PacketCounters* counters,
-            EgressPort* ports, PortId firstPort, uint32_t degree, const SwitchParams* params);
+  /// `headroom[p]`: the headroom of each lossless class of local port p. Returns false when the
+  /// reserves and headroom do not fit in the buffer (see mmu().carved()).
+  bool init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* pool, PacketCounters* counters,
+            EgressPort* ports, PortId firstPort, uint32_t degree, const SwitchParams* params,
+            const std::vector<uint64_t>& headroom);
 
   /// A packet's last bit has arrived on local port `inPort`.
   void receive(uint32_t pkt, uint32_t inPort);
@@ -61,28 +68,40 @@ class Switch final : public EventHandler {
   void onEvent(uint32_t tag) override;
 
   NodeId id() const { return id_; }
-  uint64_t bufferUsed() const { return used_; }
+  uint64_t bufferUsed() const { return mmu_.used(); }
   uint64_t maxBufferUsed() const { return maxUsed_; }
   uint64_t drops() const { return drops_; }
-  /// Bytes held for lossless class `tc` that arrived on `inPort`.
-  uint64_t ingressBytes(uint32_t inPort, uint8_t tc) const {
-    return ingress_.empty() ? 0 : ingress_[inPort * kTrafficClasses + tc];
-  }
-  /// Headroom of `inPort` (pfc.headroom when set, else what keeps arriving while a PAUSE takes
-  /// effect): the link's round trip (both directions' delays, forwarding latency included) at its
-  /// rate, plus a maximum frame the upstream may have started, one this switch may be sending
-  /// ahead of the PAUSE, and the PAUSE itself.
-  uint64_t headroom(uint32_t inPort) const;
+  const Mmu& mmu() const { return mmu_; }
+  /// Bytes held for class `tc` that arrived on `inPort` (reserve, shared and headroom).
+  uint64_t ingressBytes(uint32_t inPort, uint8_t tc) const { return mmu_.held(inPort, tc); }
+  /// InfiniBand: bytes of virtual lane `vl` held from `inPort` (what its credits cover).
+  uint64_t creditedBytes(uint32_t inPort, uint8_t vl) const { return mmu_.credited(inPort, vl); }
+  /// Headroom of each lossless class of `inPort`.
+  uint64_t headroom(uint32_t inPort) const { return mmu_.headroomOf(inPort); }
+  /// A lossless drop: where and how many.
+  struct Violation {
+    uint32_t port = 0;
+    uint8_t tc = 0;
+    uint64_t drops = 0;
+    Time first;
+  };
+  const std::vector<Violation>& violations() const { return violations_; }
+  /// The link of `port` (one of this switch's) came back up: its peer's MAC starts with no PAUSE
+  /// in force, so every class still above XOFF is paused again at once.
+  void onLinkUp(const EgressPort* port);
 
  private:
   bool lossless(uint8_t tc) const { return params_->pfc.enabled && (params_->pfc.classMask >> tc) & 1; }
-  uint64_t xoff() const;
-  uint64_t xon() const;
   bool redMark(uint64_t queueBytes);
+  /// InfiniBand: whether egress port `out` is a victim for `vl` (short of credits for a frame).
+  bool creditVictim(EgressPort& out, uint8_t vl) {
+    return out.creditsEnabled() && out.credits(vl) < static_cast<int64_t>(params_->maxFrame);
+  }
+  void countLosslessDrop(uint32_t inPort, uint8_t tc);
   /// Egress port (global id) for a packet, or kInvalid when there is no route.
   PortId selectPort(const Packet& p);
   void sendPause(uint32_t inPort, uint8_t tc, int quanta);
-  void scheduleRefresh(uint32_t inPort, uint8_t tc);
+  void armRefresh(uint32_t inPort, uint8_t tc);
 
   NodeId id_ = kInvalid;
   Simulator* sim_ = nullptr;
@@ -93,12 +112,12 @@ class Switch final : public EventHandler {
   PortId firstPort_ = 0;
   uint32_t degree_ = 0;
   const SwitchParams* params_ = nullptr;
-  uint64_t used_ = 0;
+  Mmu mmu_;
+  Mmu::Config mmuConfig_;
   uint64_t maxUsed_ = 0;
   uint64_t drops_ = 0;
-  std::vector<uint64_t> ingress_;  // per (port, class): lossless or credit-accounted bytes
-  std::vector<uint8_t> pauseSent_;  // per port: classes for which a PAUSE is in force upstream
-  std::vector<Time> refreshAt_;     // per (port, class): the valid pending refresh
+  std::vector<TimerId> refresh_;  // per (port, class): PAUSE refresh timer, created on first XOFF
+  std::vector<Violation> violations_;
   Rng rng_;
   struct Flowlet {
     Time lastSeen;

@@ -19,6 +19,7 @@ struct SwitchParams {
   uint64_t adaptiveQuantum = 1;  ///< bytes per load grade (resolved: never 0)
   bool sprayRoundRobin = false;
   uint64_t buffer = 0;
+  uint64_t reserve = 0;  ///< per ingress port minimum guarantee (resolved: never -1)
   double dtAlpha = 1.0;
   EcnSpec ecn;
   PfcSpec pfc;

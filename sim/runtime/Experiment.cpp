@@ -377,6 +377,21 @@ nlohmann::json Experiment::buildResults() const {
   for (const auto& q : net.topQueues)
     topQueues.push_back({{"node", q.node}, {"port", q.port}, {"peer", q.peer}, {"p50_bytes", q.p50},
                          {"p99_bytes", q.p99}, {"max_bytes", q.max}, {"samples", q.samples}});
+  json byClass = json::array();
+  for (const auto& q : net.queueByClass)
+    byClass.push_back({{"class", q.tc}, {"p50", q.p50}, {"p90", q.p90}, {"p99", q.p99}, {"max", q.max},
+                       {"samples", q.samples}});
+  json headroom = json::array();
+  for (const auto& h : net.headroomPeaks)
+    headroom.push_back({{"node", h.node}, {"port", h.port}, {"peer", h.peer}, {"peak_bytes", h.peak},
+                        {"headroom_bytes", h.headroom}});
+  json violations = json::array();
+  for (const auto& v : net.losslessViolations)
+    violations.push_back({{"node", v.node}, {"port", v.port}, {"peer", v.peer}, {"class", v.tc}, {"drops", v.drops},
+                          {"first_s", v.first.seconds()}});
+  json warnings = json::array();
+  for (const auto& w : warnings_(net)) warnings.push_back(w);
+  doc["warnings"] = warnings;
   json routing = {{"algorithm", spec_.routing.algorithm},
                   {"control_plane", spec_.routing.controlPlane},
                   {"bytes_blackholed", net.blackholedBytes},
@@ -439,11 +454,14 @@ nlohmann::json Experiment::buildResults() const {
                     {"pfc_pause_propagated", net.pfcPausePropagated},
                     {"pfc_paused_us", net.pfcPausedUs},
                     {"lossless_drops", net.losslessDrops},
+                    {"lossless_violations", violations},
                     {"pfc_max_headroom_used_bytes", net.pfcMaxHeadroomUsed},
+                    {"pfc_headroom_peaks", headroom},
                     {"min_credit_bytes", net.minCreditBytes},
                     {"max_queue_bytes", net.maxQueueBytes},
                     {"queue_bytes", {{"p50", net.queueP50}, {"p90", net.queueP90}, {"p99", net.queueP99},
                                      {"max", net.maxQueueBytes}}},
+                    {"queue_bytes_by_class", byClass},
                     {"top_queues", topQueues},
                     {"pfc_paused_ports", net.pausedPorts},
                     {"pfc_most_paused_ports", pausedPorts},
@@ -534,6 +552,23 @@ nlohmann::json Experiment::jobJson(const Job& job) const {
                 {"mean_time_s", e.messages() ? (e.messageTime() / static_cast<int64_t>(e.messages())).seconds() : 0.0}};
   }
   return j;
+}
+
+std::vector<std::string> Experiment::warnings_(const NetworkCounters& net) {
+  std::vector<std::string> w;
+  for (const auto& v : net.losslessViolations)
+    w.push_back("lossless class " + std::to_string(v.tc) + " dropped " + std::to_string(v.drops) +
+                " packets at " + v.node + " port " + std::to_string(v.port) + " (from " + v.peer + "), first at " +
+                formatTime(Time::ps(v.first.picos())) +
+                ": its PFC headroom is too small for the link (switch.pfc.headroom; leave it unset for the "
+                "IEEE 802.1Qbb budget)");
+  return w;
+}
+
+std::vector<std::string> Experiment::warnings() const {
+  std::vector<std::string> w;
+  for (const auto& x : results()["warnings"]) w.push_back(x.get<std::string>());
+  return w;
 }
 
 void Experiment::printSummary(std::FILE* out) const {

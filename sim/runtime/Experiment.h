@@ -56,6 +56,8 @@ class Experiment {
   /// The results document (valid after run()).
   nlohmann::json results() const;
   /// A short human-readable table of the results.
+  /// Problems the run found that do not stop it (lossless drops, with the port), one line each.
+  std::vector<std::string> warnings() const;
   void printSummary(std::FILE* out) const;
   /// Writes the --timeline file (after run()); no-op without --timeline.
   void writeTimeline() const;
@@ -83,6 +85,7 @@ class Experiment {
   FlowFabric* flowFabric() { return flow_; }
 
  private:
+  static std::vector<std::string> warnings_(const NetworkCounters& net);
   void checkSupported() const;
   void createJobs();
   nlohmann::json jobJson(const Job& job) const;

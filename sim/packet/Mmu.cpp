@@ -1,0 +1,116 @@
+#include "sim/packet/Mmu.h"
+
+#include <algorithm>
+
+namespace fabricsim {
+
+bool Mmu::init(const Config* config, const std::vector<uint64_t>& headroom) {
+  config_ = config;
+  const size_t ports = headroom.size();
+  pgs_.assign(ports * kTrafficClasses, Pg{});
+  headroom_ = headroom;
+  peakHeadroom_.assign(ports, 0);
+  portReserveUsed_.assign(ports, 0);
+  const uint64_t lossless = static_cast<uint64_t>(__builtin_popcount(config->losslessMask));
+  carved_ = 0;
+  for (uint64_t h : headroom) carved_ += lossless * h + config->reserve;
+  sharedSize_ = carved_ < config->buffer ? config->buffer - carved_ : 0;
+  sharedUsed_ = 0;
+  used_ = 0;
+  return carved_ < config->buffer;
+}
+
+uint64_t Mmu::xoffThreshold() const {
+  if (config_->dynamicAlpha > 0)
+    return static_cast<uint64_t>(config_->dynamicAlpha * static_cast<double>(sharedSize_ - sharedUsed_));
+  return config_->xoff;
+}
+
+uint64_t Mmu::xonThreshold() const {
+  if (config_->dynamicAlpha > 0) {
+    const uint64_t off = xoffThreshold();
+    return off > config_->xonDelta ? off - config_->xonDelta : 0;
+  }
+  return config_->xon;
+}
+
+uint32_t Mmu::takeReserve(uint32_t port, Pg& g, uint32_t bytes) {
+  const uint64_t used = portReserveUsed_[port];
+  const uint64_t room = config_->reserve > used ? config_->reserve - used : 0;
+  const uint32_t in = static_cast<uint32_t>(std::min<uint64_t>(room, bytes));
+  g.reserveUsed += in;
+  portReserveUsed_[port] += in;
+  return bytes - in;
+}
+
+Mmu::Verdict Mmu::admitLossless(uint32_t port, uint8_t tc, uint32_t bytes, bool& xoff) {
+  xoff = false;
+  Pg& g = pg(port, tc);
+  const uint32_t rest = takeReserve(port, g, bytes);
+  if (rest > 0) {
+    const uint64_t threshold = xoffThreshold();
+    if (g.sharedUsed + rest <= threshold && sharedUsed_ + rest <= sharedSize_) {
+      g.sharedUsed += rest;
+      sharedUsed_ += rest;
+    } else if (g.headroomUsed + rest <= headroom_[port]) {
+      g.headroomUsed += rest;
+      if (g.headroomUsed > peakHeadroom_[port]) peakHeadroom_[port] = g.headroomUsed;
+    } else {
+      giveReserve(port, g, bytes - rest);  // undo: the packet is not admitted
+      return Verdict::Dropped;
+    }
+  }
+  used_ += bytes;
+  if (!g.paused && (g.headroomUsed > 0 || (g.sharedUsed > 0 && g.sharedUsed >= xoffThreshold()))) {
+    g.paused = true;
+    xoff = true;
+  }
+  return Verdict::Admitted;
+}
+
+void Mmu::releaseLossless(uint32_t port, uint8_t tc, uint32_t bytes, bool& xon) {
+  xon = false;
+  Pg& g = pg(port, tc);
+  uint32_t left = bytes;
+  const uint32_t fromHeadroom = std::min(g.headroomUsed, left);
+  g.headroomUsed -= fromHeadroom;
+  left -= fromHeadroom;
+  const uint64_t fromShared = std::min<uint64_t>(g.sharedUsed, left);
+  g.sharedUsed -= fromShared;
+  sharedUsed_ -= fromShared;
+  left -= static_cast<uint32_t>(fromShared);
+  giveReserve(port, g, left);
+  used_ -= bytes;
+  if (g.paused && g.headroomUsed == 0 && (g.sharedUsed == 0 || g.sharedUsed <= xonThreshold())) {
+    g.paused = false;
+    xon = true;
+  }
+}
+
+Mmu::Verdict Mmu::admitLossy(uint32_t port, uint8_t tc, uint32_t bytes, uint64_t egressQueue) {
+  Pg& g = pg(port, tc);
+  const uint32_t rest = takeReserve(port, g, bytes);
+  if (rest > 0) {
+    const uint64_t freeShared = sharedSize_ - sharedUsed_;
+    const auto threshold = static_cast<uint64_t>(config_->lossyAlpha * static_cast<double>(freeShared));
+    if (rest > freeShared || egressQueue + bytes > threshold) {
+      giveReserve(port, g, bytes - rest);
+      return Verdict::Dropped;
+    }
+    g.sharedUsed += rest;
+    sharedUsed_ += rest;
+  }
+  used_ += bytes;
+  return Verdict::Admitted;
+}
+
+void Mmu::releaseLossy(uint32_t port, uint8_t tc, uint32_t bytes) {
+  Pg& g = pg(port, tc);
+  const uint64_t fromShared = std::min<uint64_t>(g.sharedUsed, bytes);
+  g.sharedUsed -= fromShared;
+  sharedUsed_ -= fromShared;
+  giveReserve(port, g, bytes - static_cast<uint32_t>(fromShared));
+  used_ -= bytes;
+}
+
+}  // namespace fabricsim
