@@ -101,6 +101,9 @@ struct NetworkCounters {
   Bytes deadLinkBytes = 0;         ///< data payload of those
   Time lastRouteLoss = Time::ps(-1);  ///< time of the last such loss (negative: none)
   int64_t minCreditBytes = 0;      ///< lowest credit balance any port reached (InfiniBand; never < 0)
+  /// Credit bytes not returned when counted (InfiniBand): 0 after a drained run, unless credits
+  /// leaked (e.g. lost with packets on a dead link and never re-initialised).
+  int64_t creditsOutstanding = 0;
   /// Class-queue length seen by arriving data packets, over all switch queues (ACK, CNP and PAUSE
   /// frames are not samples).
   Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;

@@ -103,6 +103,15 @@ class EgressPort final : public EventHandler {
     return fc_ ? fc_->credits[vl] : 0;
   }
   int64_t minCreditsSeen() const { return fc_ ? fc_->minCredits : 0; }
+  /// Credit bytes neither available nor on their way back: what the peer holds (or what was lost
+  /// and not yet re-initialised). 0 once the fabric has drained, if no credit leaked.
+  int64_t creditsOutstanding() const {
+    if (!creditsEnabled()) return 0;
+    int64_t out = 0;
+    for (int64_t c : fc_->credits) out += static_cast<int64_t>(fc_->perClass) - c;
+    fc_->inFlight.forEach([&](const CreditReturn& r) { out -= r.bytes; });
+    return out;
+  }
 
   void onEvent(uint32_t tag) override;
 

@@ -325,6 +325,7 @@ NetworkCounters PacketFabric::networkCounters() const {
                                    e.pauseFramesReceived()});
     }
     if (e.creditsEnabled()) {
+      c.creditsOutstanding += e.creditsOutstanding();
       minCredits = anyCredits ? std::min(minCredits, e.minCreditsSeen()) : e.minCreditsSeen();
       anyCredits = true;
     }

@@ -23,6 +23,11 @@ class PacketRing {
     buf_[(head_ + size_) & (cap_ - 1)] = v;
     ++size_;
   }
+  /// Applies `f` to every entry, oldest first.
+  template <typename F>
+  void forEach(F f) const {
+    for (uint32_t i = 0; i < size_; ++i) f(buf_[(head_ + i) & (cap_ - 1)]);
+  }
   void clear() {
     head_ = 0;
     size_ = 0;

@@ -35,8 +35,11 @@ namespace fabricsim {
 inline uint64_t pfcHeadroom(BitRate rate, Time propagation, Time forwardingLatency, Time responseTime,
                             uint32_t maxFrame, uint32_t pauseFrame, int losslessClasses) {
   const Time inFlight = propagation + propagation + forwardingLatency + responseTime;
-  return static_cast<uint64_t>(bytesInTime(inFlight, rate)) + 1 + 3ULL * maxFrame +
-         static_cast<uint64_t>(losslessClasses) * pauseFrame;
+  // Bytes on the wire during inFlight, rounded up.
+  const __int128 bits = static_cast<__int128>(inFlight.picos()) * rate.bitsPerSecond();
+  const __int128 perByte = static_cast<__int128>(8) * 1'000'000'000'000LL;
+  const auto wire = static_cast<uint64_t>((bits + perByte - 1) / perByte);
+  return wire + 3ULL * maxFrame + static_cast<uint64_t>(losslessClasses) * pauseFrame;
 }
 
 }  // namespace fabricsim

@@ -458,6 +458,7 @@ nlohmann::json Experiment::buildResults() const {
                     {"pfc_max_headroom_used_bytes", net.pfcMaxHeadroomUsed},
                     {"pfc_headroom_peaks", headroom},
                     {"min_credit_bytes", net.minCreditBytes},
+                    {"credits_outstanding_bytes", net.creditsOutstanding},
                     {"max_queue_bytes", net.maxQueueBytes},
                     {"queue_bytes", {{"p50", net.queueP50}, {"p90", net.queueP90}, {"p99", net.queueP99},
                                      {"max", net.maxQueueBytes}}},
