@@ -1,4 +1,6 @@
 // `fabricsim run`: simulate one topology with its workloads and report the results.
+// Exit status: 0 done; 2 bad input; 3 the simulated run failed (a connection exhausted its
+// transport retries; the results, if --out, are complete and say so); 1 any other error.
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -61,7 +63,16 @@ int runCommand(const std::vector<std::string>& args) {
   if (!quiet) exp.printSummary(stdout);
   if (!out.empty() && !quiet) std::printf("results written to %s\n", out.c_str());
   if (!opt.timelinePath.empty() && !quiet) std::printf("timeline written to %s\n", opt.timelinePath.c_str());
-  return 0;
+  if (!exp.failed()) return 0;
+  // The workload could not complete: say which connection gave up, and fail the command.
+  const auto& failures = exp.failures();
+  for (size_t i = 0; i < failures.size() && i < 10; ++i)
+    std::fprintf(stderr, "error: %s\n", failures[i].message.c_str());
+  if (failures.size() > 10)
+    std::fprintf(stderr, "error: ... %zu more connection failures\n", failures.size() - 10);
+  std::fprintf(stderr, "fabricsim run: the run failed: the workloads did not complete%s\n",
+               out.empty() ? "" : ("; the results (status \"failed\") are in " + out).c_str());
+  return kRunFailedStatus;
 }
 
 }  // namespace fabricsim

@@ -172,10 +172,12 @@ nlohmann::json toJson(const TopologySpec& spec) {
                     {"detection", bgp.detection},
                     {"bfd_interval_ps", bgp.bfdInterval.picos()},
                     {"bfd_multiplier", bgp.bfdMultiplier}}}};
-  j["nic"] = {{"reorder", spec.nic.reorder},
-              {"retransmit_timeout_ps", spec.nic.retransmitTimeout.picos()},
-              {"ack_every", spec.nic.ackEvery},
-              {"window_bytes", spec.nic.window}};
+  j["nic"] = {
+      {"reorder", spec.nic.reorder},        {"retransmit_timeout_ps", spec.nic.retransmitTimeout.picos()},
+      {"rto_backoff", spec.nic.rtoBackoff}, {"max_rto_ps", spec.nic.maxRto.picos()},
+      {"retry_limit", spec.nic.retryLimit}, {"local_ack_timeout", spec.nic.localAckTimeout},
+      {"retry_count", spec.nic.retryCount}, {"ack_every", spec.nic.ackEvery},
+      {"window_bytes", spec.nic.window}};
   // Both controllers' parameters, whichever runs, so every results file has the same keys.
   const DcqcnSpec& d = spec.congestionControl.dcqcn;
   const IbCcSpec& ib = spec.congestionControl.ibcc;

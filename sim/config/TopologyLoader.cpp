@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sim/config/DcqcnPresets.h"
+#include "sim/config/NicSectionReader.h"
 #include "sim/config/SetOverride.h"
 #include "sim/config/YamlReader.h"
 #include "sim/core/Error.h"
@@ -525,17 +526,7 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
     spec.routing.algorithm = "ecmp";
     spec.routing.controlPlane = "bgp";
   }
-  spec.nic.reorder = spec.links.technology == "infiniband" ? "tolerant" : "strict";
-  if (YamlReader::has(root, "nic")) {
-    const Node m = root["nic"];
-    if (r.expectMap(m, "nic")) {
-      r.checkKeys(m, "nic", {"reorder", "retransmit_timeout", "ack_every", "window"});
-      r.getChoice(m, "nic", "reorder", spec.nic.reorder, {"strict", "tolerant"});
-      r.getTime(m, "nic", "retransmit_timeout", spec.nic.retransmitTimeout, Time::ps(1));
-      r.getInt(m, "nic", "ack_every", spec.nic.ackEvery, 1, 1'000'000);
-      r.getBytes(m, "nic", "window", spec.nic.window, false, 0);
-    }
-  }
+  readNicSection(r, root, spec);
   readCongestionControl(r, root, spec);
 }
 

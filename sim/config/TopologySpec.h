@@ -134,11 +134,22 @@ struct RoutingSpec {
   BgpSpec bgp;
 };
 
+/// The RC transport of the NICs. The retransmission timer depends on the link technology:
+/// RoCEv2 NICs start at `retransmitTimeout` and multiply it by `rtoBackoff` at each consecutive
+/// timeout up to `maxRto` (ConnectX adaptive retransmission); InfiniBand NICs wait the IBTA local
+/// ACK timeout 4.096 us x 2^localAckTimeout each time. Either fails the QP on the timeout after
+/// `retryLimit` / `retryCount` retries without progress. Sources of the defaults: README, "NIC".
 struct NicSpec {
   std::string reorder = "strict";  ///< strict: go-back-N on a gap
-  Time retransmitTimeout = Time::us(1000);
-  int ackEvery = 1;                ///< one ACK per this many in-order data packets (and at message end)
-  Bytes window = 0;                ///< max unacknowledged payload bytes per QP; 0 = unlimited
+  Time retransmitTimeout = Time::us(1000);  ///< RoCEv2: initial (and minimum) RTO
+  double rtoBackoff = 2.0;                  ///< RoCEv2: RTO multiplier per consecutive timeout (1: fixed)
+  /// RoCEv2: RTO cap; default the QP local ACK timeout NCCL sets (NCCL_IB_TIMEOUT 20: 4.096 us x 2^20)
+  Time maxRto = Time::ps(4'096'000LL << 20);
+  int retryLimit = 7;        ///< RoCEv2: retransmissions after consecutive timeouts before the QP fails
+  int localAckTimeout = 20;  ///< InfiniBand: exponent N of 4.096 us x 2^N (0..31; 0 = infinite)
+  int retryCount = 7;        ///< InfiniBand: retry_cnt (0..7)
+  int ackEvery = 1;          ///< one ACK per this many in-order data packets (and at message end)
+  Bytes window = 0;          ///< max unacknowledged payload bytes per QP; 0 = unlimited
 };
 
 /// DCQCN (Zhu et al., SIGCOMM 2015) reaction-point and notification-point parameters.

@@ -2,7 +2,8 @@
 //
 // Models: a request to move `bytes` from one GPU to another (by global GPU rank) in a traffic
 // class, over a given queue pair index (entropy), and a notification when the last byte has been
-// delivered to the destination. Workloads never know which backend they run on.
+// delivered to the destination; connections that fail (transport retries exhausted) end the run.
+// Workloads never know which backend they run on.
 // Leaves out: the data itself (only sizes move), and any ordering between different QPs.
 // Units: Bytes, Time (ps).
 #pragma once
@@ -15,6 +16,7 @@
 #include "sim/core/Units.h"
 #include "sim/fabric/FlowRecord.h"
 #include "sim/fabric/NetworkCounters.h"
+#include "sim/fabric/TransferFailure.h"
 
 namespace fabricsim {
 
@@ -56,6 +58,10 @@ class Fabric {
   virtual const std::vector<FlowRecord>& flowRecords() const = 0;
   /// Counters for the results' `network` section; call after the run.
   virtual NetworkCounters networkCounters() const = 0;
+  /// Connections that gave up, in the order they failed (their transfers are marked failed in
+  /// flowRecords()). A backend that fails a connection also stops the simulator: the run ends.
+  /// Backends without transport timeouts never fail one.
+  virtual std::vector<TransferFailure> failures() const { return {}; }
 };
 
 }  // namespace fabricsim

@@ -1,5 +1,5 @@
-// FlowRecord: what the results keep of one transfer: when it started and was delivered, its
-// size, and the time it would have taken alone on an idle fabric (for slowdown).
+// FlowRecord: what the results keep of one transfer: when it started and was delivered (or that
+// it failed), its size, and the time it would have taken alone on an idle fabric (for slowdown).
 // Units: Time (ps), Bytes.
 #pragma once
 
@@ -18,6 +18,7 @@ struct FlowRecord {
   Time finish = Time::max();  ///< Time::max() until delivered
   Time ideal;                 ///< unloaded completion time on its path (same packetisation)
   bool intraHost = false;     ///< carried by NVLink, not the network
+  bool failed = false;        ///< its connection failed (TransferFailure): it will never be delivered
   bool done() const { return finish != Time::max(); }
   Time fct() const { return finish - start; }
 };

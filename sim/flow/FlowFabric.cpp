@@ -45,7 +45,7 @@ std::vector<std::string> FlowFabric::unmodelledEffects() {
   return {"congestion-control transients (rates are the converged max-min fair share at once)",
           "queueing delay and buffer occupancy",
           "ECN marking, PFC pauses and head-of-line blocking, InfiniBand credit stalls",
-          "packet drops and retransmission",
+          "packet drops, retransmission, transport timeouts and connections failing after exhausted retries",
           "congestion-notification traffic (ACKs are counted as a share of the NIC links)",
           "packet reordering",
           "link and switch failures during the run"};

@@ -20,6 +20,7 @@ void Nic::init(uint32_t index, Simulator* sim, PacketFabric* fabric, PacketPool*
 
 void Nic::activate(uint32_t qpId) {
   QueuePair& q = fabric_->qp(qpId);
+  if (q.failed) return;
   if (!q.active && !q.parked && q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna)) {
     q.active = true;
     active_.push_back(qpId);
@@ -67,7 +68,7 @@ uint32_t Nic::pullData(uint8_t allowed) {
     const uint32_t qpId = active_.front();
     active_.pop_front();
     QueuePair& q = fabric_->qp(qpId);
-    if (q.sndNxt >= q.psnEnd || !windowOpen(q.sndNxt, q.sndUna)) {
+    if (q.failed || q.sndNxt >= q.psnEnd || !windowOpen(q.sndNxt, q.sndUna)) {
       q.active = false;
       continue;
     }
@@ -85,6 +86,7 @@ uint32_t Nic::pullData(uint8_t allowed) {
       q.sendMsg = m->next;
       m = &fabric_->message(q.sendMsg);
     }
+    const bool idle = q.sndUna >= q.highestSent;  // nothing outstanding: this packet starts the timer
     const uint32_t psn = q.sndNxt++;
     const uint32_t payload = psn == m->lastPsn ? m->lastPayload : params_->mtu;
     const uint32_t pkt = pool_->allocate();
@@ -111,10 +113,9 @@ uint32_t Nic::pullData(uint8_t allowed) {
     }
     if (q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna)) active_.push_back(qpId);
     else q.active = false;
-    if (!q.timerArmed) {
-      q.timerArmed = true;
-      q.rtoDeadline = now + params_->rto;
-      sim_->schedule(q.rtoDeadline, this, qpId);
+    if (idle && params_->timerEnabled()) {
+      q.rtoDeadline = now + params_->rto(0);
+      armTimer(qpId);
     }
     return pkt;
   }
@@ -242,10 +243,15 @@ void Nic::onAck(const Packet& p) {
   const uint32_t qpId = p.qp;
   QueuePair& q = fabric_->qp(qpId);
   const uint32_t acked = p.psn + 1;
-  if (acked <= q.sndUna) return;  // stale
+  if (q.failed || acked <= q.sndUna) return;  // stale
   q.sndUna = acked;
   if (q.sndNxt < q.sndUna) q.sndNxt = q.sndUna;
-  q.rtoDeadline = sim_->now() + params_->rto;
+  // Progress: the retry counter and the backoff start again (IBTA; ConnectX resets its timeout).
+  q.timeouts = 0;
+  if (params_->timerEnabled()) {
+    q.rtoDeadline = sim_->now() + params_->rto(0);
+    if (q.sndUna < q.highestSent) armTimer(qpId);
+  }
   // Release fully acknowledged messages.
   while (q.msgHead != 0xFFFFFFFFu && fabric_->message(q.msgHead).lastPsn < q.sndUna) {
     const uint32_t m = q.msgHead;
@@ -287,19 +293,28 @@ void Nic::onEvent(uint32_t tag) {
   }
   const uint32_t qpId = tag;
   QueuePair& q = fabric_->qp(qpId);
-  q.timerArmed = false;
-  if (q.sndUna >= q.highestSent) return;  // nothing outstanding; re-armed by the next send
   const Time now = sim_->now();
+  if (now != q.timerAt) return;  // superseded by an event for an earlier deadline
+  q.timerAt = Time::max();
+  if (q.failed || q.sndUna >= q.highestSent) return;  // nothing outstanding; armed by the next send
   if (now >= q.rtoDeadline) {
     ++counters_->timeouts;
-    q.rtoDeadline = now + params_->rto;
-    goBackTo(qpId, q.sndUna);
+    if (q.timeouts >= params_->retryLimit) {  // transport retry counter exceeded
+      fabric_->queuePairFailed(qpId, q.timeouts);
+      return;
+    }
+    ++q.timeouts;
+    q.rtoDeadline = now + params_->rto(q.timeouts);
+    goBackTo(qpId, q.sndUna);  // a timeout, unlike a NACK, uses up a retry
   }
-  QueuePair& q2 = fabric_->qp(qpId);
-  if (!q2.timerArmed && q2.sndUna < q2.highestSent) {
-    q2.timerArmed = true;
-    sim_->schedule(q2.rtoDeadline, this, qpId);
-  }
+  armTimer(qpId);
+}
+
+void Nic::armTimer(uint32_t qpId) {
+  QueuePair& q = fabric_->qp(qpId);
+  if (!params_->timerEnabled() || q.timerAt <= q.rtoDeadline) return;  // an event at or before it is live
+  q.timerAt = q.rtoDeadline;
+  sim_->schedule(q.timerAt, this, qpId);
 }
 
 }  // namespace fabricsim

@@ -5,6 +5,13 @@
 // transmission with per-packet round-robin among active QPs (ACK/NACK/CNP replies first), PSN
 // checking, ACKs (one per `ackEvery` in-order packets and at every message end), go-back-N on
 // NACK or timeout, an optional per-QP window, and message completion when the last byte arrives.
+// Retransmission timer (NicParams::rtoSchedule): started by a packet sent with nothing
+// outstanding, restarted at the initial RTO by every ACK that advances the oldest unacknowledged
+// PSN (which also resets the retry counter), and on expiry go-back-N from that PSN with the next
+// RTO of the schedule (RoCEv2: exponential backoff to a cap; InfiniBand: 4.096 us x 2^N each
+// time). The timeout after `retryLimit` retries without progress fails the QP (PacketFabric::
+// queuePairFailed), as a NIC completes its work requests with "retry counter exceeded". A NACK
+// is not a timeout: it uses up no retry. The timer runs while the NIC is paused (PFC, credits).
 // Receivers are strict (a gap triggers one NACK; out-of-order packets are discarded) or tolerant
 // (out-of-order packets are placed and remembered in a ReorderBuffer, no NACK; losses are then
 // recovered by the sender's timeout).
@@ -14,7 +21,10 @@
 // sender feeds CNPs/BECNs to the controller. PFC PAUSE frames from the leaf stop the NIC's
 // paused classes. InfiniBand credits are enforced by the NIC's EgressPort.
 // Leaves out: PCIe and host memory, multiple ports per NIC, the NIC sending PFC itself
-// (its receive buffer is assumed to drain at line rate).
+// (its receive buffer is assumed to drain at line rate); the randomised initial timeout and
+// partial backoff decrease of ConnectX adaptive retransmission profiles, and the IBTA's allowance
+// for a timer that expires up to 4x after the local ACK timeout (the lower bound is used); RNR
+// NAK retries.
 // Units: bytes, Time (ps).
 #pragma once
 
@@ -61,6 +71,8 @@ class Nic final : public EventHandler {
   void onNack(const Packet& p);
   void sendControl(PacketType type, uint32_t qp, uint32_t psn);
   void goBackTo(uint32_t qp, uint32_t psn);
+  /// Makes sure a timer event is live at or before the QP's deadline (no-op without a timer).
+  void armTimer(uint32_t qp);
   void park(uint32_t qp, Time at);
   void wakeParked();
   bool windowOpen(uint32_t sndNxt, uint32_t sndUna) const {

@@ -1,8 +1,16 @@
 // NicParams: settings every NIC of a run shares (transport, framing, congestion control).
+//
+// The retransmission timer is a schedule of RTOs indexed by the number of consecutive timeouts
+// without progress: RoCEv2 NICs back off exponentially from an initial RTO up to a cap
+// (ConnectX adaptive retransmission); InfiniBand NICs wait the same IBTA local ACK timeout
+// 4.096 us x 2^N every time. A QP fails on the timeout after `retryLimit` retries.
 // Units: bytes, Time (ps), BitRate (bit/s).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "sim/core/Time.h"
 #include "sim/fabric/LinkFraming.h"
@@ -15,12 +23,35 @@ struct NicParams {
   uint32_t mtu = 4096;
   int ackEvery = 1;
   uint32_t windowPackets = 0;  ///< 0: no window
-  Time rto = Time::us(1000);
+  /// RTO after k consecutive timeouts without progress (k = 0: the first), k = 0..retryLimit;
+  /// empty: no retransmission timer (InfiniBand local_ack_timeout 0, "infinite").
+  std::vector<Time> rtoSchedule{Time::us(1000)};
+  int retryLimit = 7;  ///< retransmissions after timeouts without progress; one more timeout fails the QP
   LinkFraming framing = LinkFraming::roce();
   CongestionControl* cc = nullptr;  ///< sender-side rate control; nullptr: line rate
   bool notify = false;              ///< receiver sends CNPs (RoCEv2) / BECNs (InfiniBand) on marks
   Time notifyInterval = Time::us(50);
   bool tolerant = false;            ///< receiver places out-of-order packets (no NACK on a gap)
+
+  bool timerEnabled() const { return !rtoSchedule.empty(); }
+  /// The RTO armed after `timeouts` consecutive timeouts without progress.
+  Time rto(uint32_t timeouts) const {
+    return rtoSchedule[std::min<size_t>(timeouts, rtoSchedule.size() - 1)];
+  }
+
+  /// initial x backoff^k, rounded to the picosecond and capped at `cap`, for k = 0..retries.
+  static std::vector<Time> backoffSchedule(Time initial, double backoff, Time cap, int retries) {
+    cap = std::max(cap, initial);
+    std::vector<Time> s;
+    double x = static_cast<double>(initial.picos());
+    for (int k = 0; k <= retries; ++k) {
+      s.push_back(x >= static_cast<double>(cap.picos()) ? cap : Time::ps(std::llround(x)));
+      x *= backoff;
+    }
+    return s;
+  }
+  /// The IBTA local ACK timeout for exponent n (1..31): 4.096 us x 2^n.
+  static Time localAckTimeout(int n) { return Time::ns(4096) * (int64_t{1} << n); }
 };
 
 }  // namespace fabricsim

@@ -66,7 +66,17 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
   nicParams_.mtu = mtu_;
   nicParams_.ackEvery = spec.nic.ackEvery;
   nicParams_.windowPackets = spec.nic.window > 0 ? static_cast<uint32_t>((spec.nic.window + mtu_ - 1) / mtu_) : 0;
-  nicParams_.rto = spec.nic.retransmitTimeout;
+  if (ib) {
+    // IBTA local ACK timeout: the same 4.096 us x 2^N after every expiry; N = 0: no timer.
+    nicParams_.rtoSchedule.clear();
+    if (spec.nic.localAckTimeout > 0)
+      nicParams_.rtoSchedule.push_back(NicParams::localAckTimeout(spec.nic.localAckTimeout));
+    nicParams_.retryLimit = spec.nic.retryCount;
+  } else {
+    nicParams_.rtoSchedule = NicParams::backoffSchedule(spec.nic.retransmitTimeout, spec.nic.rtoBackoff,
+                                                        spec.nic.maxRto, spec.nic.retryLimit);
+    nicParams_.retryLimit = spec.nic.retryLimit;
+  }
   nicParams_.cc = cc_.get();
   nicParams_.notify = cc_ != nullptr;
   nicParams_.notifyInterval =
@@ -169,6 +179,10 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
   const uint32_t srcNic = path_.sourceNic(r.srcGpu, r.dstGpu);  // PXN when its own NIC cannot reach
   const uint32_t dstNic = topo_.nicOfGpu(r.dstGpu);
   const uint32_t qpId = queuePairFor(srcNic, dstNic, r.trafficClass, r.qp);
+  if (qps_[qpId].failed) {  // posted on a connection in error: flushed at once, never sent
+    records_[record].failed = true;
+    return;
+  }
   const uint32_t npkts = r.bytes == 0 ? 1 : static_cast<uint32_t>((r.bytes + mtu_ - 1) / mtu_);
   uint32_t msg;
   if (!freeMessages_.empty()) {
@@ -210,10 +224,83 @@ void PacketFabric::messageDelivered(uint32_t id) {
 }
 
 void PacketFabric::complete(uint32_t record, Time when) {
+  if (records_[record].failed) return;  // its sender gave up first: the failure stands
   records_[record].finish = when;
   if (when > counters_.lastDelivery) counters_.lastDelivery = when;
   const Pending p = pending_[record];
   if (p.observer) p.observer->onTransferDelivered(p.tag, when);
+}
+
+std::string PacketFabric::nicName(uint32_t nic) const {
+  const uint32_t perHost = static_cast<uint32_t>(topo_.nicsPerHost());
+  std::string name = topo_.node(nic / perHost).name;
+  if (perHost > 1) name += " nic " + std::to_string(nic % perHost);
+  return name;
+}
+
+uint64_t PacketFabric::failTransfers(uint32_t qpId) {
+  QueuePair& q = qps_[qpId];
+  q.failed = true;
+  uint64_t n = 0;
+  for (uint32_t m = q.msgHead; m != kNone; m = messages_[m].next) {
+    FlowRecord& rec = records_[messages_[m].record];
+    if (rec.done() || rec.failed) continue;
+    rec.failed = true;
+    ++n;
+  }
+  return n;
+}
+
+TransferFailure PacketFabric::describeFailure(uint32_t qpId, TransferFailure::Kind kind) const {
+  const QueuePair& q = qps_[qpId];
+  TransferFailure f;
+  f.kind = kind;
+  f.at = sim_.now();
+  f.source = nicName(q.srcNic);
+  f.destination = nicName(q.dstNic);
+  f.srcNic = q.srcNic;
+  f.dstNic = q.dstNic;
+  f.trafficClass = q.tc;
+  for (const auto& [key, id] : qpIndex_)  // once per failure: the reverse lookup is cheap enough
+    if (id == qpId) f.qpIndex = static_cast<uint16_t>(key & 0xFFFF);
+  f.retries = q.timeouts;
+  return f;
+}
+
+void PacketFabric::queuePairFailed(uint32_t qpId, int retries) {
+  TransferFailure f = describeFailure(qpId, TransferFailure::Kind::RetryExceeded);
+  f.retries = retries;
+  f.transfers = failTransfers(qpId);
+  f.message = "connection " + f.source + " -> " + f.destination + " (traffic class " +
+              std::to_string(f.trafficClass) + ", QP " + std::to_string(f.qpIndex) + ") failed at " +
+              formatTime(f.at) + ": transport retry counter exceeded (no acknowledgement after " +
+              std::to_string(retries) + (retries == 1 ? " retry" : " retries") +
+              "; the retransmission timer expired " + std::to_string(retries + 1) + " times in a row); " +
+              std::to_string(f.transfers) + (f.transfers == 1 ? " transfer" : " transfers") +
+              " not delivered";
+  failures_.push_back(std::move(f));
+  sim_.stop();  // the workload cannot complete: the run ends here
+}
+
+size_t PacketFabric::failStalledConnections() {
+  size_t n = 0;
+  for (uint32_t id = 0; id < qps_.size(); ++id) {
+    const QueuePair& q = qps_[id];
+    if (q.failed || q.sndUna >= q.psnEnd) continue;
+    TransferFailure f = describeFailure(id, TransferFailure::Kind::Stalled);
+    f.transfers = failTransfers(id);
+    f.message = "connection " + f.source + " -> " + f.destination + " (traffic class " +
+                std::to_string(f.trafficClass) + ", QP " + std::to_string(f.qpIndex) + ") stalled at " +
+                formatTime(f.at) + ": data unacknowledged and nothing left to happen" +
+                (nicParams_.timerEnabled() ? std::string()
+                                           : std::string(" (no retransmission timer: nic.local_ack_timeout 0 "
+                                                         "is infinite)")) +
+                "; " + std::to_string(f.transfers) + (f.transfers == 1 ? " transfer" : " transfers") +
+                " not delivered";
+    failures_.push_back(std::move(f));
+    ++n;
+  }
+  return n;
 }
 
 Time PacketFabric::idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const {

@@ -7,6 +7,8 @@
 // to that NIC is not timed (it is pipelined with the network transfer and faster than the NIC).
 // Link technology (RoCEv2 or InfiniBand framing and flow control), ECN, PFC and congestion
 // control (DCQCN, IB CC) follow the topology spec.
+// A connection whose retransmission timer runs out of retries fails with its undelivered
+// transfers (failures()) and stops the simulator.
 // Leaves out: alternative routing (adaptive, spraying) and failures.
 // Units: bytes, Time (ps).
 #pragma once
@@ -48,6 +50,7 @@ class PacketFabric final : public Fabric {
   double pathRate(uint32_t srcGpu, uint32_t dstGpu) const override;
   const std::vector<FlowRecord>& flowRecords() const override { return records_; }
   NetworkCounters networkCounters() const override;
+  std::vector<TransferFailure> failures() const override { return failures_; }
 
   // ---- used by Nic ----
   QueuePair& qp(uint32_t id) { return qps_[id]; }
@@ -65,6 +68,9 @@ class PacketFabric final : public Fabric {
   void messageDelivered(uint32_t id);
   /// The sender has seen every PSN of message `id` acknowledged: its record can be reused.
   void releaseMessage(uint32_t id) { freeMessages_.push_back(id); }
+  /// QP `qp` timed out once more after `retries` retries without progress: it fails, every
+  /// transfer posted on it and not yet delivered fails, and the simulator stops (the run ends).
+  void queuePairFailed(uint32_t qp, int retries);
   Nic& nic(uint32_t index) { return nics_[index]; }
 
   // ---- inspection (tests, benchmarks) ----
@@ -81,6 +87,10 @@ class PacketFabric final : public Fabric {
     const auto it = qpIndex_.find(qpKey(srcNic, dstNic, tc, qpIndex));
     return it == qpIndex_.end() ? kInvalid : it->second;
   }
+  /// After the event queue drained with transfers undelivered: fails every QP that still has data
+  /// unacknowledged (with no timer, as an infinite InfiniBand local ACK timeout leaves it, nothing
+  /// would ever recover it) and returns how many. Their failures join failures().
+  size_t failStalledConnections();
   /// Unloaded time for `bytes` from srcNic to dstNic along the path the hash picks for `tuple`.
   Time idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const;
 
@@ -91,6 +101,11 @@ class PacketFabric final : public Fabric {
            (static_cast<uint64_t>(tc & 7) << 16) | qpIndex;
   }
   void complete(uint32_t record, Time when);
+  /// "host-3", or "host-3 nic 1" when hosts have several NICs.
+  std::string nicName(uint32_t nic) const;
+  /// Marks QP `qp` failed and its undelivered transfers failed; returns how many transfers.
+  uint64_t failTransfers(uint32_t qp);
+  TransferFailure describeFailure(uint32_t qp, TransferFailure::Kind kind) const;
 
   Simulator& sim_;
   const Topology& topo_;
@@ -112,6 +127,7 @@ class PacketFabric final : public Fabric {
   std::deque<ReorderBuffer> reorder_;  // stable references
   std::vector<uint32_t> freeMessages_;
   std::vector<FlowRecord> records_;
+  std::vector<TransferFailure> failures_;
   struct Pending {
     uint64_t tag;
     TransferObserver* observer;

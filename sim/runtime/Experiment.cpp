@@ -1,5 +1,6 @@
 #include "sim/runtime/Experiment.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -189,9 +190,6 @@ void Experiment::checkSupported() const {
   if (!spec_.failures.empty() && options_.backend != "packet")
     unsupported("failures", "the " + options_.backend +
                                 " backend does not model failures during the run; use --backend packet");
-  if (!spec_.failures.empty() && spec_.routing.controlPlane != "bgp")
-    unsupported("failures", "failures need routing.control_plane: bgp (static tables never route around a failure, "
-                            "so traffic into the dead link would be retransmitted forever)");
   const std::string& cc = spec_.congestionControl.algorithm;
   if ((cc == "dcqcn" || cc == "ibcc") && !spec_.sw.ecn.enabled)
     unsupported("switch.ecn", "congestion_control.algorithm '" + cc +
@@ -260,8 +258,17 @@ void Experiment::run() {
   const std::vector<Time> computeOnly = reference.get();  // rethrows the reference's error
   for (size_t i = 0; i < jobs_.size(); ++i)
     if (jobs_[i].executor) jobs_[i].computeOnly = computeOnly[i];
-  for (auto& w : workloads_)
-    SIM_CHECK(w->finished(), "workload '" + w->name() + "' did not finish although the event queue drained");
+  // A connection that ran out of retries stopped the run; a queue that drained with transfers
+  // outstanding is a connection that nothing can recover (no timer): both are the run's failure.
+  connectionFailures_ = fabric_->failures();
+  const bool unfinished =
+      std::any_of(workloads_.begin(), workloads_.end(), [](const auto& w) { return !w->finished(); });
+  if (connectionFailures_.empty() && unfinished && packet_ && packet_->failStalledConnections() > 0)
+    connectionFailures_ = fabric_->failures();
+  if (connectionFailures_.empty())
+    for (auto& w : workloads_)
+      SIM_CHECK(w->finished(),
+                "workload '" + w->name() + "' did not finish although the event queue drained");
   finished_ = true;
 }
 
@@ -288,6 +295,21 @@ nlohmann::json Experiment::buildResults() const {
   for (const auto& w : workloadSpecs_) workloads.push_back(toJson(w));
   doc["spec"] = {{"topology", toJson(spec_)}, {"workloads", workloads}};
   doc["backend"] = fabric_->backendName();
+  doc["status"] = connectionFailures_.empty() ? "completed" : "failed";
+  json failures = json::array();
+  for (const auto& f : connectionFailures_)
+    failures.push_back({{"kind", TransferFailure::kindName(f.kind)},
+                        {"at_s", f.at.seconds()},
+                        {"source", f.source},
+                        {"destination", f.destination},
+                        {"src_nic", f.srcNic},
+                        {"dst_nic", f.dstNic},
+                        {"traffic_class", f.trafficClass},
+                        {"qp", f.qpIndex},
+                        {"retries", f.retries},
+                        {"transfers_failed", f.transfers},
+                        {"message", f.message}});
+  doc["failures"] = failures;
   if (episodes_) {
     doc["backend_model"] = {
         {"level", "hybrid"},
@@ -343,9 +365,13 @@ nlohmann::json Experiment::buildResults() const {
 
   std::vector<double> fct, slow, netFct;
   const auto& recs = fabric_->flowRecords();
-  size_t intra = 0;
+  size_t intra = 0, failedTransfers = 0, undelivered = 0;
   for (const auto& r : recs) {
-    if (!r.done()) continue;
+    failedTransfers += r.failed;
+    if (!r.done()) {
+      ++undelivered;
+      continue;
+    }
     const double f = r.fct().micros();
     fct.push_back(f);
     if (r.intraHost) ++intra;
@@ -355,8 +381,14 @@ nlohmann::json Experiment::buildResults() const {
   const Percentiles pf(fct), ps(slow);
   doc["flows"] = {{"count", recs.size()},
                   {"intra_host", intra},
-                  {"fct_us", {{"p50", pf.at(0.5)}, {"p90", pf.at(0.9)}, {"p99", pf.at(0.99)}, {"max", pf.max()},
-                              {"mean", pf.mean()}}},
+                  {"failed_transfers", failedTransfers},
+                  {"undelivered_transfers", undelivered},
+                  {"fct_us",
+                   {{"p50", pf.at(0.5)},
+                    {"p90", pf.at(0.9)},
+                    {"p99", pf.at(0.99)},
+                    {"max", pf.max()},
+                    {"mean", pf.mean()}}},
                   {"slowdown", {{"p50", ps.at(0.5)}, {"p99", ps.at(0.99)}, {"max", ps.max()}}}};
 
   json tiers = json::object();
@@ -475,7 +507,9 @@ nlohmann::json Experiment::jobJson(const Job& job) const {
   using nlohmann::json;
   const Workload& w = *job.workload;
   const double jct = (w.finishTime() - w.startTime()).seconds();
+  const bool done = w.finished();  // false when a failure ended the run first
   json j = {{"name", w.name()},
+            {"finished", done},
             {"kind", job.spec->kind},
             {"jct_s", jct},
             {"start_s", w.startTime().seconds()},
@@ -552,6 +586,8 @@ nlohmann::json Experiment::jobJson(const Job& job) const {
     j["p2p"] = {{"messages", e.messages()},
                 {"mean_time_s", e.messages() ? (e.messageTime() / static_cast<int64_t>(e.messages())).seconds() : 0.0}};
   }
+  if (!done)  // an unfinished job has no completion time: null, never a number
+    for (const char* k : {"jct_s", "finish_s", "exposed_comm_s"}) j[k] = nullptr;
   return j;
 }
 
@@ -583,15 +619,19 @@ void Experiment::printSummary(std::FILE* out) const {
   std::fprintf(out, "\n%-24s %-10s %12s %12s %12s %12s %10s\n", "job", "kind", "JCT", "iteration", "compute",
                "exposed comm", "bytes");
   for (const auto& j : r["jobs"]) {
-    auto t = [](double s) { return formatTime(Time::ps(static_cast<int64_t>(s * 1e12 + 0.5))); };
+    auto t = [](const nlohmann::json& s) {
+      return s.is_number() ? formatTime(Time::ps(static_cast<int64_t>(s.get<double>() * 1e12 + 0.5)))
+                           : std::string("failed");
+    };
     const auto& its = j["iterations"];
-    const std::string iter = its.empty() ? std::string("-") : t(its.back()["time_s"].get<double>());
+    const std::string iter = its.empty() ? std::string("-") : t(its.back()["time_s"]);
     std::fprintf(out, "%-24s %-10s %12s %12s %12s %12s %10s\n", j["name"].get<std::string>().c_str(),
-                 j["kind"].get<std::string>().c_str(), t(j["jct_s"].get<double>()).c_str(), iter.c_str(),
-                 t(j["compute_s"].get<double>()).c_str(), t(j["exposed_comm_s"].get<double>()).c_str(),
+                 j["kind"].get<std::string>().c_str(), t(j["jct_s"]).c_str(), iter.c_str(),
+                 t(j["compute_s"]).c_str(), t(j["exposed_comm_s"]).c_str(),
                  formatBytes(j["bytes"].get<Bytes>()).c_str());
   }
   for (const auto& job : jobs_) {
+    if (!job.workload->finished()) continue;  // the failures below say why
     if (job.sweep) {
       std::fprintf(out, "\n");
       job.sweep->printTable(out);
@@ -656,6 +696,10 @@ void Experiment::printSummary(std::FILE* out) const {
                  static_cast<unsigned long long>(flow_->flowsStarted()),
                  static_cast<unsigned long long>(flow_->solver().solves()));
   }
+  if (!connectionFailures_.empty())
+    std::fprintf(out, "\nRUN FAILED: %zu connection(s) failed, %llu transfer(s) not delivered; first: %s\n",
+                 connectionFailures_.size(), f["failed_transfers"].get<unsigned long long>(),
+                 connectionFailures_.front().message.c_str());
 }
 
 }  // namespace fabricsim

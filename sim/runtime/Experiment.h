@@ -3,7 +3,10 @@
 //
 // Models: loading and validating every input before anything runs (all problems reported as
 // InputError), building the fabric, running the simulation until the last transfer has been
-// delivered and the network has drained, and summarising jobs, flows and the network.
+// delivered and the network has drained, and summarising jobs, flows and the network. A run that
+// cannot complete (a connection exhausted its retries, or the queue drained with transfers that
+// nothing can recover) ends there: its results carry status "failed", the failures, and null
+// completion times for the jobs that did not finish.
 // Jobs of every kind share the fabric: patterns on their GPU ranges, collective sweeps,
 // training jobs and trace replays on GPUs from a GpuAllocator. For jobs that run a JobTrace
 // the results add iteration times, compute, exposed communication (JCT minus the JCT of the
@@ -51,8 +54,12 @@ class Experiment {
   explicit Experiment(RunOptions options);
   ~Experiment();
 
-  /// Runs the simulation to completion.
+  /// Runs the simulation to completion, or until a connection fails (failed()).
   void run();
+  /// A connection gave up (transport retries exhausted) or the run stalled with transfers
+  /// outstanding: the workloads did not complete. The results say so (status, failures).
+  bool failed() const { return !connectionFailures_.empty(); }
+  const std::vector<TransferFailure>& failures() const { return connectionFailures_; }
   /// The results document (valid after run()).
   nlohmann::json results() const;
   /// A short human-readable table of the results.
@@ -111,6 +118,7 @@ class Experiment {
   double wallSeconds_ = 0;
   double buildSeconds_ = 0;
   nlohmann::json buildResults() const;
+  std::vector<TransferFailure> connectionFailures_;
   bool ran_ = false;
   bool finished_ = false;  ///< run() completed: the results no longer change
   mutable std::shared_ptr<const nlohmann::json> results_;  ///< computed once after run()

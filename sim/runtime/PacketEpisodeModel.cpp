@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include "sim/core/Error.h"
 #include "sim/core/Simulator.h"
@@ -135,6 +136,9 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
     fabric.send(r, &countdown);
   }
   sim.run(Time::s(60));
+  if (const auto failed = fabric.failures(); !failed.empty())
+    throw std::runtime_error("a congestion episode simulated at packet level failed: " +
+                             failed.front().message);
   SIM_CHECK(countdown.left() == 0, "a congestion episode did not finish within 60 s of simulated time");
 
   const LinkFraming framing = s.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce();
@@ -159,7 +163,9 @@ std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
       "starts)",
       "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "
       "(the simulated episodes' counters are in summary.hybrid_model.episodes)",
-      "packet reordering", "link and switch failures during the run"};
+      "packet reordering",
+      "link and switch failures during the run",
+      "connections failing after exhausted transport retries (a failed episode is an error)"};
 }
 
 nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {

@@ -670,7 +670,9 @@ void SweepRunner::writeSummary(const SweepSpec& spec, const std::vector<SweepPoi
     json results;
     if (fs::exists(dir / "results.json", ec)) {
       results = readJson((dir / "results.json").string());
-      cells.push_back(results.is_null() ? "failed" : "ok");
+      // A run whose workload failed (a connection exhausted its retries) still writes its results.
+      const json* status = at(results, {"status"});
+      cells.push_back(results.is_null() || (status && *status == "failed") ? "failed" : "ok");
     } else {
       cells.push_back(fs::exists(dir / "failed.json", ec) ? "failed" : "missing");
     }

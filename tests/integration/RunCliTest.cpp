@@ -169,15 +169,8 @@ TEST(RunCli, WorkloadWithUnknownKeyExitsTwoNamingFileLineAndKey) {
   EXPECT_NE(r.out.find("mesage_count"), std::string::npos) << r.out;
 }
 
-TEST(RunCli, FailuresWithoutBgpAndUnknownSchemesExitTwo) {
-  // Static tables never route around a failure: refused, naming the key.
-  const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
-                                " --set 'failures=[{at: 10us, action: down, link: [leaf-0, spine-0]}]' --quiet");
-  EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find(kTopo), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("failures"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("control_plane"), std::string::npos) << r.out;
-  // An unknown node name in a failure is refused too, with BGP on.
+TEST(RunCli, UnknownFailureNodesAndUnknownSchemesExitTwo) {
+  // An unknown node name in a failure is refused, with BGP on.
   const CliResult r3 = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
                                  " --set routing.control_plane=bgp --set 'failures=[{at: 10us, action: down, switch: spine-99}]' --quiet");
   EXPECT_EQ(r3.status, 2) << r3.out;
@@ -193,6 +186,60 @@ TEST(RunCli, FailuresWithoutBgpAndUnknownSchemesExitTwo) {
                                    scheme + " --set nic.reorder=tolerant --quiet");
     EXPECT_EQ(ok.status, 0) << scheme << ": " << ok.out;
   }
+}
+
+TEST(RunCli, AConnectionThatExhaustsItsRetriesFailsTheRunWithCompleteResults) {
+  // Static tables keep hashing connections into a spine link that is down from the start: their
+  // data or their ACKs die there, no ACK ever arrives, and each such connection times out after
+  // 10, 20 and 40 us (backoff 2) and fails on the third timeout, 70 us after its first packet
+  // left at time 0. The first failure ends the run: exit status 3, a message naming the
+  // connection, and a complete results file that says the run failed.
+  TempDir dir;
+  const std::string out = dir.file("failed.json");
+  const CliResult r =
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
+             " --set 'failures=[{at: 0us, action: down, link: [leaf-0, spine-0]}]'"
+             " --set 'nic={retransmit_timeout: 10us, rto_backoff: 2, retry_limit: 2}' --out " +
+             quoted(out) + " --quiet");
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("error: connection host-"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("retry counter exceeded"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 retries"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(out), std::string::npos) << r.out;
+  ASSERT_TRUE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+  const nlohmann::json j = readJson(out);  // parses: the file is whole
+  for (const char* k : {"version", "git", "seed", "spec", "backend", "summary", "jobs", "flows", "network",
+                        "status", "failures"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["status"], "failed");
+  ASSERT_EQ(j["failures"].size(), 1u);
+  const auto& f = j["failures"][0];
+  EXPECT_EQ(f["kind"], "retry_exceeded");
+  EXPECT_EQ(f["retries"], 2);
+  // 70 us; 0.5 ps of slack covers the conversion of integer picoseconds to seconds in JSON.
+  EXPECT_NEAR(f["at_s"].get<double>(), 70e-6, 0.5e-12);
+  EXPECT_EQ(f["source"].get<std::string>().rfind("host-", 0), 0u);
+  EXPECT_EQ(f["destination"].get<std::string>().rfind("host-", 0), 0u);
+  EXPECT_NE(r.out.find(f["source"].get<std::string>() + " -> " + f["destination"].get<std::string>()),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(j["flows"]["failed_transfers"], f["transfers_failed"]);
+  EXPECT_GE(j["flows"]["undelivered_transfers"].get<int>(), j["flows"]["failed_transfers"].get<int>());
+  ASSERT_EQ(j["jobs"].size(), 1u);
+  EXPECT_EQ(j["jobs"][0]["finished"], false);
+  EXPECT_TRUE(j["jobs"][0]["jct_s"].is_null());
+  EXPECT_NEAR(j["summary"]["sim_clock_end_s"].get<double>(), 70e-6, 0.5e-12);  // the run ended there
+  // Without the failure the same run completes and says so.
+  const std::string ok = dir.file("ok.json");
+  const CliResult good = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --out " +
+                                quoted(ok) + " --quiet");
+  EXPECT_EQ(good.status, 0) << good.out;
+  const nlohmann::json g = readJson(ok);
+  EXPECT_EQ(g["status"], "completed");
+  EXPECT_TRUE(g["failures"].empty());
+  EXPECT_EQ(g["flows"]["failed_transfers"], 0);
+  EXPECT_EQ(g["jobs"][0]["finished"], true);
 }
 
 TEST(RunCli, MissingTopologyFileExitsTwo) {

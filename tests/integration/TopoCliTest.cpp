@@ -36,6 +36,25 @@ TEST(TopoCliTest, SeveralErrorsAreAllPrinted) {
     EXPECT_NE(r.out.find(key), std::string::npos) << key << "\n" << r.out;
 }
 
+TEST(TopoCliTest, BadNicTimersExitTwoNamingFileLineAndKey) {
+  // Every timer problem of each file, at its own line: a negative RTO, a retry limit out of
+  // range, an exponent past 31, a retry count past IBTA's 3 bits, and keys of the other technology.
+  const std::string roce = kSrc + "/tests/data/bad/nic-timers-roce.yaml";
+  const CliResult r = runCli("topo '" + roce + "'", true);
+  EXPECT_EQ(r.status, 2);
+  for (const char* at : {":6:", ":7:", ":8:"})
+    EXPECT_NE(r.out.find(roce + at), std::string::npos) << at << r.out;
+  for (const char* key : {"nic.retransmit_timeout", "nic.retry_limit", "nic.local_ack_timeout"})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << "\n" << r.out;
+  const std::string ib = kSrc + "/tests/data/bad/nic-timers-ib.yaml";
+  const CliResult i = runCli("topo '" + ib + "'", true);
+  EXPECT_EQ(i.status, 2);
+  for (const char* at : {":7:", ":8:", ":9:"})
+    EXPECT_NE(i.out.find(ib + at), std::string::npos) << at << i.out;
+  for (const char* text : {"<= 31", "<= 7", "InfiniBand NICs time out after the local ACK timeout"})
+    EXPECT_NE(i.out.find(text), std::string::npos) << text << "\n" << i.out;
+}
+
 TEST(TopoCliTest, UnknownOptionAndMissingFileExitTwo) {
   EXPECT_EQ(runCli("topo --frobnicate " + kSrc + "/topologies/leafspine-16.yaml", true).status, 2);
   EXPECT_EQ(runCli("topo /nonexistent.yaml", true).status, 2);

@@ -70,7 +70,7 @@ TEST(TopologyLoaderTest, ReadsEveryKey) {
                            "switch: {buffer: 64MiB, latency: 300ns, dt_alpha: 2,\n"
                            "         ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.1}, pfc: {xoff: 60KB, xon: 48KB}}\n"
                            "routing: {algorithm: adaptive, hash_seed: 7}\n"
-                           "nic: {retransmit_timeout: 5ms, ack_every: 4, window: 1MiB}\n"
+                           "nic: {local_ack_timeout: 14, retry_count: 5, ack_every: 4, window: 1MiB}\n"
                            "congestion_control: {algorithm: ibcc}\n"
                            "workload: ../w/perm.yaml\n"
                            "failures:\n"
@@ -95,6 +95,8 @@ TEST(TopologyLoaderTest, ReadsEveryKey) {
   EXPECT_EQ(s.sw.pfc.xon, 48'000);
   EXPECT_EQ(s.routing.algorithm, "adaptive");
   EXPECT_EQ(s.routing.hashSeed, 7u);
+  EXPECT_EQ(s.nic.localAckTimeout, 14);
+  EXPECT_EQ(s.nic.retryCount, 5);
   EXPECT_EQ(s.nic.ackEvery, 4);
   EXPECT_EQ(s.nic.window, 1LL << 20);
   EXPECT_EQ(s.congestionControl.algorithm, "ibcc");

@@ -157,13 +157,16 @@ TEST(SweepRunnerTest, SummaryColumnsComeFromTheResults) {
 TEST(SweepRunnerTest, SummaryMarksMissingAndFailedPointsAndQuotesLabels) {
   TempDir dir;
   const auto spec =
-      load(dir, "topology: " + kTopo + "\naxes:\n  - {name: routing, values: [ecmp, 'a,b', c]}\n");
+      load(dir, "topology: " + kTopo + "\naxes:\n  - {name: routing, values: [ecmp, 'a,b', c, d]}\n");
   const auto points = SweepRunner::expand(spec);
   namespace fs = std::filesystem;
   fs::create_directories(dir.file("out/points/p0000"));
   fs::create_directories(dir.file("out/points/p0001"));
   std::ofstream(dir.file("out/points/p0000/results.json")) << R"({"routing": {"algorithm": "ecmp"}})";
   std::ofstream(dir.file("out/points/p0001/failed.json")) << "{}";
+  // A run whose workload failed (a connection ran out of retries) writes results that say so.
+  fs::create_directories(dir.file("out/points/p0003"));
+  std::ofstream(dir.file("out/points/p0003/results.json")) << R"({"status": "failed", "backend": "packet"})";
   SweepRunner::writeSummary(spec, points, dir.file("out"));
   std::ifstream in(dir.file("out/summary.csv"));
   std::stringstream ss;
@@ -176,6 +179,7 @@ TEST(SweepRunnerTest, SummaryMarksMissingAndFailedPointsAndQuotesLabels) {
   EXPECT_NE(csv.find("\np0000,ok,ecmp,,,ecmp,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\np0001,failed,\"a,b\","), std::string::npos) << csv;
   EXPECT_NE(csv.find("\np0002,missing,c,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\np0003,failed,d,packet,"), std::string::npos) << csv;
 }
 
 }  // namespace
