@@ -44,9 +44,10 @@ DcqcnSpec paperPreset() {
 // that would confirm it (and its unit) was not retrievable, and the one cited source that models
 // the firmware's behaviour rather than listing its knobs -- HPCC's ns-3 "Mellanox" mode, whose
 // README says it follows ConnectX-4 and newer -- raises the rate by the 300 us timer alone. A
-// 32767 B counter would also fire every 2.6 us at 100 Gb/s, faster than the 4 us decrease grid,
-// undoing every cut (this model then failed to hold the queue at all). `byte_counter: 32767B`
-// restores it.
+// 32767 B counter fires every 2.6 us at 100 Gb/s, faster than the 4 us decrease grid, and undoes
+// every cut: in tests/integration/DcqcnFairnessTest.cpp's setup with it on, 2 to 16 long flows
+// kept the queue at the buffer's drop threshold and their goodput under 1% of the link (go-back-N
+// after drops). `byte_counter: 32767B` restores it.
 DcqcnSpec connectxPreset() {
   DcqcnSpec s;
   s.preset = "connectx";
