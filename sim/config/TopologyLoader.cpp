@@ -416,12 +416,14 @@ void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, cons
     else
       d.rateReduceInterval = Time::zero();  // e.g. preset connectx with variant: paper
   } else if (d.rateReduceInterval <= Time::zero()) {
-    const Node at = intervalGiven                   ? m["rate_reduce_interval"]
-                    : YamlReader::has(m, "variant") ? m["variant"]
-                                                    : m;
-    r.error(at, ip,
-            "expected a positive rate_reduce_interval with variant mlx (its cuts wait for ticks of this "
-            "period; ConnectX: 4us), found 0");
+    if (intervalGiven)
+      r.error(m["rate_reduce_interval"], ip,
+              "expected a positive rate_reduce_interval with variant mlx (its cuts wait for ticks of this "
+              "period; ConnectX: 4us), found 0");
+    else  // variant mlx over a preset without a decrease grid (dcqcn-paper)
+      r.error(YamlReader::has(m, "variant") ? m["variant"] : m, YamlReader::join(p, "variant"),
+              "variant mlx needs a positive rate_reduce_interval (its cuts wait for ticks of that period; "
+              "ConnectX: 4us) and the preset has none: set congestion_control.dcqcn.rate_reduce_interval");
   }
   double frac = 0;
   if (r.getDouble(m, p, "max_decrease_fraction", frac, 0.0, 1.0)) {

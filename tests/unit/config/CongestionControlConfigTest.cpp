@@ -261,9 +261,11 @@ TEST(CongestionControlConfigTest, BadVariantsNameKeyAndLine) {
                       "congestion_control.dcqcn.rate_reduce_interval", 7, "variant paper"));
   EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    variant: mlx\n    rate_reduce_interval: 0us\n"),
                       "congestion_control.dcqcn.rate_reduce_interval", 7, "positive"));
-  // mlx over the paper preset (no interval): reported at the variant key.
-  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    variant: mlx\n"),
-                      "congestion_control.dcqcn.rate_reduce_interval", 6, "positive"));
+  // mlx over the paper preset (no interval): reported at the variant key, in the file or --set.
+  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    variant: mlx\n"), "congestion_control.dcqcn.variant", 6,
+                      "rate_reduce_interval"));
+  EXPECT_TRUE(hasDiag(diagnosticsOf(kTopo, {"congestion_control.dcqcn.variant=mlx"}),
+                      "congestion_control.dcqcn.variant", 0, "--set"));
   const std::string cx = kTopo + "congestion_control:\n  preset: connectx\n  dcqcn:\n";
   EXPECT_TRUE(hasDiag(diagnosticsOf(cx + "    rate_reduce_interval: 0us\n"),
                       "congestion_control.dcqcn.rate_reduce_interval", 6, "variant mlx"));
