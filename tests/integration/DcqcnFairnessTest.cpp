@@ -9,8 +9,9 @@
 // 4096 B payloads, 32 MiB buffer, ECN with HPCC ns-3's 100 Gb/s entry (Kmin 400 KB, Kmax 1600 KB,
 // Pmax 0.2; its run.py scales 100/400 KB per 25 Gb/s), no PFC. Flows start 500 us apart and run
 // 500 ms; the window is the second half. Convergence is slow at 100 Gb/s with these additive steps
-// (connectx: 5 Mb/s, hyper 50 Mb/s, per 300 us; paper: 40 Mb/s per 55 us): after 60 ms, 16 connectx
-// flows still ranged from 0.75x to 1.6x the fair share and 2 paper flows from 0.72x to 1.27x.
+// (connectx: 5 Mb/s, hyper 50 Mb/s, per 300 us; paper: 40 Mb/s per 55 us): over the second half
+// of 60 ms runs, 2 paper flows still ranged from 0.72x to 1.27x the fair share; of 200 ms runs,
+// 16 connectx flows from 0.75x to 1.6x.
 // Thresholds, fixed before measuring: the Jain index >= 0.95 and utilisation >= 90%, here
 // of the payload capacity (100 Gb/s x 4096 / 4178, RoCEv2 framing); and no flow outside 25% of the
 // fair share, so that one starved or dominant flow cannot hide in a good average. In the window
