@@ -27,10 +27,10 @@
 //    decrease grid, and ns-3's 300 us is a multiple of 4 us); at equal times the timer runs
 //    first, as in ns-3, where it was scheduled earlier.
 //  - Byte counter (not in ns-3; byteCounter = 0 turns it off, as the ns-3 reference runs): every
-//    byteCounter bytes sent below line rate is an increase event with stage BC; with both counters
-//    the paper's rule decides (max(T, BC) < F fast, min(T, BC) > F hyper, else additive). A CNP
-//    or tick at the same instant as an event comes first; a byte event comes after the timer
-//    events at or before its instant.
+//    byteCounter bytes sent after the first cut and below line rate is an increase event with
+//    stage BC; with both counters the paper's rule decides (max(T, BC) < F fast, min(T, BC) > F
+//    hyper, else additive). A byte event comes after the timer expiries and ticks at or before
+//    its instant.
 // Ties: a CNP arriving exactly at a grid instant is latched after that tick (counted by the next).
 // Lazy evaluation: every call first replays the QP's timer expiries and decrease ticks up to
 // `now` in time order; alpha is a closed form (1-g)^k from the last CNP or cut, settled only at
