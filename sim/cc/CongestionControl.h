@@ -35,7 +35,7 @@ class CongestionControl {
   virtual const char* name() const = 0;
 };
 
-/// The controller for spec.algorithm ("dcqcn" or "ibcc"); nullptr for "none".
+/// The controller for spec.algorithm ("dcqcn", by spec.dcqcn.variant, or "ibcc"); nullptr for "none".
 std::unique_ptr<CongestionControl> makeCongestionControl(const CongestionControlSpec& spec);
 
 }  // namespace fabricsim

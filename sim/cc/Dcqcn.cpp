@@ -10,12 +10,13 @@ Dcqcn::Dcqcn(const DcqcnSpec& spec) : spec_(spec), oneMinusG_(1.0 - spec.g) {
   SIM_CHECK(spec.initialAlpha >= 0 && spec.initialAlpha <= 1, "DCQCN initial alpha must be in [0, 1]");
   SIM_CHECK(spec.alphaTimer > Time::zero(), "DCQCN alpha timer must be positive");
   SIM_CHECK(spec.rateIncreaseTimer > Time::zero(), "DCQCN rate-increase timer must be positive");
-  SIM_CHECK(spec.byteCounter > 0, "DCQCN byte counter must be positive");
+  SIM_CHECK(spec.byteCounter >= 0, "DCQCN byte counter must be >= 0 (0: off)");
   SIM_CHECK(spec.fastRecoveryStages >= 0, "DCQCN fast-recovery stages must be >= 0");
   SIM_CHECK(spec.minRate.bitsPerSecond() > 0, "DCQCN min rate must be positive");
   SIM_CHECK(spec.maxDecreaseFraction > 0 && spec.maxDecreaseFraction <= 1,
             "DCQCN max decrease fraction must be in (0, 1]");
-  SIM_CHECK(spec.rateReduceInterval >= Time::zero(), "DCQCN rate-reduce interval must be >= 0");
+  SIM_CHECK(spec.rateReduceInterval == Time::zero(),
+            "DCQCN variant paper cuts on every CNP: rate-reduce interval must be 0 (use variant mlx)");
 }
 
 void Dcqcn::addFlow(uint32_t qp, BitRate lineRate, Time now) {
@@ -29,7 +30,6 @@ void Dcqcn::addFlow(uint32_t qp, BitRate lineRate, Time now) {
   s.alphaBase = spec_.initialAlpha;
   s.alphaAnchor = now;
   s.nextIncrease = Time::max();
-  s.lastDecrease = now;
 }
 
 double Dcqcn::alpha(uint32_t qp, Time now) const {
@@ -49,8 +49,9 @@ void Dcqcn::setRate(QpState& s) {
 
 void Dcqcn::increase(QpState& s) {
   const int f = spec_.fastRecoveryStages;
-  const int32_t hi = std::max(s.timerStages, s.byteStages);
-  const int32_t lo = std::min(s.timerStages, s.byteStages);
+  const bool bytesOn = spec_.byteCounter > 0;
+  const int32_t hi = bytesOn ? std::max(s.timerStages, s.byteStages) : s.timerStages;
+  const int32_t lo = bytesOn ? std::min(s.timerStages, s.byteStages) : s.timerStages;
   if (hi < f) {
     // fast recovery: Rt unchanged
   } else if (lo > f) {
@@ -75,7 +76,7 @@ void Dcqcn::advance(QpState& s, Time now) {
 void Dcqcn::onSent(uint32_t qp, Time now, uint32_t wireBytes) {
   SIM_DCHECK(qp < qps_.size(), "Dcqcn::onSent: unknown QP");
   QpState& s = qps_[qp];
-  if (!s.paced) return;
+  if (!s.paced || spec_.byteCounter == 0) return;
   if (s.nextIncrease <= now) advance(s, now);
   s.bytes += wireBytes;
   while (s.paced && s.bytes >= spec_.byteCounter) {
@@ -95,27 +96,22 @@ void Dcqcn::onNotification(uint32_t qp, Time now) {
     s.timerIncreaseSinceDecrease = true;
   }
   const double a = alpha(qp, now);
-  const bool suppressed =
-      spec_.rateReduceInterval > Time::zero() && s.cnpSeen && now - s.lastDecrease < spec_.rateReduceInterval;
-  if (!suppressed) {
-    if (!s.cnpSeen && spec_.rateOnFirstCnp.bitsPerSecond() > 0) {
-      s.rc = s.rt = std::min(static_cast<double>(spec_.rateOnFirstCnp.bitsPerSecond()), s.line);
-    } else {
-      if (spec_.clampTargetRate || (spec_.clampTargetRateAfterTimeIncrease && s.timerIncreaseSinceDecrease))
-        s.rt = s.rc;
-      const double factor = std::max(1.0 - a / 2, 1.0 - spec_.maxDecreaseFraction);
-      const double floor = std::min(static_cast<double>(spec_.minRate.bitsPerSecond()), s.line);
-      s.rc = std::max(s.rc * factor, floor);
-    }
-    s.timerStages = 0;
-    s.byteStages = 0;
-    s.bytes = 0;
-    s.timerIncreaseSinceDecrease = false;
-    s.lastDecrease = now;
-    s.nextIncrease = now + spec_.rateIncreaseTimer;
-    s.paced = true;
-    setRate(s);
+  if (!s.cnpSeen && spec_.rateOnFirstCnp.bitsPerSecond() > 0) {
+    s.rc = s.rt = std::min(static_cast<double>(spec_.rateOnFirstCnp.bitsPerSecond()), s.line);
+  } else {
+    if (spec_.clampTargetRate || (spec_.clampTargetRateAfterTimeIncrease && s.timerIncreaseSinceDecrease))
+      s.rt = s.rc;
+    const double factor = std::max(1.0 - a / 2, 1.0 - spec_.maxDecreaseFraction);
+    const double floor = std::min(static_cast<double>(spec_.minRate.bitsPerSecond()), s.line);
+    s.rc = std::max(s.rc * factor, floor);
   }
+  s.timerStages = 0;
+  s.byteStages = 0;
+  s.bytes = 0;
+  s.timerIncreaseSinceDecrease = false;
+  s.nextIncrease = now + spec_.rateIncreaseTimer;
+  s.paced = true;
+  setRate(s);
   s.alphaBase = oneMinusG_ * a + spec_.g;
   s.alphaAnchor = now;
   s.cnpSeen = true;

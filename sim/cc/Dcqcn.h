@@ -1,15 +1,12 @@
-// Dcqcn: the DCQCN reaction point (Zhu et al., SIGCOMM 2015) for every RoCEv2 queue pair, as
-// implemented by ConnectX firmware and the HPCC ns-3 code (rdma-hw.cc, "Mellanox" mode).
+// Dcqcn: the DCQCN reaction point of Zhu et al., SIGCOMM 2015 (`variant: paper`) for every
+// RoCEv2 queue pair. ConnectX firmware's state machine (`variant: mlx`) is DcqcnMlx.
 //
 // Models, per QP: current rate Rc, target rate Rt and the congestion estimate alpha.
-//  - CNP: Rt = Rc if clampTargetRate (or clampTargetRateAfterTimeIncrease and a rate-increase timer
-//    fired since the last decrease); Rc = max(Rc (1 - alpha/2), Rc (1 - maxDecreaseFraction),
-//    minRate); alpha = (1-g) alpha + g; the stage counters, the byte count and both timers restart.
+//  - CNP (every one; the notification point limits how often they come): Rt = Rc if
+//    clampTargetRate (or clampTargetRateAfterTimeIncrease and a rate-increase timer fired since
+//    the last decrease); Rc = max(Rc (1 - alpha/2), Rc (1 - maxDecreaseFraction), minRate);
+//    alpha = (1-g) alpha + g; the stage counters, the byte count and both timers restart.
 //    With rateOnFirstCnp > 0 the first CNP sets Rc = Rt = that rate instead of cutting.
-//    With rateReduceInterval > 0, a CNP less than that after the previous decrease only updates
-//    alpha (and restarts the alpha timer): the rate, the increase stages and the rate-increase timer
-//    carry on. This is the event-driven reading of the firmware's RATE_REDUCE_MONITOR_PERIOD (ns-3
-//    samples a "CNP arrived" bit every period instead; both give at most one cut per period).
 //  - Alpha timer: each alphaTimer period without a CNP, alpha = (1-g) alpha (closed form (1-g)^k
 //    from the last CNP, so it costs nothing between CNPs).
 //  - Increase events: every rateIncreaseTimer period (timer stage T) and every byteCounter bytes
@@ -18,14 +15,17 @@
 //      max(T, BC) < F:  fast recovery   Rc = (Rt + Rc) / 2
 //      min(T, BC) > F:  hyper increase  Rt += (min(T, BC) - F) R_HAI, Rc = (Rt + Rc) / 2
 //      otherwise:       additive        Rt += R_AI, Rc = (Rt + Rc) / 2
-//    and then increments its own counter. Rt and Rc are capped at the line rate.
+//    and then increments its own counter. Rt and Rc are capped at the line rate. With the byte
+//    counter off (byteCounter = 0) the timer stage alone decides (max = min = T).
 // Lazy evaluation: every call first runs the QP's timer expiries up to `now` in time order (a byte
 // event at `now` comes after the expiries at or before `now`), so the result does not depend on
 // how often the QP is polled. A QP that never received a CNP, or whose Rc is back at the line rate
 // (within 1 bit/s), sends at line rate with no timers: rate() is then one load. A QP back at line
 // rate keeps alpha's closed form running; its next CNP starts from there.
-// Leaves out: the notification point (CNP generation in the receiving NIC, cnpInterval) and the
-// marking (switches); firmware fixed-point rounding (rates and alpha are doubles here).
+// Leaves out: rateReduceInterval (the paper's RP cuts on every CNP; the loader refuses a nonzero
+// one for this variant), the notification point (CNP generation in the receiving NIC,
+// cnpInterval) and the marking (switches); firmware fixed-point rounding (rates and alpha are
+// doubles here).
 // Units: rates in bit/s (double internally, BitRate rounded to the nearest bit/s out), Time in ps,
 // bytes on the wire.
 #pragma once
@@ -40,8 +40,9 @@ namespace fabricsim {
 
 class Dcqcn final : public CongestionControl {
  public:
-  /// Checks the parameters (positive periods, byte counter and min rate; g and the
-  /// fractions in range); a bad spec is a bug (the loader validates user input): SimError.
+  /// Checks the parameters (positive periods and min rate, byte counter >= 0, no rate-reduce
+  /// interval; g and the fractions in range); a bad spec is a bug (the loader validates user
+  /// input): SimError.
   explicit Dcqcn(const DcqcnSpec& spec);
 
   void addFlow(uint32_t qp, BitRate lineRate, Time now) override;
@@ -74,7 +75,6 @@ class Dcqcn final : public CongestionControl {
     double alphaBase = 0;     // alpha right after the last CNP (or initialAlpha)
     Time alphaAnchor;         // last CNP: the alpha timer's phase
     Time nextIncrease;        // next rate-increase timer expiry
-    Time lastDecrease;        // time of the last rate decrease
     int64_t rateBps = 0;      // llround(rc), what rate() returns
     int64_t bytes = 0;        // bytes sent since the last byte-counter event
     int32_t timerStages = 0;  // T

@@ -380,11 +380,13 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
 void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, const TopologySpec& topo,
                         DcqcnSpec& d) {
   if (!r.expectMap(m, p)) return;
-  r.checkKeys(
-      m, p,
-      {"g", "initial_alpha", "alpha_timer", "rate_increase_timer", "byte_counter", "fast_recovery_stages",
-       "additive_increase", "hyper_increase", "min_rate", "rate_reduce_interval", "max_decrease_fraction",
-       "clamp_target_rate", "clamp_target_rate_after_time_increase", "rate_on_first_cnp", "cnp_interval"});
+  r.checkKeys(m, p,
+              {"variant", "g", "initial_alpha", "alpha_timer", "rate_increase_timer", "byte_counter",
+               "fast_recovery_stages", "additive_increase", "hyper_increase", "min_rate",
+               "rate_reduce_interval", "max_decrease_fraction", "clamp_target_rate",
+               "clamp_target_rate_after_time_increase", "rate_on_first_cnp", "cnp_interval"});
+  // The preset implied a variant (dcqcn-paper: paper, connectx: mlx); an explicit one wins.
+  r.getChoice(m, p, "variant", d.variant, {"paper", "mlx"});
   double g = 0;
   if (r.getDouble(m, p, "g", g, 0.0, 1.0)) {
     if (g <= 0)
@@ -396,7 +398,13 @@ void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, cons
   r.getDouble(m, p, "initial_alpha", d.initialAlpha, 0.0, 1.0);
   r.getTime(m, p, "alpha_timer", d.alphaTimer, Time::ps(1));
   r.getTime(m, p, "rate_increase_timer", d.rateIncreaseTimer, Time::ps(1));
-  r.getBytes(m, p, "byte_counter", d.byteCounter, false, 1);
+  if (YamlReader::has(m, "byte_counter")) {  // a size, or 0 / off: rate increase by the timer alone
+    const Node v = m["byte_counter"];
+    if (v.IsScalar() && (v.Scalar() == "0" || v.Scalar() == "off"))
+      d.byteCounter = 0;
+    else
+      r.asBytes(v, YamlReader::join(p, "byte_counter"), d.byteCounter, false, 0);
+  }
   r.getInt(m, p, "fast_recovery_stages", d.fastRecoveryStages, 0, 1000);
   r.getRate(m, p, "additive_increase", d.additiveIncrease);
   r.getRate(m, p, "hyper_increase", d.hyperIncrease);
@@ -409,7 +417,26 @@ void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, cons
     else
       d.minRate = minRate;
   }
-  r.getTime(m, p, "rate_reduce_interval", d.rateReduceInterval);
+  const bool intervalGiven = r.getTime(m, p, "rate_reduce_interval", d.rateReduceInterval);
+  const std::string ip = YamlReader::join(p, "rate_reduce_interval");
+  if (d.variant == "paper") {
+    if (intervalGiven && d.rateReduceInterval > Time::zero())
+      r.error(m["rate_reduce_interval"], ip,
+              "expected 0 with variant paper (its reaction point cuts on every CNP; the ConnectX "
+              "decrease grid is variant: mlx), found " +
+                  m["rate_reduce_interval"].Scalar());
+    else
+      d.rateReduceInterval = Time::zero();  // e.g. preset connectx with variant: paper
+  } else if (d.rateReduceInterval <= Time::zero()) {
+    if (intervalGiven)
+      r.error(m["rate_reduce_interval"], ip,
+              "expected a positive rate_reduce_interval with variant mlx (its cuts wait for ticks of this "
+              "period; ConnectX: 4us), found 0");
+    else  // variant mlx over a preset without a decrease grid (dcqcn-paper)
+      r.error(YamlReader::has(m, "variant") ? m["variant"] : m, YamlReader::join(p, "variant"),
+              "variant mlx needs a positive rate_reduce_interval (its cuts wait for ticks of that period; "
+              "ConnectX: 4us) and the preset has none: set congestion_control.dcqcn.rate_reduce_interval");
+  }
   double frac = 0;
   if (r.getDouble(m, p, "max_decrease_fraction", frac, 0.0, 1.0)) {
     if (frac <= 0)

@@ -152,23 +152,26 @@ struct NicSpec {
   Bytes window = 0;          ///< max unacknowledged payload bytes per QP; 0 = unlimited
 };
 
-/// DCQCN (Zhu et al., SIGCOMM 2015) reaction-point and notification-point parameters.
-/// Presets: `dcqcn-paper` and `connectx` (see sim/cc/DcqcnParams.h for values and sources).
+/// DCQCN reaction-point and notification-point parameters, for one of two state machines:
+/// `paper` (Zhu et al., SIGCOMM 2015; sim/cc/Dcqcn.h) or `mlx` (ConnectX firmware as the HPCC ns-3
+/// reference models it; sim/cc/DcqcnMlx.h). Presets: `dcqcn-paper` (variant paper) and `connectx`
+/// (variant mlx); see sim/config/DcqcnPresets.cpp for values and sources.
 struct DcqcnSpec {
   std::string preset = "dcqcn-paper";  ///< the defaults below are the paper preset; the loader applies presets
-  double g = 1.0 / 256;                    ///< alpha gain: alpha = (1-g) alpha + g on CNP
+  std::string variant = "paper";       ///< paper | mlx: which reaction-point state machine runs
+  double g = 1.0 / 256;                ///< alpha gain: alpha = (1-g) alpha + g per CNP (mlx: per CNP tick)
   double initialAlpha = 1.0;
-  Time alphaTimer = Time::us(55);          ///< alpha decays by (1-g) each period without a CNP
+  Time alphaTimer = Time::us(55);          ///< alpha decays by (1-g) each period without a CNP (mlx: a grid)
   Time rateIncreaseTimer = Time::us(55);   ///< T: a rate-increase event each period
-  Bytes byteCounter = 10LL * 1000 * 1000;  ///< B: a rate-increase event each B bytes sent
+  Bytes byteCounter = 10LL * 1000 * 1000;  ///< B: a rate-increase event each B bytes sent (0: off)
   int fastRecoveryStages = 5;              ///< F
   BitRate additiveIncrease = BitRate::bps(40'000'000);   ///< R_AI
   BitRate hyperIncrease = BitRate::bps(400'000'000);     ///< R_HAI
   BitRate minRate = BitRate::bps(10'000'000);
-  Time rateReduceInterval = Time::zero();  ///< at most one decrease per interval (0 = every CNP)
+  Time rateReduceInterval = Time::zero();  ///< mlx: the decrease grid (> 0); paper: 0, every CNP cuts
   double maxDecreaseFraction = 0.5;        ///< a single decrease cuts at most this fraction
-  bool clampTargetRate = true;             ///< target = current on every CNP
-  bool clampTargetRateAfterTimeIncrease = false;  ///< target = current on CNP after a timer increase
+  bool clampTargetRate = true;             ///< target = current on every decrease
+  bool clampTargetRateAfterTimeIncrease = false;  ///< target = current on a decrease after a timer increase
   BitRate rateOnFirstCnp = BitRate::bps(0);       ///< 0: the first CNP decreases like any other
   Time cnpInterval = Time::us(50);         ///< NP: at most one CNP per QP per interval
 };

@@ -474,7 +474,7 @@ TEST(FlowControl, PfcRunsAreDeterministic) {
 
 // ---------------------------------------------------------------------------------------------
 // 9. A 16-to-1 incast of 4 MiB flows (64 MiB, twice the 32 MiB buffer) without PFC: DCQCN (paper
-// preset, HPCC's 100G marking map) cuts the drops by more than 10x compared with no congestion
+// preset, ECN 100/400 KB: HPCC ns-3's 25G entry) cuts the drops by more than 10x compared with no congestion
 // control, and both deliver every byte. The buffer must absorb DCQCN's first reaction time (about
 // three 50 us CNP intervals at several times line rate, ~10 MB): with an 8 MiB buffer the gain is
 // only ~4x.

@@ -1,5 +1,7 @@
-// Dcqcn: the reaction point against the closed forms of the DCQCN rules (decrease, alpha EWMA
-// and decay, fast recovery, additive and hyper increase), the ConnectX options, and lazy timers.
+// Dcqcn (variant paper): the reaction point against the closed forms of the DCQCN rules
+// (decrease, alpha EWMA and decay, fast recovery, additive and hyper increase), the firmware
+// options it keeps (clamps, decrease cap, rate on first CNP), and a hand-computed trace that must
+// come out the same whether or not the QP is polled between CNPs. The mlx variant: DcqcnMlxTest.
 #include "sim/cc/Dcqcn.h"
 
 #include <gtest/gtest.h>
@@ -7,7 +9,9 @@
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
+#include "sim/cc/DcqcnMlx.h"
 #include "sim/cc/DcqcnParams.h"
 
 namespace fabricsim {
@@ -19,9 +23,6 @@ constexpr double kRateTol = 1e-3;  // bit/s
 
 DcqcnSpec paper() {
   return dcqcnPreset("dcqcn-paper");
-}
-DcqcnSpec connectx() {
-  return dcqcnPreset("connectx");
 }
 
 /// A paper-preset QP 0 that has taken two CNPs 1 us apart at t0 = 10 us: alpha = 1 throughout,
@@ -152,51 +153,24 @@ TEST(DcqcnTest, ByteCounterIncreasesWithoutTimers) {
   EXPECT_EQ(q.cc.nextTimer(0, t), q.t1 + s.rateIncreaseTimer);
 }
 
-TEST(DcqcnTest, ConnectxFirstCutUsesInitialAlpha) {
-  const DcqcnSpec s = connectx();
+TEST(DcqcnTest, FirstCutUsesInitialAlpha) {
+  DcqcnSpec s = paper();
+  s.initialAlpha = 1023.0 / 1024;
+  s.clampTargetRate = false;
   Dcqcn cc(s);
   cc.addFlow(0, kLineRate, Time::zero());
   cc.onNotification(0, Time::us(5));
   EXPECT_NEAR(cc.currentRate(0), kLine * (1 - (1023.0 / 1024) / 2), kRateTol);
-  EXPECT_DOUBLE_EQ(cc.targetRate(0), kLine);  // CLAMP_TGT_RATE off, no timer increase yet
+  EXPECT_DOUBLE_EQ(cc.targetRate(0), kLine);  // no clamp
 }
 
-TEST(DcqcnTest, ConnectxDecreaseIsCappedByMaxDecreaseFraction) {
-  DcqcnSpec s = connectx();
-  s.maxDecreaseFraction = 0.25;  // tighter than alpha / 2 ~ 0.5
+TEST(DcqcnTest, DecreaseIsCappedByMaxDecreaseFraction) {
+  DcqcnSpec s = paper();
+  s.maxDecreaseFraction = 0.25;  // tighter than alpha / 2 = 0.5
   Dcqcn cc(s);
   cc.addFlow(0, kLineRate, Time::zero());
   cc.onNotification(0, Time::us(5));
   EXPECT_NEAR(cc.currentRate(0), kLine * 0.75, kRateTol);
-  // With the preset's 50 % cap no single cut goes below half, whatever alpha is.
-  Dcqcn cx(connectx());
-  cx.addFlow(0, kLineRate, Time::zero());
-  double before = kLine;
-  for (int i = 0; i < 50; ++i) {
-    cx.onNotification(0, Time::us(5 + 4 * i));
-    EXPECT_GE(cx.currentRate(0), std::max(before * 0.5, 1e6) - kRateTol) << i;
-    before = cx.currentRate(0);
-  }
-}
-
-TEST(DcqcnTest, ConnectxAtMostOneDecreasePerRateReduceInterval) {
-  const DcqcnSpec s = connectx();  // rate_reduce_interval 4 us
-  Dcqcn cc(s);
-  cc.addFlow(0, kLineRate, Time::zero());
-  const Time t0 = Time::us(20);
-  cc.onNotification(0, t0);
-  const double r1 = cc.currentRate(0);
-  for (int i = 1; i <= 3; ++i) cc.onNotification(0, t0 + Time::us(i));  // 1 us apart: no further cut
-  EXPECT_DOUBLE_EQ(cc.currentRate(0), r1);
-  // ...but each updated alpha: alpha_{n+1} = (1-g) (1-g) alpha_n + g (one quiet 1 us period between).
-  double a = (1 - s.g) * s.initialAlpha + s.g;
-  for (int i = 1; i <= 3; ++i) a = (1 - s.g) * (a * (1 - s.g)) + s.g;
-  EXPECT_NEAR(cc.alpha(0, t0 + Time::us(3)), a, 1e-12);
-  const Time t4 = t0 + Time::us(4);
-  const double aBefore = cc.alpha(0, t4);
-  EXPECT_NEAR(aBefore, a * (1 - s.g), 1e-12);
-  cc.onNotification(0, t4);  // 4 us after the last cut: decreases
-  EXPECT_NEAR(cc.currentRate(0), r1 * (1 - aBefore / 2), kRateTol);
 }
 
 TEST(DcqcnTest, ClampTargetRateOnEveryCnp) {
@@ -209,7 +183,10 @@ TEST(DcqcnTest, ClampTargetRateOnEveryCnp) {
 }
 
 TEST(DcqcnTest, ClampTargetRateOnlyAfterATimerIncrease) {
-  const DcqcnSpec s = connectx();  // clamp off, clamp after time increase on
+  DcqcnSpec s = paper();
+  s.clampTargetRate = false;
+  s.clampTargetRateAfterTimeIncrease = true;
+  s.byteCounter = 32767;
   Dcqcn cc(s);
   cc.addFlow(0, kLineRate, Time::zero());
   const Time t0 = Time::us(10);
@@ -231,8 +208,8 @@ TEST(DcqcnTest, ClampTargetRateOnlyAfterATimerIncrease) {
 }
 
 TEST(DcqcnTest, NoClampKeepsTheTarget) {
-  DcqcnSpec s = connectx();
-  s.clampTargetRateAfterTimeIncrease = false;
+  DcqcnSpec s = paper();
+  s.clampTargetRate = false;
   Dcqcn cc(s);
   cc.addFlow(0, kLineRate, Time::zero());
   for (int i = 0; i < 5; ++i) cc.onNotification(0, Time::us(10) + (s.rateIncreaseTimer + Time::us(1)) * i);
@@ -299,53 +276,98 @@ TEST(DcqcnTest, NextTimerIsTheNextRateIncreaseExpiry) {
   EXPECT_EQ(cc.nextTimer(0, t1), t1 + s.rateIncreaseTimer);
 }
 
-/// Drives every QP with the same CNPs and sends; `poll` also asks rate() and nextTimer() every 1 us
-/// (and records the lowest rate seen in `minSeen`).
-std::unique_ptr<Dcqcn> script(const DcqcnSpec& s, bool poll, BitRate* minSeen = nullptr) {
-  auto cc = std::make_unique<Dcqcn>(s);
-  for (uint32_t qp = 0; qp < 4; ++qp) cc->addFlow(qp, qp == 3 ? BitRate::gbps(400) : kLineRate, Time::zero());
-  for (int us = 1; us <= 6000; ++us) {
-    const Time t = Time::us(us);
-    for (uint32_t qp = 0; qp < 4; ++qp) {
-      if (poll) {
-        const BitRate r = cc->rate(qp, t);
-        if (minSeen && r < *minSeen) *minSeen = r;
-        cc->nextTimer(qp, t);
-      }
-      if ((us + 37 * static_cast<int>(qp)) % 97 == 0 && us < 3000) cc->onNotification(qp, t);
-      if (us % (qp + 1) == 0) cc->onSent(qp, t + Time::ns(300), 4096 + 64);
-    }
-  }
-  return cc;
+TEST(DcqcnTest, ByteCounterOffLeavesTheTimerStageAlone) {
+  DcqcnSpec s = paper();
+  s.byteCounter = 0;
+  TwoCnps q(s);
+  q.cc.onSent(0, q.t1 + Time::us(1), 1'000'000'000);  // ignored
+  EXPECT_EQ(q.cc.byteStages(0), 0);
+  EXPECT_DOUBLE_EQ(q.cc.currentRate(0), 25e9);
+  // F = 5 timer stages of fast recovery, then T = F additive, then T > F hyper with i = T - F.
+  const int f = s.fastRecoveryStages;
+  const double rai = static_cast<double>(s.additiveIncrease.bitsPerSecond());
+  const double rhai = static_cast<double>(s.hyperIncrease.bitsPerSecond());
+  q.cc.rate(0, q.t1 + s.rateIncreaseTimer * (f + 1));
+  EXPECT_DOUBLE_EQ(q.cc.targetRate(0), 50e9 + rai);
+  q.cc.rate(0, q.t1 + s.rateIncreaseTimer * (f + 3));
+  EXPECT_DOUBLE_EQ(q.cc.targetRate(0), 50e9 + rai + 1 * rhai + 2 * rhai);
 }
 
-TEST(DcqcnTest, LazyTimersMatchPolledTimers) {
-  for (const char* preset : {"dcqcn-paper", "connectx"}) {
-    const DcqcnSpec s = dcqcnPreset(preset);
-    BitRate minSeen = kLineRate;
-    const auto polled = script(s, true, &minSeen);
-    const auto lazy = script(s, false);
-    EXPECT_LT(minSeen, kLineRate) << preset;  // the script did throttle
-    const Time end = Time::us(6001);
-    for (uint32_t qp = 0; qp < 4; ++qp) {
-      EXPECT_EQ(polled->rate(qp, end), lazy->rate(qp, end)) << preset << " qp " << qp;
-      EXPECT_EQ(polled->currentRate(qp), lazy->currentRate(qp)) << preset << " qp " << qp;
-      EXPECT_EQ(polled->targetRate(qp), lazy->targetRate(qp)) << preset << " qp " << qp;
-      EXPECT_EQ(polled->alpha(qp, end), lazy->alpha(qp, end)) << preset << " qp " << qp;
-      EXPECT_EQ(polled->timerStages(qp), lazy->timerStages(qp)) << preset << " qp " << qp;
-      EXPECT_EQ(polled->byteStages(qp), lazy->byteStages(qp)) << preset << " qp " << qp;
-      EXPECT_EQ(polled->nextTimer(qp, end), lazy->nextTimer(qp, end)) << preset << " qp " << qp;
-    }
+/// A hand-worked trace of the paper preset with the byte counter off, so that the timer stage
+/// alone drives fast recovery, additive and hyper increase. Times in us; alpha timer and T both
+/// 55 us, g = 1/256, F = 5, R_AI = 40 Mb/s, R_HAI = 400 Mb/s, Rt clamped at every CNP.
+/// Run twice: lazily (no calls between CNPs and checkpoints) and polled every 250 ns, with the
+/// same expected values: the lazy timers must not depend on polling.
+void paperTrace(bool poll) {
+  DcqcnSpec s = paper();
+  s.byteCounter = 0;
+  const double g = 1.0 / 256, line = 100e9, rai = 40e6, rhai = 400e6;
+  // CNP 1 at 10 us: alpha = 1 cuts to 50 G; Rt = 100 G; alpha = (1-g) 1 + g = 1; timer at 65 us.
+  // CNP 2 at 30 us (no alpha period has passed): Rt = 50 G, Rc = 25 G, alpha 1; timer from 30 us.
+  double rc = 25e9, rt = 50e9;
+  // Quiet: increase events at 30 + 55 k us (k = 1..8), stage T = k - 1 before each.
+  std::vector<double> rcAt, rtAt;
+  for (int t = 0; t < 8; ++t) {
+    if (t == 5) rt += rai;            // T = F: additive
+    if (t > 5) rt += (t - 5) * rhai;  // T > F: hyper, i = T - F
+    rc = (rc + rt) / 2;               // (fast recovery for T < F: Rt unchanged)
+    rcAt.push_back(rc);
+    rtAt.push_back(rt);
   }
+  // CNP 3 at 473 us = 30 + 8 x 55 + 3: alpha has decayed over 8 quiet periods from 1.
+  const double a3 = std::pow(1 - g, 8);
+  const double rt3 = rc, rc3 = rc * (1 - a3 / 2);
+
+  Dcqcn cc(s);
+  cc.addFlow(0, kLineRate, Time::zero());
+  const auto pollTo = [&](Time until, Time& polled) {
+    for (; poll && polled < until; polled += Time::ns(250)) {
+      cc.rate(0, polled);
+      cc.nextTimer(0, polled);
+    }
+  };
+  Time polled = Time::zero();
+  pollTo(Time::us(10), polled);
+  cc.onNotification(0, Time::us(10));
+  pollTo(Time::us(30), polled);
+  cc.onNotification(0, Time::us(30));
+  for (int k = 1; k <= 8; ++k) {
+    const Time at = Time::us(30 + 55 * k);
+    pollTo(at, polled);
+    EXPECT_NEAR(static_cast<double>(cc.rate(0, at - Time::ps(1)).bitsPerSecond()),
+                k == 1 ? 25e9 : rcAt[k - 2], 0.5)
+        << k;
+    cc.rate(0, at);
+    EXPECT_NEAR(cc.currentRate(0), rcAt[k - 1], kRateTol) << k;
+    EXPECT_DOUBLE_EQ(cc.targetRate(0), rtAt[k - 1]) << k;
+    EXPECT_EQ(cc.timerStages(0), k) << k;
+  }
+  pollTo(Time::us(473), polled);
+  EXPECT_NEAR(cc.alpha(0, Time::us(473)), a3, 1e-12);
+  cc.onNotification(0, Time::us(473));
+  EXPECT_NEAR(cc.currentRate(0), rc3, kRateTol);
+  EXPECT_DOUBLE_EQ(cc.targetRate(0), rt3);
+  EXPECT_NEAR(cc.alpha(0, Time::us(473)), (1 - g) * a3 + g, 1e-12);
+  EXPECT_EQ(cc.nextTimer(0, Time::us(473)), Time::us(473 + 55));
+  EXPECT_LT(rt3, line);
+}
+
+TEST(DcqcnTest, HandTraceLazy) {
+  paperTrace(false);
+}
+
+TEST(DcqcnTest, HandTracePolledEvery250ns) {
+  paperTrace(true);
 }
 
 TEST(DcqcnTest, PresetsAndFactory) {
   EXPECT_THROW(dcqcnPreset("dcqcn"), std::invalid_argument);
   const DcqcnSpec cx = dcqcnPreset("connectx");
   EXPECT_EQ(cx.preset, "connectx");
+  EXPECT_EQ(cx.variant, "mlx");
   EXPECT_DOUBLE_EQ(cx.g, 5.0 / 1024);
   EXPECT_EQ(cx.rateReduceInterval, Time::us(4));
-  EXPECT_EQ(cx.byteCounter, 32767);
+  EXPECT_EQ(cx.byteCounter, 0);
   const DcqcnSpec paperSpec = dcqcnPreset("dcqcn-paper");
   EXPECT_EQ(paperSpec.preset, "dcqcn-paper");
   EXPECT_EQ(paperSpec.fastRecoveryStages, 5);
@@ -359,8 +381,15 @@ TEST(DcqcnTest, PresetsAndFactory) {
   auto d = makeCongestionControl(spec);
   ASSERT_NE(d, nullptr);
   EXPECT_STREQ(d->name(), "dcqcn");
-  ASSERT_NE(dynamic_cast<Dcqcn*>(d.get()), nullptr);
-  EXPECT_EQ(dynamic_cast<Dcqcn*>(d.get())->spec().preset, "connectx");
+  ASSERT_NE(dynamic_cast<DcqcnMlx*>(d.get()), nullptr);  // connectx implies variant mlx
+  EXPECT_EQ(dynamic_cast<DcqcnMlx*>(d.get())->spec().preset, "connectx");
+  spec.dcqcn = paperSpec;
+  auto p = makeCongestionControl(spec);
+  ASSERT_NE(dynamic_cast<Dcqcn*>(p.get()), nullptr);
+  EXPECT_STREQ(p->name(), "dcqcn");
+  spec.dcqcn.variant = "qcn";
+  EXPECT_THROW(makeCongestionControl(spec), std::invalid_argument);
+  spec.dcqcn = cx;
   spec.algorithm = "ibcc";
   auto ib = makeCongestionControl(spec);
   ASSERT_NE(ib, nullptr);

@@ -50,6 +50,7 @@ DcqcnSpec preset(const std::string& name) {
 
 void expectSameDcqcn(const DcqcnSpec& a, const DcqcnSpec& b) {
   EXPECT_EQ(a.preset, b.preset);
+  EXPECT_EQ(a.variant, b.variant);
   EXPECT_DOUBLE_EQ(a.g, b.g);
   EXPECT_DOUBLE_EQ(a.initialAlpha, b.initialAlpha);
   EXPECT_EQ(a.alphaTimer, b.alphaTimer);
@@ -69,11 +70,12 @@ void expectSameDcqcn(const DcqcnSpec& a, const DcqcnSpec& b) {
 
 TEST(CongestionControlConfigTest, PresetValues) {
   const DcqcnSpec cx = preset("connectx");
+  EXPECT_EQ(cx.variant, "mlx");
   EXPECT_DOUBLE_EQ(cx.g, 5.0 / 1024);
   EXPECT_DOUBLE_EQ(cx.initialAlpha, 1023.0 / 1024);
   EXPECT_EQ(cx.alphaTimer, Time::us(1));
   EXPECT_EQ(cx.rateIncreaseTimer, Time::us(300));
-  EXPECT_EQ(cx.byteCounter, 32767);
+  EXPECT_EQ(cx.byteCounter, 0);  // off, as HPCC's ns-3 Mellanox model (DcqcnPresets.cpp says why)
   EXPECT_EQ(cx.fastRecoveryStages, 1);
   EXPECT_EQ(cx.additiveIncrease, BitRate::bps(5'000'000));
   EXPECT_EQ(cx.hyperIncrease, BitRate::bps(50'000'000));
@@ -86,6 +88,7 @@ TEST(CongestionControlConfigTest, PresetValues) {
   EXPECT_EQ(cx.cnpInterval, Time::us(4));  // MIN_TIME_BETWEEN_CNPS firmware default
 
   const DcqcnSpec p = preset("dcqcn-paper");
+  EXPECT_EQ(p.variant, "paper");
   EXPECT_DOUBLE_EQ(p.g, 1.0 / 256);
   EXPECT_DOUBLE_EQ(p.initialAlpha, 1.0);
   EXPECT_EQ(p.alphaTimer, Time::us(55));
@@ -125,7 +128,8 @@ TEST(CongestionControlConfigTest, OverridesApplyOnTopOfThePreset) {
   const std::string yaml =
       kTopo +
       "congestion_control:\n"
-      "  dcqcn: {g: 0.0625, initial_alpha: 0.5, alpha_timer: 10us, rate_increase_timer: 100us,\n"
+      "  dcqcn: {variant: mlx, g: 0.0625, initial_alpha: 0.5, alpha_timer: 10us, rate_increase_timer: "
+      "100us,\n"
       "          byte_counter: 64KiB, fast_recovery_stages: 3, additive_increase: 20Mbps,\n"
       "          hyper_increase: 1Gbps, min_rate: 100Mbps, rate_reduce_interval: 8us,\n"
       "          max_decrease_fraction: 0.25, clamp_target_rate: true,\n"
@@ -135,6 +139,7 @@ TEST(CongestionControlConfigTest, OverridesApplyOnTopOfThePreset) {
       "  preset: dcqcn-paper\n";
   const DcqcnSpec d = parseTopologyYaml(yaml, "cc.yaml").congestionControl.dcqcn;
   EXPECT_EQ(d.preset, "dcqcn-paper");
+  EXPECT_EQ(d.variant, "mlx");
   EXPECT_DOUBLE_EQ(d.g, 0.0625);
   EXPECT_DOUBLE_EQ(d.initialAlpha, 0.5);
   EXPECT_EQ(d.alphaTimer, Time::us(10));
@@ -184,11 +189,18 @@ TEST(CongestionControlConfigTest, BadDcqcnValuesNameKeyAndLine) {
   EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    rate_increase_timer: 0us\n"),
                       "congestion_control.dcqcn.rate_increase_timer", 6));
   EXPECT_TRUE(
-      hasDiag(diagnosticsOf(head + "    byte_counter: 0B\n"), "congestion_control.dcqcn.byte_counter", 6));
+      hasDiag(diagnosticsOf(head + "    byte_counter: 10\n"), "congestion_control.dcqcn.byte_counter", 6));
+  EXPECT_TRUE(
+      hasDiag(diagnosticsOf(head + "    byte_counter: on\n"), "congestion_control.dcqcn.byte_counter", 6));
   EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    fast_recovery_stages: -1\n"),
                       "congestion_control.dcqcn.fast_recovery_stages", 6));
   EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    additive_increase: 40\n"),
                       "congestion_control.dcqcn.additive_increase", 6));
+  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    hyper_increase: 0Mbps\n"),
+                      "congestion_control.dcqcn.hyper_increase", 6));
+  EXPECT_TRUE(
+      hasDiag(diagnosticsOf(head + "    alpha_timer: 0us\n"), "congestion_control.dcqcn.alpha_timer", 6));
+  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    min_rate: 0Gbps\n"), "congestion_control.dcqcn.min_rate", 6));
   EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    min_rate: 200Gbps\n"), "congestion_control.dcqcn.min_rate", 6,
                       "links.host_speed"));
   EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    max_decrease_fraction: 0\n"),
@@ -208,8 +220,58 @@ TEST(CongestionControlConfigTest, BadDcqcnValuesNameKeyAndLine) {
   EXPECT_TRUE(hasDiag(diagnosticsOf(kTopo + "congestion_control: {algorithm: dcqcn, dcqcn: 5}\n"),
                       "congestion_control.dcqcn", 3, "map"));
   // Every error in the file is reported.
-  const auto many = diagnosticsOf(head + "    g: 0\n    byte_counter: 0B\n    cnp_interval: 1\n");
+  const auto many = diagnosticsOf(head + "    g: 0\n    byte_counter: 10\n    cnp_interval: 1\n");
   EXPECT_EQ(many.size(), 3u);
+}
+
+TEST(CongestionControlConfigTest, VariantFollowsThePresetUnlessGiven) {
+  const auto dcqcnOf = [](const std::string& cc) {
+    return parseTopologyYaml(kTopo + cc, "cc.yaml").congestionControl.dcqcn;
+  };
+  EXPECT_EQ(dcqcnOf("congestion_control: {algorithm: dcqcn}\n").variant, "paper");
+  EXPECT_EQ(dcqcnOf("congestion_control: {algorithm: dcqcn, preset: connectx}\n").variant, "mlx");
+  // An explicit variant overrides the preset's. The paper machine has no decrease grid, so the
+  // connectx preset's 4 us is dropped with it; mlx needs one, so the paper preset must be given one.
+  const DcqcnSpec cxPaper =
+      dcqcnOf("congestion_control: {algorithm: dcqcn, preset: connectx, dcqcn: {variant: paper}}\n");
+  EXPECT_EQ(cxPaper.variant, "paper");
+  EXPECT_EQ(cxPaper.rateReduceInterval, Time::zero());
+  EXPECT_DOUBLE_EQ(cxPaper.g, 5.0 / 1024);
+  const DcqcnSpec paperMlx =
+      dcqcnOf("congestion_control: {algorithm: dcqcn, dcqcn: {variant: mlx, rate_reduce_interval: 50us}}\n");
+  EXPECT_EQ(paperMlx.variant, "mlx");
+  EXPECT_EQ(paperMlx.rateReduceInterval, Time::us(50));
+  EXPECT_EQ(paperMlx.rateIncreaseTimer, Time::us(55));
+  // The byte counter turns off with 0, 0B or off.
+  for (const char* off : {"0", "0B", "off"})
+    EXPECT_EQ(dcqcnOf(std::string("congestion_control: {dcqcn: {byte_counter: ") + off + "}}\n").byteCounter,
+              0)
+        << off;
+  EXPECT_EQ(dcqcnOf("congestion_control: {dcqcn: {byte_counter: 32767B}}\n").byteCounter, 32767);
+  const TopologySpec set = parseTopologyYaml(
+      kTopo, "cc.yaml", {"congestion_control.preset=connectx", "congestion_control.dcqcn.variant=paper"});
+  EXPECT_EQ(set.congestionControl.dcqcn.variant, "paper");
+}
+
+TEST(CongestionControlConfigTest, BadVariantsNameKeyAndLine) {
+  const std::string head = kTopo + "congestion_control:\n  algorithm: dcqcn\n  dcqcn:\n";  // keys from line 6
+  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    variant: cx7\n"), "congestion_control.dcqcn.variant", 6,
+                      "paper | mlx"));
+  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    variant: paper\n    rate_reduce_interval: 4us\n"),
+                      "congestion_control.dcqcn.rate_reduce_interval", 7, "variant paper"));
+  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    variant: mlx\n    rate_reduce_interval: 0us\n"),
+                      "congestion_control.dcqcn.rate_reduce_interval", 7, "positive"));
+  // mlx over the paper preset (no interval): reported at the variant key, in the file or --set.
+  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    variant: mlx\n"), "congestion_control.dcqcn.variant", 6,
+                      "rate_reduce_interval"));
+  EXPECT_TRUE(hasDiag(diagnosticsOf(kTopo, {"congestion_control.dcqcn.variant=mlx"}),
+                      "congestion_control.dcqcn.variant", 0, "--set"));
+  const std::string cx = kTopo + "congestion_control:\n  preset: connectx\n  dcqcn:\n";
+  EXPECT_TRUE(hasDiag(diagnosticsOf(cx + "    rate_reduce_interval: 0us\n"),
+                      "congestion_control.dcqcn.rate_reduce_interval", 6, "variant mlx"));
+  // By --set: the diagnostic names it.
+  EXPECT_TRUE(hasDiag(diagnosticsOf(kTopo, {"congestion_control.dcqcn.variant=hpcc"}),
+                      "congestion_control.dcqcn.variant", 0, "--set"));
 }
 
 TEST(CongestionControlConfigTest, AlgorithmMustSuitTheLinkTechnology) {
@@ -330,7 +392,8 @@ TEST(CongestionControlConfigTest, SpecJsonCarriesTheNewFields) {
   EXPECT_EQ(cc["dcqcn"]["rate_on_first_cnp_bps"], 0);
   EXPECT_EQ(cc["ibcc"]["ccti_limit"], 127);
   EXPECT_EQ(cc["ibcc"]["ccti_timer_ps"], 10'000'000);
-  EXPECT_EQ(cc["dcqcn"].size(), 15u);
+  EXPECT_EQ(cc["dcqcn"]["variant"], "paper");
+  EXPECT_EQ(cc["dcqcn"].size(), 16u);
   EXPECT_EQ(cc["ibcc"].size(), 5u);
 }
 
