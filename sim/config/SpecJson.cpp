@@ -141,6 +141,7 @@ nlohmann::json toJson(const TopologySpec& spec) {
                  {"latency_ps", spec.sw.latency.picos()},
                  {"dt_alpha", spec.sw.dtAlpha},
                  {"credit_buffer_bytes", spec.sw.creditBuffer},
+                 {"reserve_bytes", spec.sw.reserve},
                  {"ecn",
                   {{"enabled", spec.sw.ecn.enabled},
                    {"kmin_bytes", spec.sw.ecn.kmin},
@@ -156,6 +157,10 @@ nlohmann::json toJson(const TopologySpec& spec) {
                    {"xon_delta_bytes", spec.sw.pfc.xonDelta},
                    {"headroom_bytes", spec.sw.pfc.headroom},
                    {"quanta", spec.sw.pfc.quanta},
+                   {"response_time_ps", spec.sw.pfc.responseTime.picos()},
+                   {"storm_watchdog",
+                    {{"detection_ps", spec.sw.pfc.stormDetection.picos()},
+                     {"restoration_ps", spec.sw.pfc.stormRestoration.picos()}}},
                    {"classes", classList(spec.sw.pfc.classMask)}}}};
   const BgpSpec& bgp = spec.routing.bgp;
   j["routing"] = {{"algorithm", spec.routing.algorithm},
@@ -213,9 +218,13 @@ nlohmann::json toJson(const TopologySpec& spec) {
     nlohmann::json e = {{"at_ps", f.at.picos()}, {"action", f.action}};
     if (!f.link.empty()) e["link"] = f.link;
     if (!f.node.empty()) e["switch"] = f.node;
+    if (!f.host.empty()) e["host"] = f.host;
     failures.push_back(e);
   }
   j["failures"] = failures;
+  j["watchdog"] = {{"interval_ps", spec.watchdog.interval.picos()},
+                   {"no_progress_ps", spec.watchdog.noProgress.picos()},
+                   {"pfc_deadlock", spec.watchdog.pfcDeadlock}};
   return j;
 }
 

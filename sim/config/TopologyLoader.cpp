@@ -9,6 +9,7 @@
 
 #include "sim/config/DcqcnPresets.h"
 #include "sim/config/NicSectionReader.h"
+#include "sim/config/RunSectionsReader.h"
 #include "sim/config/SetOverride.h"
 #include "sim/config/YamlReader.h"
 #include "sim/core/Error.h"
@@ -327,7 +328,7 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
     if (r.expectMap(f, fp)) {
       r.checkKeys(f, fp,
                   {"enabled", "xoff", "xon", "dynamic_alpha", "xon_delta", "headroom", "quanta", "response_time",
-                   "classes"});
+                   "storm_watchdog", "classes"});
       bool enabled = true;
       r.getBool(f, fp, "enabled", enabled);
       spec.sw.pfc.enabled = enabled;
@@ -362,6 +363,15 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
                     formatBytes(spec.sw.pfc.headroom));
       r.getInt(f, fp, "quanta", spec.sw.pfc.quanta, 1, 65535);
       r.getTime(f, fp, "response_time", spec.sw.pfc.responseTime);
+      if (YamlReader::has(f, "storm_watchdog")) {
+        const Node w = f["storm_watchdog"];
+        const std::string wp = fp + ".storm_watchdog";
+        if (r.expectMap(w, wp)) {
+          r.checkKeys(w, wp, {"detection", "restoration"});
+          r.getTime(w, wp, "detection", spec.sw.pfc.stormDetection, Time::ps(1), true);
+          r.getTime(w, wp, "restoration", spec.sw.pfc.stormRestoration, Time::ps(1), true);
+        }
+      }
       readClasses(r, f, fp, spec.sw.pfc.classMask);
     }
   }
@@ -557,51 +567,6 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
   readCongestionControl(r, root, spec);
 }
 
-void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
-  if (!YamlReader::has(root, "failures")) return;
-  const Node list = root["failures"];
-  const std::string p = "failures";
-  if (list.IsNull()) return;
-  if (!r.expectSequence(list, p)) return;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const Node f = list[i];
-    const std::string fp = YamlReader::index(p, i);
-    if (!r.expectMap(f, fp)) continue;
-    r.checkKeys(f, fp, {"at", "action", "link", "switch"});
-    FailureSpec fs;
-    fs.line = YamlReader::lineOf(f);
-    bool ok = r.getTime(f, fp, "at", fs.at, Time::zero(), true);
-    ok = r.getChoice(f, fp, "action", fs.action, {"down", "up"}, true) && ok;
-    const bool hasLink = YamlReader::has(f, "link");
-    const bool hasSwitch = YamlReader::has(f, "switch");
-    if (hasLink == hasSwitch) {
-      r.error(f, fp,
-              hasLink ? "expected either 'link' or 'switch', found both"
-                      : "expected 'link: [a, b]' (two node names) or 'switch: name'");
-      continue;
-    }
-    if (hasSwitch) {
-      ok = r.getString(f, fp, "switch", fs.node) && ok;
-    } else {
-      const Node l = f["link"];
-      const std::string lp = YamlReader::join(fp, "link");
-      if (!l.IsSequence() || l.size() != 2) {
-        r.error(l, lp, "expected a list of two node names, e.g. [agg-0-0, core-0], found " + YamlReader::describe(l));
-        continue;
-      }
-      std::string a, b;
-      ok = r.asString(l[0], YamlReader::index(lp, 0), a) && ok;
-      ok = r.asString(l[1], YamlReader::index(lp, 1), b) && ok;
-      if (!a.empty() && a == b) {
-        r.error(l, lp, "expected two different node names, found '" + a + "' twice");
-        ok = false;
-      }
-      fs.link = {a, b};
-    }
-    if (ok) spec.failures.push_back(std::move(fs));
-  }
-}
-
 }  // namespace
 
 const char* toString(TopologyKind k) {
@@ -662,7 +627,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
     r.throwIfErrors();
   }
   r.checkKeys(root, "", {"name", "topology", "hosts", "links", "switch", "routing", "nic", "congestion_control",
-                         "workload", "failures"});
+                         "workload", "failures", "watchdog"});
   r.getString(root, "", "name", spec.name);
 
   bool kindOk = false;
@@ -680,6 +645,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
                                     : (std::filesystem::path(file).parent_path() / w).lexically_normal().string();
   }
   readFailures(r, root, spec);
+  readWatchdog(r, root, spec);
 
   if (kindOk && !r.hasErrors()) {
     if (size.hosts * spec.hosts.gpusPerHost > kMaxHostsTotal * 8 || size.hosts > kMaxHostsTotal ||

@@ -88,6 +88,11 @@ struct PfcSpec {
   /// How long after a PAUSE arrives the receiving MAC stops (0: at once, as ns-3 and htsim model
   /// it; IEEE 802.3 Annex 31B allows up to 394 quanta at 100 Gb/s). Counted in the headroom.
   Time responseTime = Time::zero();
+  /// PFC storm watchdog (off when detection is 0): an egress class paused without a break for
+  /// `stormDetection` stops honouring PAUSE and drops its packets, until no PAUSE has arrived for
+  /// `stormRestoration` (SONiC / switch-vendor PFC watchdog, action drop).
+  Time stormDetection = Time::zero();
+  Time stormRestoration = Time::zero();
   uint8_t classMask = 0x7F;      ///< `classes: [..]`: lossless traffic classes (default 0-6)
 };
 
@@ -196,10 +201,19 @@ struct CongestionControlSpec {
 
 struct FailureSpec {
   Time at;
-  std::string action;                ///< down | up
+  std::string action;                ///< down | up (link, switch) | pfc-storm | pfc-storm-end (host)
   std::vector<std::string> link;     ///< two node names, when a link fails
   std::string node;                  ///< a switch name, when a switch fails
+  std::string host;                  ///< a host whose NICs start or stop a PFC storm
   int line = 0;                      ///< where it was given, for later diagnostics
+};
+
+/// Run-time checks of the packet backend that end a run which can no longer finish.
+struct WatchdogSpec {
+  Time interval = Time::ms(1);    ///< how often the checks run (while packets are in the fabric)
+  /// Stop when this long passes with packets queued and no data delivered (0: off).
+  Time noProgress = Time::ms(10);
+  bool pfcDeadlock = true;        ///< stop on a cycle of PFC-paused ports that persists a whole interval
 };
 
 struct TopologySpec {
@@ -217,6 +231,7 @@ struct TopologySpec {
   NicSpec nic;
   CongestionControlSpec congestionControl;
   std::vector<FailureSpec> failures;
+  WatchdogSpec watchdog;
   std::string workload;  ///< default workload path, resolved relative to the topology file
 
   /// Rate of links between tier t and t+1 (t = 0: host to leaf).

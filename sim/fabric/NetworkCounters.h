@@ -92,6 +92,8 @@ struct NetworkCounters {
   uint64_t pfcPausePropagated = 0;
   double pfcPausedUs = 0;          ///< summed over every port and class
   uint64_t losslessDrops = 0;      ///< lossless packets dropped (must stay 0 with PFC or credits)
+  uint64_t pfcStorms = 0;          ///< classes the PFC storm watchdog took out of PFC
+  uint64_t pfcStormDrops = 0;      ///< packets it dropped (not lossless violations: its policy)
   Bytes pfcMaxHeadroomUsed = 0;    ///< most headroom bytes a (port, priority) held
   std::vector<HeadroomStat> headroomPeaks;         ///< every port that used headroom, most first
   std::vector<LosslessViolation> losslessViolations;  ///< where lossless drops happened

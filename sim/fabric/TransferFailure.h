@@ -4,6 +4,9 @@
 // its retransmission timer expired once more after the last allowed retry without any
 // acknowledged progress (IBV_WC_RETRY_EXC_ERR, "transport retry counter exceeded"), or the run
 // stalled with data outstanding and no timer left to recover it (an infinite local ACK timeout).
+// The packet backend's watchdog also ends a run that cannot finish: no data delivered for a
+// while with packets in the fabric (no_progress), or a cycle of PFC-paused ports (pfc_deadlock);
+// such a failure names ports, not a connection, and fails every transfer still outstanding.
 // Every transfer posted on the connection and not yet delivered fails with it.
 // Leaves out: recovery (the application, e.g. NCCL, aborts: the run ends).
 // Units: Time (ps).
@@ -17,7 +20,7 @@
 namespace fabricsim {
 
 struct TransferFailure {
-  enum class Kind { RetryExceeded, Stalled };
+  enum class Kind { RetryExceeded, Stalled, NoProgress, PfcDeadlock };
   Kind kind = Kind::RetryExceeded;
   Time at;                  ///< when the connection failed (or the run stalled)
   std::string source;       ///< sending node (host name; "host-3 nic 1" with several NICs)
@@ -29,7 +32,19 @@ struct TransferFailure {
   int retries = 0;         ///< retransmissions after timeouts without progress before it failed
   uint64_t transfers = 0;  ///< transfers of the connection not delivered (now failed)
   std::string message;     ///< one line for people: who, when, why
-  static const char* kindName(Kind k) { return k == Kind::RetryExceeded ? "retry_exceeded" : "stalled"; }
+  static const char* kindName(Kind k) {
+    switch (k) {
+      case Kind::RetryExceeded:
+        return "retry_exceeded";
+      case Kind::Stalled:
+        return "stalled";
+      case Kind::NoProgress:
+        return "no_progress";
+      case Kind::PfcDeadlock:
+        return "pfc_deadlock";
+    }
+    return "unknown";
+  }
 };
 
 }  // namespace fabricsim

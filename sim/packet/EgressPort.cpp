@@ -84,12 +84,74 @@ void EgressPort::applyPause(uint8_t tc, int quanta) {
   const Time now = sim_->now();
   FlowControlState& f = fc();
   ++f.pausesReceived;
-  if (now >= f.pausedUntil[tc]) {
+  if ((stormed_ >> tc) & 1) {  // the watchdog ignores PAUSE for this class; it only notes it
+    f.lastPauseAt[tc] = now;
+    return;
+  }
+  const bool startsPause = now >= f.pausedUntil[tc];
+  if (startsPause) {
     f.pausedTotal += f.pausedUntil[tc] - f.pauseStart[tc];  // close the previous interval
     f.pauseStart[tc] = now;
   }
   f.pausedUntil[tc] = quanta > 0 ? now + pauseDuration(quanta) : now;
+  if (f.stormDetection > Time::zero() && quanta > 0) {
+    f.lastPauseAt[tc] = now;
+    if (startsPause) {
+      if (f.stormTimer[tc] == kNoTimer) f.stormTimer[tc] = sim_->newTimer(this, kStormTimer + tc);
+      sim_->arm(f.stormTimer[tc], now + f.stormDetection);
+    }
+  }
   if (quanta == 0) kick();
+}
+
+void EgressPort::enableStormWatchdog(Time detection, Time restoration) {
+  FlowControlState& f = fc();
+  f.stormDetection = detection;
+  f.stormRestoration = restoration;
+}
+
+void EgressPort::onStormTimer(uint32_t tag) {
+  FlowControlState& f = *fc_;
+  const Time now = sim_->now();
+  const auto tc = static_cast<uint8_t>(tag - kStormTimer);
+  const auto bit = static_cast<uint8_t>(1u << tc);
+  if (stormed_ & bit) {
+    // Restoration: honour PAUSE again once none has arrived for `restoration`.
+    const Time quietUntil = f.lastPauseAt[tc] + f.stormRestoration;
+    if (now < quietUntil) {
+      sim_->arm(f.stormTimer[tc], quietUntil);
+      return;
+    }
+    stormed_ &= static_cast<uint8_t>(~bit);
+    kick();
+    return;
+  }
+  // Detection: paused without a break for at least `detection`: a storm.
+  if (now >= f.pausedUntil[tc] || now - f.pauseStart[tc] < f.stormDetection) return;
+  stormed_ |= bit;
+  ++counters_->pfcStorms;
+  f.pausedTotal += now - f.pauseStart[tc];
+  f.pauseStart[tc] = now;
+  f.pausedUntil[tc] = now;
+  // Flush what waits in the class queue. Its buffer is released, which may end the XOFF this
+  // switch holds upstream: the storm stops spreading.
+  while (!queues_[tc].empty()) {
+    const PacketQueue::Entry e = queues_[tc].pop();
+    queuedBytes_ -= e.wireBytes;
+    dropStormed(e.packet, e.inPort);
+  }
+  nonEmpty_ &= static_cast<uint16_t>(~(1u << tc));
+  sim_->arm(f.stormTimer[tc], std::max(now, f.lastPauseAt[tc]) + f.stormRestoration);
+}
+
+void EgressPort::dropStormed(uint32_t pkt, uint32_t inPort) {
+  const Packet& p = pool_->get(pkt);
+  if (owner_.sw) owner_.sw->release(PacketQueue::Entry{pkt, p.wireBytes, inPort}, p.tc);
+  ++counters_->packetsDropped;
+  ++counters_->pfcStormDrops;
+  if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
+  ++drops_;
+  pool_->release(pkt);
 }
 
 uint8_t EgressPort::pausedMask() const {
@@ -115,6 +177,10 @@ void EgressPort::onEvent(uint32_t tag) {
   }
   if (tag == kControlArrival) {
     deliverControl();
+    return;
+  }
+  if (tag >= kStormTimer) {
+    onStormTimer(tag);
     return;
   }
   txEventAt_ = Time::max();  // the timer has fired

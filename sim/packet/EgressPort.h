@@ -64,6 +64,10 @@ class EgressPort final : public EventHandler {
   void enqueue(uint32_t pkt, uint32_t inPort = 0) {
     const Packet& p = pool_->get(pkt);
     const int q = p.type == PacketType::Pause ? kMacControlQueue : p.tc;
+    if (stormed_ && q < kTrafficClasses && ((stormed_ >> q) & 1)) {  // the PFC watchdog drops the class
+      dropStormed(pkt, inPort);
+      return;
+    }
     if (statsEnabled_ && p.type == PacketType::Data) sample(q, p.wireBytes);
     queues_[q].push(pkt, p.wireBytes, inPort);
     nonEmpty_ |= static_cast<uint16_t>(1u << q);
@@ -89,6 +93,18 @@ class EgressPort final : public EventHandler {
     return serializationTime(static_cast<Bytes>(quanta) * 64, rate_);  // quanta x 512 bits
   }
 
+  /// PFC storm watchdog (switch ports): a class paused without a break for `detection` stops
+  /// honouring PAUSE and drops its queued and arriving packets, until no PAUSE has arrived for
+  /// `restoration`.
+  void enableStormWatchdog(Time detection, Time restoration);
+  /// Classes the storm watchdog has taken out of PFC (bit per class).
+  uint8_t stormedMask() const { return stormed_; }
+  /// Since when class `tc` has been paused without a break (Time::max() if it is not paused now).
+  Time pausedSince(uint8_t tc) const {
+    if (!fc_ || sim_->now() >= fc_->pausedUntil[tc]) return Time::max();
+    return fc_->pauseStart[tc];
+  }
+
   // ---- InfiniBand credits ----
   /// Enables credit-based flow control with `perClass` bytes of credit per virtual lane;
   /// `maxFrame` is the largest frame a NIC may build, which a NIC-owned port needs credit for
@@ -103,6 +119,18 @@ class EgressPort final : public EventHandler {
     return fc_ ? fc_->credits[vl] : 0;
   }
   int64_t minCreditsSeen() const { return fc_ ? fc_->minCredits : 0; }
+  /// Credits of `vl` including updates that have arrived by now (const: for diagnostics).
+  int64_t creditsNow(uint8_t vl) const {
+    if (!fc_) return 0;
+    int64_t c = fc_->credits[vl];
+    const Time now = sim_->now();
+    fc_->inFlight.forEach([&](const CreditReturn& r) {
+      if (r.vl == vl && r.arrival <= now) c += r.bytes;
+    });
+    return c;
+  }
+  /// Wire bytes of the packet at the head of class `tc` (0 if empty).
+  uint32_t queueFront(uint8_t tc) const { return queues_[tc].empty() ? 0 : queues_[tc].front().wireBytes; }
   /// Credit bytes neither available nor on their way back: what the peer holds (or what was lost
   /// and not yet re-initialised). 0 once the fabric has drained, if no credit leaked.
   int64_t creditsOutstanding() const {
@@ -155,6 +183,7 @@ class EgressPort final : public EventHandler {
   static constexpr uint32_t kArrival = 1;
   static constexpr uint32_t kControlArrival = 2;
   static constexpr uint32_t kTransmit = 3;
+  static constexpr uint32_t kStormTimer = 16;  // + class: storm detection, then restoration
 
   struct OnWire {
     Time arrival;  // when the last bit reaches the peer
@@ -182,6 +211,8 @@ class EgressPort final : public EventHandler {
   /// Whether a frame that started serialization at `sent` reaches the peer (the link stayed up).
   bool survived(Time sent) const { return up_ && sent > lastDownAt_ && sent >= lastUpAt_; }
   void deliver(uint32_t pkt);
+  void dropStormed(uint32_t pkt, uint32_t inPort);
+  void onStormTimer(uint32_t tag);
   void sample(int q, uint32_t wire) {
     auto& st = stats_[q];
     if (!st) st = std::make_unique<ClassStats>();
@@ -230,6 +261,12 @@ class EgressPort final : public EventHandler {
     int64_t minCredits = 0;
     uint64_t maxPullWire = 0;  // NIC: credit a class needs before the NIC may pull a packet of it
     uint64_t perClass = 0;     // advertised buffer per virtual lane
+    // PFC storm watchdog (off when stormDetection is 0)
+    Time stormDetection;
+    Time stormRestoration;
+    Time lastPauseAt[kTrafficClasses]{};
+    TimerId stormTimer[kTrafficClasses] = {kNoTimer, kNoTimer, kNoTimer, kNoTimer,
+                                           kNoTimer, kNoTimer, kNoTimer, kNoTimer};
     PacketRing<CreditReturn> inFlight;
   };
   FlowControlState& fc() {
@@ -244,6 +281,7 @@ class EgressPort final : public EventHandler {
   };
   std::unique_ptr<ClassStats> stats_[kTrafficClasses];
   bool statsEnabled_ = false;
+  uint8_t stormed_ = 0;  // classes the PFC storm watchdog drops
   bool up_ = true;
   Time lastDownAt_ = Time::ps(-1);
   Time lastUpAt_ = Time::ps(-1);

@@ -16,6 +16,7 @@ void Nic::init(uint32_t index, Simulator* sim, PacketFabric* fabric, PacketPool*
   counters_ = counters;
   port_ = port;
   params_ = params;
+  paceTimer_ = sim->newTimer(this, kPaceWake);
 }
 
 void Nic::activate(uint32_t qpId) {
@@ -37,7 +38,7 @@ void Nic::park(uint32_t qpId, Time at) {
   parked_.emplace(wake, qpId);
   if (wakeAt_ <= sim_->now() || wake < wakeAt_) {
     wakeAt_ = wake;
-    sim_->schedule(wake, this, kPaceWake);
+    sim_->arm(paceTimer_, wake);  // moves the one pending wake-up: no dead entries
   }
 }
 
@@ -57,8 +58,35 @@ void Nic::wakeParked() {
   }
   if (!parked_.empty() && (wakeAt_ <= now || parked_.top().first < wakeAt_)) {
     wakeAt_ = parked_.top().first;
-    sim_->schedule(wakeAt_, this, kPaceWake);
+    sim_->arm(paceTimer_, wakeAt_);
   }
+}
+
+void Nic::setPfcStorm(bool on) {
+  if (on == storming_) return;
+  storming_ = on;
+  if (!on) {
+    sim_->cancel(stormTimer_);
+    return;
+  }
+  if (stormTimer_ == kNoTimer) stormTimer_ = sim_->newTimer(this, kStormTick);
+  stormTick();
+}
+
+void Nic::stormTick() {
+  // One PAUSE per lossless class, refreshed at half the pause time so the leaf never resumes.
+  for (uint8_t tc = 0; tc < kTrafficClasses; ++tc) {
+    if (!((params_->pfcClassMask >> tc) & 1)) continue;
+    const uint32_t pkt = pool_->allocate();
+    Packet& p = pool_->get(pkt);
+    p.type = PacketType::Pause;
+    p.tc = tc;
+    p.psn = static_cast<uint32_t>(params_->pfcQuanta);
+    p.wireBytes = params_->pauseFrame;
+    ++counters_->pfcPauseFrames;
+    port_->enqueue(pkt);
+  }
+  sim_->arm(stormTimer_, sim_->now() + port_->pauseDuration(params_->pfcQuanta) / 2);
 }
 
 uint32_t Nic::pullData(uint8_t allowed) {
@@ -287,6 +315,10 @@ void Nic::goBackTo(uint32_t qpId, uint32_t psn) {
 }
 
 void Nic::onEvent(uint32_t tag) {
+  if (tag == kStormTick) {
+    stormTick();
+    return;
+  }
   if (tag == kPaceWake) {
     wakeParked();
     return;

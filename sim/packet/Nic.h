@@ -62,9 +62,15 @@ class Nic final : public EventHandler {
 
   uint32_t index() const { return index_; }
 
+  /// Starts or stops a PFC storm: the NIC sends PAUSE frames for every lossless class without a
+  /// break, as one whose receive path has hung does (its own receiving is not affected here).
+  void setPfcStorm(bool on);
+
  private:
   static constexpr uint32_t kPaceWake = 0x80000000u;
+  static constexpr uint32_t kStormTick = 0x80000001u;
 
+  void stormTick();
   void onData(Packet& p);
   void onDataTolerant(Packet& p);
   void onAck(const Packet& p);
@@ -90,6 +96,9 @@ class Nic final : public EventHandler {
   using Parked = std::pair<Time, uint32_t>;
   std::priority_queue<Parked, std::vector<Parked>, std::greater<>> parked_;
   Time wakeAt_ = Time::max();
+  TimerId paceTimer_ = kNoTimer;
+  TimerId stormTimer_ = kNoTimer;
+  bool storming_ = false;
   std::vector<uint32_t> completedScratch_;
 };
 

@@ -32,6 +32,10 @@ struct NicParams {
   bool notify = false;              ///< receiver sends CNPs (RoCEv2) / BECNs (InfiniBand) on marks
   Time notifyInterval = Time::us(50);
   bool tolerant = false;            ///< receiver places out-of-order packets (no NACK on a gap)
+  // PFC frames a storming NIC sends (failures: pfc-storm)
+  uint8_t pfcClassMask = 0;
+  int pfcQuanta = 65535;
+  uint32_t pauseFrame = 84;
 
   bool timerEnabled() const { return !rtoSchedule.empty(); }
   /// The RTO armed after `timeouts` consecutive timeouts without progress.

@@ -26,6 +26,8 @@ struct PacketCounters {
   uint64_t pfcPauseFrames = 0;      ///< PAUSE frames with quanta > 0 (first pauses and refreshes)
   uint64_t pfcResumeFrames = 0;     ///< PAUSE frames with quanta 0
   uint64_t pfcPausePropagated = 0;  ///< pauses sent while the sender was itself paused downstream
+  uint64_t pfcStorms = 0;          ///< times the PFC storm watchdog took a class out of PFC
+  uint64_t pfcStormDrops = 0;      ///< packets it dropped
   uint64_t losslessDrops = 0;       ///< lossless-class packets dropped (headroom exhausted: a violation)
   uint64_t blackholedPackets = 0;   ///< dropped for lack of a route
   uint64_t blackholedBytes = 0;     ///< data payload of those

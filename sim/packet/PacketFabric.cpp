@@ -97,6 +97,8 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
                    spec.sw.pfc.responseTime, endpointOf(n, topo.portLocal(p)), endpointOf(pn, topo.portLocal(peer)),
                    topo.portLocal(peer), &ports_[peer]);
     if (!topo.isHost(n)) ports_[p].enableHistogram();
+    if (!topo.isHost(n) && switchParams_.pfc.enabled && spec.sw.pfc.stormDetection > Time::zero())
+      ports_[p].enableStormWatchdog(spec.sw.pfc.stormDetection, spec.sw.pfc.stormRestoration);
     if (ib && !topo.isHost(pn)) {
       // The peer switch's receive buffer for this input port, per virtual lane.
       const uint64_t perVl = spec.sw.creditBuffer > 0 ? static_cast<uint64_t>(spec.sw.creditBuffer)
@@ -137,6 +139,10 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
   }
   for (uint32_t i = 0; i < topo.nicCount(); ++i)
     nics_[i].init(i, &sim, this, &pool_, &counters_, &ports_[topo.nicPort(i)], &nicParams_);
+  nicParams_.pfcClassMask = spec.sw.pfc.classMask;
+  nicParams_.pfcQuanta = spec.sw.pfc.quanta;
+  nicParams_.pauseFrame = switchParams_.pauseFrame;
+  watchdog_ = std::make_unique<PacketWatchdog>(sim, *this, spec.watchdog);
   nvlink_ = std::make_unique<NvlinkModel>(sim, topo.gpuCount(), spec.hosts.nvlinkBandwidth, spec.hosts.nvlinkLatency,
                                           [this](uint32_t record) { complete(record, sim_.now()); });
 }
@@ -176,6 +182,8 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
     nvlink_->send(r.srcGpu, r.bytes, record);
     return;
   }
+  ++outstanding_;
+  if (watchdog_) watchdog_->activity();
   const uint32_t srcNic = path_.sourceNic(r.srcGpu, r.dstGpu);  // PXN when its own NIC cannot reach
   const uint32_t dstNic = topo_.nicOfGpu(r.dstGpu);
   const uint32_t qpId = queuePairFor(srcNic, dstNic, r.trafficClass, r.qp);
@@ -225,6 +233,7 @@ void PacketFabric::messageDelivered(uint32_t id) {
 
 void PacketFabric::complete(uint32_t record, Time when) {
   if (records_[record].failed) return;  // its sender gave up first: the failure stands
+  if (!records_[record].intraHost) --outstanding_;
   records_[record].finish = when;
   if (when > counters_.lastDelivery) counters_.lastDelivery = when;
   const Pending p = pending_[record];
@@ -246,6 +255,7 @@ uint64_t PacketFabric::failTransfers(uint32_t qpId) {
     FlowRecord& rec = records_[messages_[m].record];
     if (rec.done() || rec.failed) continue;
     rec.failed = true;
+    --outstanding_;
     ++n;
   }
   return n;
@@ -280,6 +290,27 @@ void PacketFabric::queuePairFailed(uint32_t qpId, int retries) {
               " not delivered";
   failures_.push_back(std::move(f));
   sim_.stop();  // the workload cannot complete: the run ends here
+}
+
+void PacketFabric::stopByWatchdog(TransferFailure::Kind kind, std::string message) {
+  TransferFailure f;
+  f.kind = kind;
+  f.at = sim_.now();
+  for (FlowRecord& r : records_)
+    if (!r.done() && !r.failed && !r.intraHost) {
+      r.failed = true;
+      ++f.transfers;
+    }
+  outstanding_ = 0;
+  f.message = std::move(message) + "; " + std::to_string(f.transfers) +
+              (f.transfers == 1 ? " transfer" : " transfers") + " not delivered";
+  failures_.push_back(std::move(f));
+  sim_.stop();
+}
+
+void PacketFabric::setPfcStorm(NodeId host, bool on) {
+  const uint32_t perHost = static_cast<uint32_t>(topo_.nicsPerHost());
+  for (uint32_t i = 0; i < perHost; ++i) nics_[host * perHost + i].setPfcStorm(on);
 }
 
 size_t PacketFabric::failStalledConnections() {
@@ -363,6 +394,8 @@ NetworkCounters PacketFabric::networkCounters() const {
   c.pfcResumeFrames = counters_.pfcResumeFrames;
   c.pfcPausePropagated = counters_.pfcPausePropagated;
   c.losslessDrops = counters_.losslessDrops;
+  c.pfcStorms = counters_.pfcStorms;
+  c.pfcStormDrops = counters_.pfcStormDrops;
   c.blackholedPackets = counters_.blackholedPackets;
   c.blackholedBytes = static_cast<Bytes>(counters_.blackholedBytes);
   c.deadLinkPackets = counters_.deadLinkPackets;

@@ -28,6 +28,7 @@
 #include "sim/fabric/NvlinkModel.h"
 #include "sim/packet/PacketCounters.h"
 #include "sim/packet/PacketPool.h"
+#include "sim/packet/PacketWatchdog.h"
 #include "sim/packet/QueuePair.h"
 #include "sim/packet/RdmaMessage.h"
 #include "sim/packet/ReorderBuffer.h"
@@ -75,6 +76,16 @@ class PacketFabric final : public Fabric {
 
   // ---- inspection (tests, benchmarks) ----
   const PacketCounters& counters() const { return counters_; }
+  const Topology& topology() const { return topo_; }
+  /// Classes with PFC (bit per class; 0 when PFC is off or on InfiniBand).
+  uint8_t losslessClasses() const { return switchParams_.pfc.enabled ? switchParams_.pfc.classMask : 0; }
+  /// Network transfers requested and neither delivered nor failed.
+  uint64_t outstandingTransfers() const { return outstanding_; }
+  /// The watchdog found a run that cannot finish: every outstanding transfer fails, the failure
+  /// (with `message`) joins failures(), and the simulator stops.
+  void stopByWatchdog(TransferFailure::Kind kind, std::string message);
+  /// Starts or stops a PFC storm from every NIC of host `host` (failures: pfc-storm).
+  void setPfcStorm(NodeId host, bool on);
   const PacketPool& pool() const { return pool_; }
   EgressPort& mutablePort(PortId p) { return ports_[p]; }
   const Switch& switchAt(NodeId n) const { return switches_[n - topo_.hostCount()]; }
@@ -128,6 +139,8 @@ class PacketFabric final : public Fabric {
   std::vector<uint32_t> freeMessages_;
   std::vector<FlowRecord> records_;
   std::vector<TransferFailure> failures_;
+  uint64_t outstanding_ = 0;
+  std::unique_ptr<PacketWatchdog> watchdog_;
   struct Pending {
     uint64_t tag;
     TransferObserver* observer;

@@ -96,7 +96,7 @@ bool Switch::redMark(uint64_t q) {
 void Switch::receive(uint32_t pkt, uint32_t inPort) {
   Packet& p = pool_->get(pkt);
   if (p.type == PacketType::Pause) {  // consumed by the MAC: pauses our egress toward the sender
-    ports_[inPort].applyPause(p.tc, static_cast<int>(p.psn));
+    if (lossless(p.tc)) ports_[inPort].applyPause(p.tc, static_cast<int>(p.psn));  // else not a PFC priority here
     pool_->release(pkt);
     return;
   }
@@ -166,6 +166,17 @@ void Switch::countLosslessDrop(uint32_t inPort, uint8_t tc) {
 }
 
 void Switch::onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, uint64_t queueAfter) {
+  release(e, tc);
+  if (params_->ecn.enabled && params_->ecn.markOnDequeue && ((params_->ecn.classMask >> tc) & 1)) {
+    Packet& p = pool_->get(pkt);
+    if (p.type == PacketType::Data && redMark(queueAfter)) {
+      p.flags |= Packet::kCongestionExperienced;
+      ++counters_->ecnMarks;
+    }
+  }
+}
+
+void Switch::release(const PacketQueue::Entry& e, uint8_t tc) {
   if (params_->infiniband) {
     mmu_.releaseCredited(e.inPort, tc, e.wireBytes);
     // The credit update leaves from the ingress MAC toward the upstream port: the wire's delay.
@@ -180,13 +191,6 @@ void Switch::onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, ui
     }
   } else {
     mmu_.releaseLossy(e.inPort, tc, e.wireBytes);
-  }
-  if (params_->ecn.enabled && params_->ecn.markOnDequeue && ((params_->ecn.classMask >> tc) & 1)) {
-    Packet& p = pool_->get(pkt);
-    if (p.type == PacketType::Data && redMark(queueAfter)) {
-      p.flags |= Packet::kCongestionExperienced;
-      ++counters_->ecnMarks;
-    }
   }
 }
 

@@ -64,6 +64,9 @@ class Switch final : public EventHandler {
   /// Called by an egress port when a packet leaves its queue for the wire; `queueAfter` is
   /// what remains in that class queue.
   void onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, uint64_t queueAfter);
+  /// A packet leaves the buffer without being sent (the PFC storm watchdog dropped it): its
+  /// bytes are released as on a dequeue, and nothing is marked.
+  void release(const PacketQueue::Entry& e, uint8_t tc);
   /// PFC refresh timer of (ingress port, priority) = tag / 8, tag % 8.
   void onEvent(uint32_t tag) override;
 

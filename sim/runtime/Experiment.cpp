@@ -487,6 +487,7 @@ nlohmann::json Experiment::buildResults() const {
                     {"pfc_paused_us", net.pfcPausedUs},
                     {"lossless_drops", net.losslessDrops},
                     {"lossless_violations", violations},
+                    {"pfc_watchdog", {{"storms", net.pfcStorms}, {"packets_dropped", net.pfcStormDrops}}},
                     {"pfc_max_headroom_used_bytes", net.pfcMaxHeadroomUsed},
                     {"pfc_headroom_peaks", headroom},
                     {"min_credit_bytes", net.minCreditBytes},

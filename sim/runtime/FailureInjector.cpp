@@ -14,6 +14,15 @@ FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, PacketFab
     auto bad = [&](const std::string& why) { diags.push_back(Diagnostic{spec.file, f.line, 0, key, why}); };
     Event e;
     e.spec = f;
+    if (!f.host.empty()) {
+      e.node = topo.findNode(f.host);
+      if (e.node == kInvalid || !topo.isHost(e.node)) {
+        bad("no host named '" + f.host + "' (hosts are host-<i>)");
+        continue;
+      }
+      events_.push_back(std::move(e));
+      continue;
+    }
     if (!f.link.empty()) {
       if (f.link.size() != 2) {
         bad("expected a link as two node names, found " + std::to_string(f.link.size()));
@@ -68,6 +77,10 @@ void FailureInjector::start(Time origin) {
 
 void FailureInjector::onEvent(uint32_t index) {
   const Event& e = events_[index];
+  if (!e.spec.host.empty()) {
+    fabric_.setPfcStorm(e.node, e.spec.action == "pfc-storm");
+    return;
+  }
   const bool up = e.spec.action == "up";
   for (LinkId l : e.links) {
     const LinkInfo& info = topo_.link(l);

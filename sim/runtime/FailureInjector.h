@@ -4,8 +4,10 @@
 // parallel link between the two nodes) or switch (every link of it) goes down or up in the data
 // plane at once (both directions of each link; packets on a dead link are lost and counted),
 // and the control plane is told, which then reacts on its own timers (BGP: detection delay,
-// update processing, MRAI).
-// Leaves out: host and NIC failures, partial (unidirectional) failures, flapping detection.
+// update processing, MRAI). A host's NICs can start and stop a PFC storm (PAUSE frames without
+// a break toward their leaf, as a NIC whose receive path hangs sends).
+// Leaves out: host links and NICs going down, partial (unidirectional) failures, flapping
+// detection.
 // Units: Time (ps).
 #pragma once
 
@@ -34,7 +36,7 @@ class FailureInjector final : public EventHandler {
   struct Event {
     FailureSpec spec;
     std::vector<LinkId> links;  ///< link failures: the links between the two nodes
-    NodeId node = kInvalid;     ///< switch failures
+    NodeId node = kInvalid;     ///< switch failures, or the host of a PFC storm
     Time at;                    ///< absolute time, set by start()
   };
   const std::vector<Event>& events() const { return events_; }

@@ -1,0 +1,88 @@
+#include "sim/config/RunSectionsReader.h"
+
+namespace fabricsim {
+
+using YAML::Node;
+
+void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
+  if (!YamlReader::has(root, "failures")) return;
+  const Node list = root["failures"];
+  const std::string p = "failures";
+  if (list.IsNull()) return;
+  if (!r.expectSequence(list, p)) return;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Node f = list[i];
+    const std::string fp = YamlReader::index(p, i);
+    if (!r.expectMap(f, fp)) continue;
+    r.checkKeys(f, fp, {"at", "action", "link", "switch", "host"});
+    FailureSpec fs;
+    fs.line = YamlReader::lineOf(f);
+    bool ok = r.getTime(f, fp, "at", fs.at, Time::zero(), true);
+    if (!r.getChoice(f, fp, "action", fs.action, {"down", "up", "pfc-storm", "pfc-storm-end"}, true))
+      continue;
+    const bool storm = fs.action == "pfc-storm" || fs.action == "pfc-storm-end";
+    const bool hasLink = YamlReader::has(f, "link");
+    const bool hasSwitch = YamlReader::has(f, "switch");
+    const bool hasHost = YamlReader::has(f, "host");
+    if (storm) {
+      if (!hasHost || hasLink || hasSwitch) {
+        r.error(f, fp,
+                "expected 'host: name' (the host whose NICs send the PAUSE storm) and no link or switch");
+        continue;
+      }
+      ok = r.getString(f, fp, "host", fs.host) && ok;
+      if (ok) spec.failures.push_back(std::move(fs));
+      continue;
+    }
+    if (hasHost) {
+      r.error(f["host"], YamlReader::join(fp, "host"),
+              "a host is the target of 'action: pfc-storm | pfc-storm-end' only; links and switches go down "
+              "or up");
+      continue;
+    }
+    if (hasLink == hasSwitch) {
+      r.error(f, fp,
+              hasLink ? "expected either 'link' or 'switch', found both"
+                      : "expected 'link: [a, b]' (two node names) or 'switch: name'");
+      continue;
+    }
+    if (hasSwitch) {
+      ok = r.getString(f, fp, "switch", fs.node) && ok;
+    } else {
+      const Node l = f["link"];
+      const std::string lp = YamlReader::join(fp, "link");
+      if (!l.IsSequence() || l.size() != 2) {
+        r.error(
+            l, lp,
+            "expected a list of two node names, e.g. [agg-0-0, core-0], found " + YamlReader::describe(l));
+        continue;
+      }
+      std::string a, b;
+      ok = r.asString(l[0], YamlReader::index(lp, 0), a) && ok;
+      ok = r.asString(l[1], YamlReader::index(lp, 1), b) && ok;
+      if (!a.empty() && a == b) {
+        r.error(l, lp, "expected two different node names, found '" + a + "' twice");
+        ok = false;
+      }
+      fs.link = {a, b};
+    }
+    if (ok) spec.failures.push_back(std::move(fs));
+  }
+}
+
+void readWatchdog(YamlReader& r, const Node& root, TopologySpec& spec) {
+  if (!YamlReader::has(root, "watchdog")) return;
+  const Node w = root["watchdog"];
+  const std::string p = "watchdog";
+  if (!r.expectMap(w, p)) return;
+  r.checkKeys(w, p, {"interval", "no_progress", "pfc_deadlock"});
+  r.getTime(w, p, "interval", spec.watchdog.interval, Time::ps(1));
+  r.getTime(w, p, "no_progress", spec.watchdog.noProgress);
+  r.getBool(w, p, "pfc_deadlock", spec.watchdog.pfcDeadlock);
+  if (spec.watchdog.noProgress > Time::zero() && spec.watchdog.noProgress < spec.watchdog.interval)
+    r.error(YamlReader::has(w, "no_progress") ? w["no_progress"] : w, "watchdog.no_progress",
+            "expected 0 (off) or at least one watchdog interval (" + formatTime(spec.watchdog.interval) +
+                "), found " + formatTime(spec.watchdog.noProgress));
+}
+
+}  // namespace fabricsim
