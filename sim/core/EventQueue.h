@@ -24,7 +24,8 @@
 namespace fabricsim {
 
 using TimerId = uint32_t;
-inline constexpr TimerId kNoTimer = 0xFFFFFFFFu;
+/// Not a timer (one-shot events carry it). Timer ids start at 1.
+inline constexpr TimerId kNoTimer = 0;
 
 struct Event {
   Time when;
@@ -38,7 +39,10 @@ class EventQueue {
  public:
   void push(Time when, EventHandler* target, uint32_t tag) {
     heap_.push_back(Event{when, nextSeq_++, target, tag, kNoTimer});
-    siftUp(heap_.size() - 1);
+    if (timers_.empty())
+      siftUpPlain(heap_.size() - 1);
+    else
+      siftUp(heap_.size() - 1);
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
@@ -47,7 +51,8 @@ class EventQueue {
   /// the heap: the timer is no longer armed when its handler runs.
   Event pop() {
     Event out = heap_.front();
-    if (out.timer != kNoTimer) timers_[out.timer].pos = kNotQueued;
+    if (timers_.empty()) return popPlain();
+    timers_[out.timer].pos = kNotQueued;  // slot 0 for one-shot events
     const Event last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) siftDown(0, last);
@@ -57,11 +62,14 @@ class EventQueue {
     heap_.clear();
     for (auto& t : timers_) t.pos = kNotQueued;
   }
+  /// Whether `id` names a timer of this queue (not kNoTimer).
+  bool isTimer(TimerId id) const { return id != kNoTimer && id < timers_.size(); }
   void reserve(size_t n) { heap_.reserve(n); }
 
   // ---- timers ----
   /// A new timer that calls target->onEvent(tag) when it fires. Not armed.
   TimerId newTimer(EventHandler* target, uint32_t tag) {
+    if (timers_.empty()) timers_.push_back(TimerSlot{nullptr, 0, kNotQueued});  // slot 0: one-shot events
     timers_.push_back(TimerSlot{target, tag, kNotQueued});
     return static_cast<TimerId>(timers_.size() - 1);
   }
@@ -86,6 +94,7 @@ class EventQueue {
   }
   /// Removes the pending expiry of `id`, if any.
   void cancel(TimerId id) {
+    if (id == kNoTimer) return;
     TimerSlot& t = timers_[id];
     if (t.pos == kNotQueued) return;
     const size_t i = t.pos;
@@ -94,20 +103,20 @@ class EventQueue {
     heap_.pop_back();
     if (i == heap_.size()) return;  // it was the last entry
     if (i > 0 && before(last, heap_[(i - 1) >> 2])) {
-      heap_[i] = last;
-      if (last.timer != kNoTimer) timers_[last.timer].pos = static_cast<uint32_t>(i);
+      place(i, last);
       siftUp(i);
     } else {
       siftDown(i, last);
     }
   }
-  bool armed(TimerId id) const { return timers_[id].pos != kNotQueued; }
+  bool armed(TimerId id) const { return id != kNoTimer && timers_[id].pos != kNotQueued; }
   /// The pending expiry of `id` (Time::max() when not armed).
   Time expiry(TimerId id) const {
+    if (id == kNoTimer) return Time::max();
     const uint32_t p = timers_[id].pos;
     return p == kNotQueued ? Time::max() : heap_[p].when;
   }
-  size_t timers() const { return timers_.size(); }
+  size_t timers() const { return timers_.empty() ? 0 : timers_.size() - 1; }
 
  private:
   static constexpr uint32_t kNotQueued = 0xFFFFFFFFu;
@@ -123,9 +132,49 @@ class EventQueue {
     return (static_cast<unsigned __int128>(static_cast<uint64_t>(e.when.picos())) << 64) | e.seq;
   }
   static bool before(const Event& a, const Event& b) { return key(a) < key(b); }
+  // Without timers (plain pushes only) the heap needs no position bookkeeping at all; with
+  // timers every move records the entry's position, unconditionally (one-shot entries write to
+  // the dummy slot 0): a store is cheaper than a branch the heap's data cannot predict.
   void place(size_t i, const Event& e) {
     heap_[i] = e;
-    if (e.timer != kNoTimer) timers_[e.timer].pos = static_cast<uint32_t>(i);
+    timers_[e.timer].pos = static_cast<uint32_t>(i);
+  }
+  Event popPlain() {
+    Event out = heap_.front();
+    const Event last = heap_.back();
+    heap_.pop_back();
+    if (heap_.empty()) return out;
+    const size_t n = heap_.size();
+    const unsigned __int128 lk = key(last);
+    size_t i = 0;
+    while (true) {
+      const size_t first = 4 * i + 1;
+      if (first >= n) break;
+      size_t best = first;
+      unsigned __int128 bestKey = key(heap_[first]);
+      const size_t end = first + 4 < n ? first + 4 : n;
+      for (size_t c = first + 1; c < end; ++c) {
+        const unsigned __int128 k = key(heap_[c]);
+        const bool less = k < bestKey;
+        best = less ? c : best;
+        bestKey = less ? k : bestKey;
+      }
+      if (!(bestKey < lk)) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = last;
+    return out;
+  }
+  void siftUpPlain(size_t i) {
+    const Event e = heap_[i];
+    while (i > 0) {
+      const size_t parent = (i - 1) >> 2;
+      if (!before(e, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = e;
   }
   void siftUp(size_t i) {
     Event e = heap_[i];

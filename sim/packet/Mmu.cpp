@@ -10,7 +10,7 @@ bool Mmu::init(const Config* config, const std::vector<uint64_t>& headroom) {
   pgs_.assign(ports * kTrafficClasses, Pg{});
   headroom_ = headroom;
   peakHeadroom_.assign(ports, 0);
-  portReserveUsed_.assign(ports, 0);
+  ports_.assign(ports, PortAcct{});
   const uint64_t lossless = static_cast<uint64_t>(__builtin_popcount(config->losslessMask));
   carved_ = 0;
   for (uint64_t h : headroom) carved_ += lossless * h + config->reserve;
@@ -35,11 +35,11 @@ uint64_t Mmu::xonThreshold() const {
 }
 
 uint32_t Mmu::takeReserve(uint32_t port, Pg& g, uint32_t bytes) {
-  const uint64_t used = portReserveUsed_[port];
+  const uint64_t used = ports_[port].reserveUsed;
   const uint64_t room = config_->reserve > used ? config_->reserve - used : 0;
   const uint32_t in = static_cast<uint32_t>(std::min<uint64_t>(room, bytes));
   g.reserveUsed += in;
-  portReserveUsed_[port] += in;
+  ports_[port].reserveUsed += in;
   return bytes - in;
 }
 
@@ -85,32 +85,6 @@ void Mmu::releaseLossless(uint32_t port, uint8_t tc, uint32_t bytes, bool& xon) 
     g.paused = false;
     xon = true;
   }
-}
-
-Mmu::Verdict Mmu::admitLossy(uint32_t port, uint8_t tc, uint32_t bytes, uint64_t egressQueue) {
-  Pg& g = pg(port, tc);
-  const uint32_t rest = takeReserve(port, g, bytes);
-  if (rest > 0) {
-    const uint64_t freeShared = sharedSize_ - sharedUsed_;
-    const auto threshold = static_cast<uint64_t>(config_->lossyAlpha * static_cast<double>(freeShared));
-    if (rest > freeShared || egressQueue + bytes > threshold) {
-      giveReserve(port, g, bytes - rest);
-      return Verdict::Dropped;
-    }
-    g.sharedUsed += rest;
-    sharedUsed_ += rest;
-  }
-  used_ += bytes;
-  return Verdict::Admitted;
-}
-
-void Mmu::releaseLossy(uint32_t port, uint8_t tc, uint32_t bytes) {
-  Pg& g = pg(port, tc);
-  const uint64_t fromShared = std::min<uint64_t>(g.sharedUsed, bytes);
-  g.sharedUsed -= fromShared;
-  sharedUsed_ -= fromShared;
-  giveReserve(port, g, bytes - static_cast<uint32_t>(fromShared));
-  used_ -= bytes;
 }
 
 }  // namespace fabricsim

@@ -18,7 +18,8 @@
 //   at or below XON (static `pfc.xon`, or dynamic threshold - `pfc.xon_delta`).
 //   A lossless packet that finds its headroom full is dropped: with the headroom of PfcHeadroom
 //   that cannot happen, so such a drop is an invariant violation the caller reports.
-// - A lossy packet fills its port's reserve, then the shared pool if its egress class queue stays
+// - A lossy packet (all lossy classes of a port together) fills its port's reserve, then the
+//   shared pool if its egress class queue stays
 //   within dtAlpha x the free shared pool (Choudhury-Hahne dynamic threshold) — else dropped.
 // - Departures free headroom first, then shared, then reserve (the order of the MMU counters).
 // - InfiniBand: credit-accounted bytes per (input port, virtual lane); the link's credits bound
@@ -63,10 +64,34 @@ class Mmu {
   Verdict admitLossless(uint32_t port, uint8_t tc, uint32_t bytes, bool& xoff);
   /// A lossless packet leaves. `xon` is set when the paused PG may now send XON.
   void releaseLossless(uint32_t port, uint8_t tc, uint32_t bytes, bool& xon);
-  /// A lossy packet of `bytes` arrives on (port, tc) for an egress class queue now holding
-  /// `egressQueue` bytes.
-  Verdict admitLossy(uint32_t port, uint8_t tc, uint32_t bytes, uint64_t egressQueue);
-  void releaseLossy(uint32_t port, uint8_t tc, uint32_t bytes);
+  /// A lossy packet of `bytes` arrives on `port` for an egress class queue now holding
+  /// `egressQueue` bytes. Lossy classes of a port are accounted together (reserve, then shared).
+  Verdict admitLossy(uint32_t port, uint32_t bytes, uint64_t egressQueue) {
+    PortAcct& a = ports_[port];
+    const uint64_t room = config_->reserve > a.reserveUsed ? config_->reserve - a.reserveUsed : 0;
+    if (bytes <= room) {
+      a.reserveUsed += bytes;
+      a.lossyReserve += bytes;
+    } else {
+      const uint64_t freeShared = sharedSize_ - sharedUsed_;
+      const auto threshold = static_cast<uint64_t>(config_->lossyAlpha * static_cast<double>(freeShared));
+      if (bytes > freeShared || egressQueue + bytes > threshold) return Verdict::Dropped;
+      a.lossyShared += bytes;
+      sharedUsed_ += bytes;
+    }
+    used_ += bytes;
+    return Verdict::Admitted;
+  }
+  void releaseLossy(uint32_t port, uint32_t bytes) {
+    PortAcct& a = ports_[port];
+    // Shared first, then the reserve (the order of the MMU counters).
+    const uint32_t fromShared = a.lossyShared < bytes ? a.lossyShared : bytes;
+    a.lossyShared -= fromShared;
+    sharedUsed_ -= fromShared;
+    a.lossyReserve -= bytes - fromShared;
+    a.reserveUsed -= bytes - fromShared;
+    used_ -= bytes;
+  }
   /// InfiniBand: bytes held for (input port, VL), bounded by the link's credits.
   void addCredited(uint32_t port, uint8_t vl, uint32_t bytes) {
     pg(port, vl).sharedUsed += bytes;
@@ -95,6 +120,8 @@ class Mmu {
     const Pg& g = pg(port, tc);
     return g.reserveUsed + g.sharedUsed + g.headroomUsed;
   }
+  /// Bytes of the lossy classes of `port` held together.
+  uint64_t heldLossy(uint32_t port) const { return ports_[port].lossyReserve + ports_[port].lossyShared; }
 
  private:
   struct Pg {
@@ -103,6 +130,11 @@ class Mmu {
     uint64_t sharedUsed = 0;
     bool paused = false;
   };
+  struct PortAcct {
+    uint32_t reserveUsed = 0;   // the port's reserve in use, all classes
+    uint32_t lossyReserve = 0;  // of which lossy classes
+    uint32_t lossyShared = 0;   // lossy bytes of this port in the shared pool
+  };
   Pg& pg(uint32_t port, uint8_t tc) { return pgs_[port * kTrafficClasses + tc]; }
   const Pg& pg(uint32_t port, uint8_t tc) const { return pgs_[port * kTrafficClasses + tc]; }
   uint64_t xonThreshold() const;
@@ -110,14 +142,14 @@ class Mmu {
   uint32_t takeReserve(uint32_t port, Pg& g, uint32_t bytes);
   void giveReserve(uint32_t port, Pg& g, uint32_t bytes) {
     g.reserveUsed -= bytes;
-    portReserveUsed_[port] -= bytes;
+    ports_[port].reserveUsed -= bytes;
   }
 
   const Config* config_ = nullptr;
-  std::vector<Pg> pgs_;
-  std::vector<uint32_t> portReserveUsed_;  // per port: its reserve in use, all classes
-  std::vector<uint64_t> headroom_;         // per port, for each lossless class
-  std::vector<uint64_t> peakHeadroom_;     // per port
+  std::vector<Pg> pgs_;                 // per (port, class): lossless and credit-accounted classes
+  std::vector<PortAcct> ports_;         // per port
+  std::vector<uint64_t> headroom_;      // per port, for each lossless class
+  std::vector<uint64_t> peakHeadroom_;  // per port
   uint64_t carved_ = 0;
   uint64_t sharedSize_ = 0;
   uint64_t sharedUsed_ = 0;

@@ -137,7 +137,7 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
       sendPause(inPort, tc, params_->pfc.quanta);
       armRefresh(inPort, tc);
     }
-  } else if (mmu_.admitLossy(inPort, tc, wire, port.queueBytes(tc)) == Mmu::Verdict::Dropped) {
+  } else if (mmu_.admitLossy(inPort, wire, port.queueBytes(tc)) == Mmu::Verdict::Dropped) {
     ++drops_;
     port.countDrop();
     ++counters_->packetsDropped;
@@ -190,7 +190,7 @@ void Switch::release(const PacketQueue::Entry& e, uint8_t tc) {
       sim_->cancel(refresh_[e.inPort * kTrafficClasses + tc]);
     }
   } else {
-    mmu_.releaseLossy(e.inPort, tc, e.wireBytes);
+    mmu_.releaseLossy(e.inPort, e.wireBytes);
   }
 }
 

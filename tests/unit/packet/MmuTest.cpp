@@ -104,7 +104,7 @@ TEST(Mmu, DynamicThresholdIsAlphaTimesTheFreeSharedPool) {
   // Other traffic filling the pool lowers this PG's threshold: with 30,000 B of port 1's lossy
   // class in the pool, it is 0.5 (78,000 - 24,000 - 30,000) = 12,000.
   for (int i = 0; i < 31; ++i)  // 1,000 B reserve + 30,000 B shared
-    ASSERT_EQ(m.admitLossy(1, 1, 1'000, 0), Mmu::Verdict::Admitted);
+    ASSERT_EQ(m.admitLossy(1, 1'000, 0), Mmu::Verdict::Admitted);
   EXPECT_EQ(m.sharedUsed(), 54'000u);
   EXPECT_EQ(m.xoffThreshold(), 12'000u);
 }
@@ -120,14 +120,14 @@ TEST(Mmu, LossyTrafficUsesTheReserveThenTheEgressDynamicThreshold) {
   // one queue q fed from port 0: q + 1,000 <= 98,000 - (q - 1,000) -> q <= 49,000.
   uint64_t queue = 0;
   int admitted = 0;
-  while (m.admitLossy(0, 1, 1'000, queue) == Mmu::Verdict::Admitted) {
+  while (m.admitLossy(0, 1'000, queue) == Mmu::Verdict::Admitted) {
     queue += 1'000;
     ++admitted;
   }
   EXPECT_EQ(queue, 50'000u);  // 49,000 accepted the 50th packet (49,000 + 1,000 <= 98,000 - 48,000)
   EXPECT_EQ(admitted, 50);
   EXPECT_EQ(m.used(), 50'000u);
-  m.releaseLossy(0, 1, 1'000);
+  m.releaseLossy(0, 1'000);
   EXPECT_EQ(m.sharedUsed(), 48'000u);  // shared goes first; the reserve stays held
 }
 
