@@ -147,10 +147,10 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
   }
   if (mmu_.used() > maxUsed_) maxUsed_ = mmu_.used();
   if (params_->ecn.enabled && !params_->ecn.markOnDequeue && p.type == PacketType::Data &&
-      ((params_->ecn.classMask >> tc) & 1) && !(params_->infiniband && creditVictim(port, tc)) &&
-      redMark(port.queueBytes(tc))) {
+      shouldMark(port, tc, port.queueBytes(tc))) {
     p.flags |= Packet::kCongestionExperienced;
     ++counters_->ecnMarks;
+    port.countMark();
   }
   port.enqueue(pkt, inPort);
 }
@@ -165,7 +165,8 @@ void Switch::countLosslessDrop(uint32_t inPort, uint8_t tc) {
   violations_.push_back(Violation{inPort, tc, 1, sim_->now()});
 }
 
-void Switch::onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, uint64_t queueAfter) {
+void Switch::onDequeue(EgressPort& out, uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc,
+                       uint64_t queueAfter) {
   if (params_->infiniband) {
     mmu_.releaseCredited(e.inPort, tc, e.wireBytes);
     // The credit update leaves from the ingress MAC toward the upstream port: the wire's delay.
@@ -181,11 +182,12 @@ void Switch::onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, ui
   } else {
     mmu_.releaseLossy(e.inPort, tc, e.wireBytes);
   }
-  if (params_->ecn.enabled && params_->ecn.markOnDequeue && ((params_->ecn.classMask >> tc) & 1)) {
+  if (params_->ecn.enabled && params_->ecn.markOnDequeue) {
     Packet& p = pool_->get(pkt);
-    if (p.type == PacketType::Data && redMark(queueAfter)) {
+    if (p.type == PacketType::Data && shouldMark(out, tc, queueAfter)) {
       p.flags |= Packet::kCongestionExperienced;
       ++counters_->ecnMarks;
+      out.countMark();
     }
   }
 }

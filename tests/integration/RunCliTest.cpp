@@ -142,6 +142,10 @@ TEST(RunCli, ResultsHaveTheContractKeys) {
   ASSERT_TRUE(n["link_util"].contains("max"));
   EXPECT_TRUE(n["per_tier"].is_object());
   EXPECT_FALSE(n["per_tier"].empty());
+  for (const auto& [tier, t] : n["per_tier"].items())
+    for (const char* k : {"links", "util_mean", "util_max", "max_queue_bytes", "packets_dropped",
+                          "pfc_paused_us", "ecn_marks", "wire_bytes"})
+      EXPECT_TRUE(t.contains(k)) << "network.per_tier." << tier << "." << k;
   EXPECT_GE(n["bytes_sent"].get<int64_t>(), 16 * 256 * 1024);  // payload, retransmissions included
   EXPECT_EQ(n["bytes_sent"].get<int64_t>(), n["bytes_delivered"].get<int64_t>() + n["bytes_dropped"].get<int64_t>());
   // Features this release does not model stay at zero.
