@@ -10,6 +10,7 @@ bool Mmu::init(const Config* config, const std::vector<uint64_t>& headroom) {
   pgs_.assign(ports * kTrafficClasses, Pg{});
   headroom_ = headroom;
   peakHeadroom_.assign(ports, 0);
+  peakCredited_.assign(ports, 0);
   portReserveUsed_.assign(ports, 0);
   const uint64_t lossless = static_cast<uint64_t>(__builtin_popcount(config->losslessMask));
   carved_ = 0;
