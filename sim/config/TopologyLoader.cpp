@@ -291,7 +291,7 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
   }
   r.getTime(s, p, "latency", spec.sw.latency);
   double alpha = 0;
-  if (r.getDouble(s, p, "dt_alpha", alpha, 0.0, 1e6)) {
+  if (r.getDouble(s, p, "dt_alpha", alpha, -1e6, 1e6)) {  // <= 0 gets the message below
     if (alpha <= 0)
       r.error(s["dt_alpha"], "switch.dt_alpha", "expected a positive number, found " + s["dt_alpha"].Scalar());
     else
@@ -335,7 +335,7 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
       // Dynamic thresholds (dynamic_alpha) replace xoff/xon, which are then optional; when they
       // are given as well (e.g. a --set switching a static file to dynamic) they are checked but unused.
       double dynAlpha = 0;
-      if (r.getDouble(f, fp, "dynamic_alpha", dynAlpha, 0.0, 1e6)) {
+      if (r.getDouble(f, fp, "dynamic_alpha", dynAlpha, -1e6, 1e6)) {  // <= 0 gets the message below
         if (dynAlpha <= 0)
           r.error(f["dynamic_alpha"], "switch.pfc.dynamic_alpha",
                   "expected a positive number (XOFF = dynamic_alpha x free buffer), found " +

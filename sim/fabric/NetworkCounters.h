@@ -26,6 +26,7 @@ struct TierCounters {
   /// Class-queue length seen by arriving packets, over all queues of the tier (switch ports).
   Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;
   double pfcPausedUs = 0;       ///< time the tier's ports spent paused, summed over ports
+  uint64_t ecnMarks = 0;        ///< ECN CE (RoCEv2) / FECN (InfiniBand) marks set at the tier's switch ports
 };
 
 /// One port's time paused by PFC, for the most-paused list.

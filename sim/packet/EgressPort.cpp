@@ -31,6 +31,7 @@ void EgressPort::enableCredits(uint64_t perClass, uint32_t maxFrame) {
   f.minCredits = static_cast<int64_t>(perClass);
   f.maxPullWire = maxFrame;
   f.perClass = perClass;
+  f.creditLoop = serializationTime(maxFrame, rate_) + delay_ + propagation_;
 }
 
 void EgressPort::setUp(bool up) {
@@ -224,6 +225,7 @@ void EgressPort::transmitNext() {
       if (credits && fc_->credits[tc] < static_cast<int64_t>(head.wireBytes)) {
         cand &= static_cast<uint16_t>(~(1u << tc));
         creditBlocked = true;
+        fc_->creditWait |= static_cast<uint8_t>(1u << tc);
         continue;
       }
       const PacketQueue::Entry e = queues_[tc].pop();
@@ -232,7 +234,10 @@ void EgressPort::transmitNext() {
       wire = e.wireBytes;
       vl = static_cast<uint8_t>(tc);
       queuedBytes_ -= wire;
-      if (owner_.sw) owner_.sw->onDequeue(pkt, e, static_cast<uint8_t>(tc), queues_[tc].bytes());
+      // The departing frame's credits are spent before the switch sees the departure, so that
+      // dequeue marking judges what is left behind it: the queue and the credits for the next frame.
+      if (credits) spendCredits(vl, wire);
+      if (owner_.sw) owner_.sw->onDequeue(*this, pkt, e, static_cast<uint8_t>(tc), queues_[tc].bytes());
       break;
     }
     if (pkt == kNoPacket && owner_.nic && !(nonEmpty_ & 0xFF & ~paused)) {
@@ -248,6 +253,7 @@ void EgressPort::transmitNext() {
         const Packet& p = pool_->get(pkt);
         wire = p.wireBytes;
         vl = p.tc;
+        if (credits) spendCredits(vl, wire);
       }
     }
     if (pkt == kNoPacket) {
@@ -258,10 +264,6 @@ void EgressPort::transmitNext() {
       if (work && wake != Time::max()) scheduleTx(wake);
       else cancelTx();
       return;
-    }
-    if (credits) {
-      fc_->credits[vl] -= wire;
-      if (fc_->credits[vl] < fc_->minCredits) fc_->minCredits = fc_->credits[vl];
     }
   }
   if (wire != lastWire_) {

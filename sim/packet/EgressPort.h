@@ -20,12 +20,19 @@
 //   down nothing waits for credits (what is sent is lost, as a port flushes toward a dead link),
 //   credit updates on the dead link are lost, and when the link comes up both ends start again
 //   from the peer's real free buffer (the IB link-layer flow-control re-initialisation).
+// - Credit starvation (for the switch's IB CC victim rule): a class is starved while it has less
+//   than a maximum frame of credit or its head frame waits for credits, and for one credit round
+//   trip (a maximum frame's serialization, the wire and the peer's forwarding latency, and the
+//   wire back) after a wait ends. A port held back by its downstream waits again and again, but
+//   a credit that arrives while it serializes a frame shows as spare for the rest of that frame;
+//   without the round trip those instants would make a victim look like a root of congestion.
+//   A port that waited once and then kept up with its credits is a root again one round trip on.
 // Frames on the wire are kept in order with one pending arrival event per link (and one for
 // control frames); the transmitter keeps one re-armable timer, armed only when something is
 // waiting, so an uncongested hop costs one event and a paused port no dead wake-ups. A NIC's
 // port pulls data packets from its NIC when its queues are empty.
 // Queue statistics: the class-queue length seen by each arriving data packet (control frames are
-// not sampled), per class.
+// not sampled), per class; the ECN/FECN marks its switch set on packets of its queues.
 // Leaves out: link errors, FEC latency, cut-through switching, IB VL arbitration tables
 // (strict priority is used), the wire time of credit updates (they ride between frames).
 // Units: Time (ps), bytes, BitRate (bit/s).
@@ -77,8 +84,10 @@ class EgressPort final : public EventHandler {
   }
   /// Starts the transmitter if it is idle (used by NICs when new data becomes available).
   void kick() {
-    if (sim_->now() >= busyUntil_) transmitNext();
-    else scheduleTx(busyUntil_);
+    if (sim_->now() >= busyUntil_)
+      transmitNext();
+    else
+      scheduleTx(busyUntil_);
   }
 
   // ---- PFC ----
@@ -131,6 +140,15 @@ class EgressPort final : public EventHandler {
   }
   /// Wire bytes of the packet at the head of class `tc` (0 if empty).
   uint32_t queueFront(uint8_t tc) const { return queues_[tc].empty() ? 0 : queues_[tc].front().wireBytes; }
+  /// Whether class `vl` is held back by credits (the IBTA A10 victim state): it has less than
+  /// `frame` bytes of credit, or its head frame is waiting for credits, or it last waited less
+  /// than one credit round trip ago (see the header). Always false without credits.
+  bool creditStarved(uint8_t vl, uint32_t frame) {
+    if (!creditsEnabled()) return false;
+    absorbCredits();
+    return fc_->credits[vl] < static_cast<int64_t>(frame) || ((fc_->creditWait >> vl) & 1) ||
+           sim_->now() < fc_->starvedUntil[vl];
+  }
   /// Credit bytes neither available nor on their way back: what the peer holds (or what was lost
   /// and not yet re-initialised). 0 once the fabric has drained, if no credit leaked.
   int64_t creditsOutstanding() const {
@@ -158,6 +176,9 @@ class EgressPort final : public EventHandler {
   Time busyTime() const { return busyTime_; }
   uint64_t drops() const { return drops_; }
   void countDrop() { ++drops_; }
+  /// Data packets this port's switch marked CE (RoCEv2) or FECN (InfiniBand) for this port's queues.
+  uint64_t ecnMarks() const { return marks_; }
+  void countMark() { ++marks_; }
   BitRate rate() const { return rate_; }
   /// Delay from the end of a frame's serialization until the peer processes it (data frames).
   Time delay() const { return delay_; }
@@ -217,11 +238,21 @@ class EgressPort final : public EventHandler {
     auto& st = stats_[q];
     if (!st) st = std::make_unique<ClassStats>();
     const uint64_t seen = queues_[q].bytes();
-    if (seen == 0) ++st->empty;
-    else st->hist.add(seen);
+    if (seen == 0)
+      ++st->empty;
+    else
+      st->hist.add(seen);
     if (seen + wire > st->max) st->max = seen + wire;
   }
   void absorbCredits();
+  void spendCredits(uint8_t vl, uint32_t wire) {
+    fc_->credits[vl] -= wire;
+    if (fc_->credits[vl] < fc_->minCredits) fc_->minCredits = fc_->credits[vl];
+    if ((fc_->creditWait >> vl) & 1) {  // the end of a wait for credits
+      fc_->creditWait &= static_cast<uint8_t>(~(1u << vl));
+      fc_->starvedUntil[vl] = sim_->now() + fc_->creditLoop;
+    }
+  }
 
   Simulator* sim_ = nullptr;
   PacketPool* pool_ = nullptr;
@@ -231,8 +262,8 @@ class EgressPort final : public EventHandler {
   uint32_t peerLocalPort_ = 0;
   EgressPort* reverse_ = nullptr;
   BitRate rate_;
-  Time delay_;        // propagation + peer forwarding latency (data)
-  Time propagation_;  // the wire alone
+  Time delay_;         // propagation + peer forwarding latency (data)
+  Time propagation_;   // the wire alone
   Time controlDelay_;  // propagation + the peer's PAUSE response time
   Time busyUntil_;
   Time txEventAt_ = Time::max();  // expiry of the armed transmitter timer (max: not armed)
@@ -246,6 +277,7 @@ class EgressPort final : public EventHandler {
   uint64_t wireBytes_ = 0;
   uint64_t packets_ = 0;
   uint64_t drops_ = 0;
+  uint64_t marks_ = 0;
   Time busyTime_;
   uint32_t lastWire_ = 0;  // serialization time of the last frame size, to skip the division
   Time lastSer_;
@@ -268,6 +300,9 @@ class EgressPort final : public EventHandler {
     TimerId stormTimer[kTrafficClasses] = {kNoTimer, kNoTimer, kNoTimer, kNoTimer,
                                            kNoTimer, kNoTimer, kNoTimer, kNoTimer};
     PacketRing<CreditReturn> inFlight;
+    uint8_t creditWait = 0;                // bit per VL whose head frame is waiting for credits
+    Time starvedUntil[kTrafficClasses]{};  // a VL counts as credit-starved until then
+    Time creditLoop;                       // a maximum frame's serialization + the credit round trip
   };
   FlowControlState& fc() {
     if (!fc_) fc_ = std::make_unique<FlowControlState>();

@@ -11,6 +11,7 @@ bool Mmu::init(const Config* config, const std::vector<uint64_t>& headroom) {
   headroom_ = headroom;
   peakHeadroom_.assign(ports, 0);
   ports_.assign(ports, PortAcct{});
+  peakCredited_.assign(ports, 0);
   const uint64_t lossless = static_cast<uint64_t>(__builtin_popcount(config->losslessMask));
   carved_ = 0;
   for (uint64_t h : headroom) carved_ += lossless * h + config->reserve;

@@ -23,7 +23,8 @@
 //   within dtAlpha x the free shared pool (Choudhury-Hahne dynamic threshold) — else dropped.
 // - Departures free headroom first, then shared, then reserve (the order of the MMU counters).
 // - InfiniBand: credit-accounted bytes per (input port, virtual lane); the link's credits bound
-//   them (the advertised per-VL buffer), so there is no admission decision here.
+//   them (the advertised per-VL buffer), so there is no admission decision here. The peak per
+//   input port is kept, so that the bound can be checked.
 // Leaves out: egress-side (per queue) reserves and limits for lossless classes, cell
 // granularity (bytes are exact), priority-to-PG mappings other than one PG per class, a shared
 // headroom pool.
@@ -94,14 +95,19 @@ class Mmu {
   }
   /// InfiniBand: bytes held for (input port, VL), bounded by the link's credits.
   void addCredited(uint32_t port, uint8_t vl, uint32_t bytes) {
-    pg(port, vl).sharedUsed += bytes;
+    Pg& g = pg(port, vl);
+    g.sharedUsed += bytes;
     used_ += bytes;
+    if (g.sharedUsed > peakCredited_[port]) peakCredited_[port] = g.sharedUsed;
   }
   void releaseCredited(uint32_t port, uint8_t vl, uint32_t bytes) {
     pg(port, vl).sharedUsed -= bytes;
     used_ -= bytes;
   }
   uint64_t credited(uint32_t port, uint8_t vl) const { return pg(port, vl).sharedUsed; }
+  /// InfiniBand: the most bytes any one VL of `port` held at once (the credit loop bounds it by
+  /// the credit advertised to the upstream port).
+  uint64_t peakCredited(uint32_t port) const { return peakCredited_[port]; }
 
   /// Whether (port, tc) has XOFF in force upstream.
   bool paused(uint32_t port, uint8_t tc) const { return pg(port, tc).paused; }
@@ -150,6 +156,7 @@ class Mmu {
   std::vector<PortAcct> ports_;         // per port
   std::vector<uint64_t> headroom_;      // per port, for each lossless class
   std::vector<uint64_t> peakHeadroom_;  // per port
+  std::vector<uint64_t> peakCredited_;  // per port: most bytes one VL held (InfiniBand)
   uint64_t carved_ = 0;
   uint64_t sharedSize_ = 0;
   uint64_t sharedUsed_ = 0;

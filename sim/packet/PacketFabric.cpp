@@ -436,6 +436,7 @@ NetworkCounters PacketFabric::networkCounters() const {
     t.utilMax = std::max(t.utilMax, util);
     t.packetsDropped += e.drops();
     t.wireBytes += static_cast<Bytes>(e.wireBytesSent());
+    t.ecnMarks += e.ecnMarks();
     const double paused = e.pausedTime(end).micros();
     t.pfcPausedUs += paused;
     c.pfcPausedUs += paused;

@@ -22,7 +22,8 @@ bool Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* poo
   mmuConfig_.dynamicAlpha = params->pfc.dynamicAlpha;
   mmuConfig_.xoff = static_cast<uint64_t>(params->pfc.xoff);
   mmuConfig_.xon = static_cast<uint64_t>(params->pfc.xon);
-  mmuConfig_.xonDelta = params->pfc.xonDelta > 0 ? static_cast<uint64_t>(params->pfc.xonDelta) : 2ULL * params->maxFrame;
+  mmuConfig_.xonDelta =
+      params->pfc.xonDelta > 0 ? static_cast<uint64_t>(params->pfc.xonDelta) : 2ULL * params->maxFrame;
   mmuConfig_.lossyAlpha = params->dtAlpha;
   const bool fits = mmu_.init(&mmuConfig_, headroom);
   if (mmuConfig_.losslessMask) refresh_.assign(static_cast<size_t>(degree) * kTrafficClasses, kNoTimer);
@@ -96,7 +97,8 @@ bool Switch::redMark(uint64_t q) {
 void Switch::receive(uint32_t pkt, uint32_t inPort) {
   Packet& p = pool_->get(pkt);
   if (p.type == PacketType::Pause) {  // consumed by the MAC: pauses our egress toward the sender
-    if (lossless(p.tc)) ports_[inPort].applyPause(p.tc, static_cast<int>(p.psn));  // else not a PFC priority here
+    if (lossless(p.tc))
+      ports_[inPort].applyPause(p.tc, static_cast<int>(p.psn));  // else not a PFC priority here
     pool_->release(pkt);
     return;
   }
@@ -147,10 +149,10 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
   }
   if (mmu_.used() > maxUsed_) maxUsed_ = mmu_.used();
   if (params_->ecn.enabled && !params_->ecn.markOnDequeue && p.type == PacketType::Data &&
-      ((params_->ecn.classMask >> tc) & 1) && !(params_->infiniband && creditVictim(port, tc)) &&
-      redMark(port.queueBytes(tc))) {
+      shouldMark(port, tc, port.queueBytes(tc))) {
     p.flags |= Packet::kCongestionExperienced;
     ++counters_->ecnMarks;
+    port.countMark();
   }
   port.enqueue(pkt, inPort);
 }
@@ -165,13 +167,15 @@ void Switch::countLosslessDrop(uint32_t inPort, uint8_t tc) {
   violations_.push_back(Violation{inPort, tc, 1, sim_->now()});
 }
 
-void Switch::onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, uint64_t queueAfter) {
+void Switch::onDequeue(EgressPort& out, uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc,
+                       uint64_t queueAfter) {
   release(e, tc);
-  if (params_->ecn.enabled && params_->ecn.markOnDequeue && ((params_->ecn.classMask >> tc) & 1)) {
+  if (params_->ecn.enabled && params_->ecn.markOnDequeue) {
     Packet& p = pool_->get(pkt);
-    if (p.type == PacketType::Data && redMark(queueAfter)) {
+    if (p.type == PacketType::Data && shouldMark(out, tc, queueAfter)) {
       p.flags |= Packet::kCongestionExperienced;
       ++counters_->ecnMarks;
+      out.countMark();
     }
   }
 }
@@ -201,8 +205,10 @@ void Switch::sendPause(uint32_t inPort, uint8_t tc, int quanta) {
   p.tc = tc;
   p.psn = static_cast<uint32_t>(quanta);
   p.wireBytes = params_->pauseFrame;
-  if (quanta > 0) ++counters_->pfcPauseFrames;
-  else ++counters_->pfcResumeFrames;
+  if (quanta > 0)
+    ++counters_->pfcPauseFrames;
+  else
+    ++counters_->pfcResumeFrames;
   ports_[inPort].enqueue(pkt);
 }
 

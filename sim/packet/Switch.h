@@ -17,10 +17,16 @@
 //   upstream port after the link's propagation delay.
 // - ECN (RED): a data packet of a marking class is marked CE with probability 0 at or below
 //   kmin, rising linearly to pmax at kmax, and 1 above kmax, judged on its class queue at
-//   enqueue (before it joins) or at dequeue (what remains behind it). On InfiniBand the same
-//   marking sets FECN, but only at a port that is a root of congestion: a port short of credits
-//   for the class (held back by the downstream switch) is a victim and does not mark (the IBTA
-//   annex A10 victim rule), so only flows that cause the congestion are slowed.
+//   enqueue (before it joins) or at dequeue (what remains behind it). Marks are counted per
+//   egress port. On InfiniBand the same marking sets FECN, but only at a port that is a root of
+//   congestion: a port starved of credits for the class (held back by the downstream switch:
+//   EgressPort::creditStarved) is a victim and does not mark (the IBTA annex A10 victim rule),
+//   so only flows that cause the congestion are slowed. Credits are judged at the same moment as
+//   the queue: at enqueue, what the port has now; at dequeue, what is left once the departing
+//   frame's credits are spent (the port spends them before calling onDequeue), i.e. whether the
+//   frame behind it could follow. Judged before spending, a departing full frame would always
+//   find a frame of credit and only the port's recent waits would keep a victim from marking on
+//   dequeue. Ports toward NICs have no credits and are never victims.
 // - Path selection among the ECMP group (routing.algorithm): ecmp hashes the five-tuple with
 //   the switch's seed; flowlet keeps a flow on its port until it pauses longer than the flowlet
 //   gap, then picks again (a 1,024-entry flowlet table indexed by the flow hash, as switch ASICs
@@ -61,9 +67,9 @@ class Switch final : public EventHandler {
 
   /// A packet's last bit has arrived on local port `inPort`.
   void receive(uint32_t pkt, uint32_t inPort);
-  /// Called by an egress port when a packet leaves its queue for the wire; `queueAfter` is
-  /// what remains in that class queue.
-  void onDequeue(uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, uint64_t queueAfter);
+  /// Called by egress port `out` when a packet leaves its queue for the wire (its credits, on
+  /// InfiniBand, already spent); `queueAfter` is what remains in that class queue.
+  void onDequeue(EgressPort& out, uint32_t pkt, const PacketQueue::Entry& e, uint8_t tc, uint64_t queueAfter);
   /// A packet leaves the buffer without being sent (the PFC storm watchdog dropped it): its
   /// bytes are released as on a dequeue, and nothing is marked.
   void release(const PacketQueue::Entry& e, uint8_t tc);
@@ -96,10 +102,14 @@ class Switch final : public EventHandler {
  private:
   bool lossless(uint8_t tc) const { return params_->pfc.enabled && (params_->pfc.classMask >> tc) & 1; }
   bool redMark(uint64_t queueBytes);
-  /// InfiniBand: whether egress port `out` is a victim for `vl` (short of credits for a frame).
-  bool creditVictim(EgressPort& out, uint8_t vl) {
-    return out.creditsEnabled() && out.credits(vl) < static_cast<int64_t>(params_->maxFrame);
+  /// Whether a data packet of class `tc` leaving through (or joining) `out` with `queueBytes`
+  /// in its class queue is marked: ECN on for the class, not an InfiniBand victim, RED says so.
+  bool shouldMark(EgressPort& out, uint8_t tc, uint64_t queueBytes) {
+    return ((params_->ecn.classMask >> tc) & 1) && !(params_->infiniband && creditVictim(out, tc)) &&
+           redMark(queueBytes);
   }
+  /// InfiniBand: whether egress port `out` is a victim for `vl` (credit-starved, see EgressPort).
+  bool creditVictim(EgressPort& out, uint8_t vl) { return out.creditStarved(vl, params_->maxFrame); }
   void countLosslessDrop(uint32_t inPort, uint8_t tc);
   /// Egress port (global id) for a packet, or kInvalid when there is no route.
   PortId selectPort(const Packet& p);

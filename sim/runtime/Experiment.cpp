@@ -400,6 +400,7 @@ nlohmann::json Experiment::buildResults() const {
                      {"queue_bytes", {{"p50", t.queueP50}, {"p90", t.queueP90}, {"p99", t.queueP99}}},
                      {"packets_dropped", t.packetsDropped},
                      {"pfc_paused_us", t.pfcPausedUs},
+                     {"ecn_marks", t.ecnMarks},
                      {"wire_bytes", t.wireBytes}};
   json pausedPorts = json::array();
   for (const auto& p : net.mostPausedPorts)

@@ -235,36 +235,36 @@ TEST(FlowControl, EcnMarkingFollowsRedCurve) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 4. InfiniBand credits: the 16-to-1 incast with 32 KiB of credit per input port never drops.
-TEST(FlowControl, InfiniBandCreditsNeverNegativeAndLossless) {
+// 4. The InfiniBand credit loop. A switch advertises `credit_buffer` bytes per (input port, VL) to
+// the port feeding it, and the upstream sends only what that credit covers, so at no time may
+// a switch hold more than that from one (input port, VL). The 16-to-1 incast with 32 KiB of
+// credit fills the inputs that feed the receiver's leaf; the bound must hold, must have been
+// reached (within one frame: otherwise the loop never bound anything), and every credit must be
+// back once the fabric has drained.
+TEST(FlowControl, InfiniBandSwitchesNeverHoldMoreThanTheCreditTheyAdvertised) {
   TopologySpec s = leafSpine(4, 2, 8, "infiniband");
   s.sw.buffer = 512 * kKiB;
   s.sw.creditBuffer = 32 * kKiB;
   Bench b(s);
-  ASSERT_TRUE(b.fabric.port(portToward(*b.topo, b.topo->findNode("spine-0"), b.topo->findNode("leaf-0"))).creditsEnabled());
   const Bytes msg = 1 * kMiB;
   PatternWorkload job(b.sim, b.fabric, incast(0, 16, msg), b.topo->gpuCount());
   job.start();
   b.sim.run();
   ASSERT_TRUE(job.finished());
   const auto c = b.fabric.networkCounters();
-  EXPECT_EQ(c.packetsDropped, 0u);
-  EXPECT_EQ(c.losslessDrops, 0u);
-  EXPECT_EQ(c.retransmittedBytes, 0);
-  EXPECT_GE(c.minCreditBytes, 0);
   EXPECT_EQ(c.goodputBytes, 16 * msg);
-  EXPECT_EQ(c.bytesSent, c.bytesDelivered);
-  EXPECT_EQ(c.pfcPauseFrames, 0u);  // IB uses credits, not PFC
-  EXPECT_EQ(b.fabric.pool().live(), 0u);
-  // A switch can hold at most the credit it advertised: creditBuffer per input port.
-  for (NodeId n = static_cast<NodeId>(b.topo->hostCount()); n < b.topo->nodeCount(); ++n)
-    EXPECT_LE(b.fabric.switchAt(n).maxBufferUsed(), b.topo->degree(n) * static_cast<uint64_t>(s.sw.creditBuffer))
-        << b.topo->node(n).name;
-  // The credit loop actually bound something: some port ran below one frame of credit.
-  int64_t lowest = INT64_MAX;
-  for (PortId p = 0; p < b.topo->portCount(); ++p)
-    if (b.fabric.port(p).creditsEnabled()) lowest = std::min(lowest, b.fabric.port(p).minCreditsSeen());
-  EXPECT_LT(lowest, static_cast<int64_t>(IbFraming::dataWireBytes(4096)));
+  EXPECT_EQ(c.creditsOutstanding, 0);
+  uint64_t highest = 0;
+  for (NodeId n = static_cast<NodeId>(b.topo->hostCount()); n < b.topo->nodeCount(); ++n) {
+    const Switch& sw = b.fabric.switchAt(n);
+    for (uint32_t p = 0; p < b.topo->degree(n); ++p) {
+      EXPECT_LE(sw.mmu().peakCredited(p), static_cast<uint64_t>(s.sw.creditBuffer))
+          << b.topo->node(n).name << " port " << p;
+      highest = std::max(highest, sw.mmu().peakCredited(p));
+    }
+    EXPECT_EQ(sw.bufferUsed(), 0u) << b.topo->node(n).name;  // everything held was released
+  }
+  EXPECT_GT(highest, static_cast<uint64_t>(s.sw.creditBuffer) - IbFraming::dataWireBytes(4096));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -502,35 +502,4 @@ TEST(FlowControl, DcqcnWithoutPfcDropsFarFewerThanNoCc) {
   std::cout << "[ info ] 16-to-1 incast drops: no CC " << none << ", DCQCN " << withDcqcn << "\n";
   EXPECT_GT(none, 1000u);
   EXPECT_LT(withDcqcn * 10, none);
-}
-
-// ---------------------------------------------------------------------------------------------
-// 10. PFC headroom. Sized from the link (round-trip delay at line rate + two frames + the PAUSE),
-// it absorbs everything that arrives after XOFF: no lossless drops, and the most any (port,
-// priority) held beyond XOFF stays within it. A configured headroom far below that is enforced:
-// lossless packets are then dropped and counted as violations.
-TEST(FlowControl, PfcHeadroomFromCableDelayIsSufficientAndEnforced) {
-  auto run = [](Bytes headroom) {
-    TopologySpec s = leafSpine(4, 2, 8);
-    s.sw.latency = Time::ns(500);
-    enablePfc(s, 60'000, 48'000);
-    s.sw.pfc.headroom = headroom;
-    Bench b(s);
-    PatternWorkload job(b.sim, b.fabric, incast(0, 16, 1 * kMiB), b.topo->gpuCount());
-    job.start();
-    b.sim.run();
-    EXPECT_TRUE(job.finished());
-    return b.fabric.networkCounters();
-  };
-  const auto sized = run(0);
-  // The largest automatic headroom in this fabric: 100 Gb/s x (1.5 us + 1.5 us) + 2 frames + PAUSE.
-  const Bytes largest = bytesInTime(Time::ns(3000), BitRate::gbps(100)) + 2 * RoceFraming::dataWireBytes(4096) +
-                        RoceFraming::pauseWireBytes();
-  EXPECT_EQ(sized.losslessDrops, 0u);
-  EXPECT_EQ(sized.packetsDropped, 0u);
-  EXPECT_GT(sized.pfcMaxHeadroomUsed, 0);
-  EXPECT_LE(sized.pfcMaxHeadroomUsed, largest);
-  const auto tooSmall = run(8'000);
-  EXPECT_GT(tooSmall.losslessDrops, 0u);
-  EXPECT_EQ(tooSmall.goodputBytes, 16 * kMiB);  // go-back-N still delivers everything
 }

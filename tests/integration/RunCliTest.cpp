@@ -142,6 +142,10 @@ TEST(RunCli, ResultsHaveTheContractKeys) {
   ASSERT_TRUE(n["link_util"].contains("max"));
   EXPECT_TRUE(n["per_tier"].is_object());
   EXPECT_FALSE(n["per_tier"].empty());
+  for (const auto& [tier, t] : n["per_tier"].items())
+    for (const char* k : {"links", "util_mean", "util_max", "max_queue_bytes", "packets_dropped",
+                          "pfc_paused_us", "ecn_marks", "wire_bytes"})
+      EXPECT_TRUE(t.contains(k)) << "network.per_tier." << tier << "." << k;
   EXPECT_GE(n["bytes_sent"].get<int64_t>(), 16 * 256 * 1024);  // payload, retransmissions included
   EXPECT_EQ(n["bytes_sent"].get<int64_t>(), n["bytes_delivered"].get<int64_t>() + n["bytes_dropped"].get<int64_t>());
   // Features this release does not model stay at zero.
@@ -167,6 +171,37 @@ TEST(RunCli, WorkloadWithUnknownKeyExitsTwoNamingFileLineAndKey) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(bad + ":5:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mesage_count"), std::string::npos) << r.out;
+}
+
+// Two settings are valid for the loader but cannot be honoured once the packet fabric is built:
+// `run` exits 2 pointing at the key, in the file or in the --set that gave it. (`topo` builds no
+// fabric, so it does not see them.)
+TEST(RunCli, SettingsTheFabricCannotHonourExitTwoPointingAtTheKey) {
+  const std::string bad = std::string(FABRICSIM_SOURCE_DIR) + "/tests/data/bad/";
+  auto run = [&](const std::string& topo, const std::string& sets) {
+    return runCli("run " + quoted(topo) + " --workload " + quoted(kWorkload) + sets + " --quiet");
+  };
+  // A pause too short for its refresh: at least 2 x (4,178 + 84) B / 64 B = 134 quanta (rounded up).
+  const std::string quanta = bad + "pfc-quanta-too-small.yaml";
+  const CliResult q = run(quanta, "");
+  EXPECT_EQ(q.status, 2) << q.out;
+  EXPECT_NE(q.out.find(quanta + ":14:13: 'switch.pfc.quanta':"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("at least 134 quanta"), std::string::npos) << q.out;
+  // Seven lossless classes: 10 ports x (4,178 + 7 x 38,122) B = 2.58 MiB carved out of 1 MiB.
+  const std::string buffer = bad + "pfc-buffer-too-small.yaml";
+  const CliResult b = run(buffer, "");
+  EXPECT_EQ(b.status, 2) << b.out;
+  EXPECT_NE(b.out.find(buffer + ":10:11: 'switch.buffer':"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("2.58 MiB"), std::string::npos) << b.out;
+  // The same keys given by --set: the error names the --set.
+  const CliResult qs = run(kTopo, " --set 'switch.pfc={enabled: true, xoff: 60KB, xon: 48KB, quanta: 50}'");
+  EXPECT_EQ(qs.status, 2) << qs.out;
+  EXPECT_NE(qs.out.find("'switch.pfc.quanta':"), std::string::npos) << qs.out;
+  EXPECT_NE(qs.out.find("--set 'switch.pfc={enabled: true"), std::string::npos) << qs.out;
+  const CliResult bs = run(buffer, " --set switch.buffer=2MiB");  // still below 2.58 MiB
+  EXPECT_EQ(bs.status, 2) << bs.out;
+  EXPECT_NE(bs.out.find("'switch.buffer':"), std::string::npos) << bs.out;
+  EXPECT_NE(bs.out.find("--set 'switch.buffer=2MiB'"), std::string::npos) << bs.out;
 }
 
 TEST(RunCli, UnknownFailureNodesAndUnknownSchemesExitTwo) {

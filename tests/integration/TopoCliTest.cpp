@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -53,6 +54,28 @@ TEST(TopoCliTest, BadNicTimersExitTwoNamingFileLineAndKey) {
     EXPECT_NE(i.out.find(ib + at), std::string::npos) << at << i.out;
   for (const char* text : {"<= 31", "<= 7", "InfiniBand NICs time out after the local ACK timeout"})
     EXPECT_NE(i.out.find(text), std::string::npos) << text << "\n" << i.out;
+}
+
+/// The output line that starts at `file:line:` names `key` (as 'key':).
+bool lineNamesKey(const std::string& out, const std::string& file, int line, const std::string& key) {
+  const size_t at = out.find(file + ":" + std::to_string(line) + ":");
+  if (at == std::string::npos) return false;
+  const std::string rest = out.substr(at, out.find('\n', at) - at);
+  return rest.find("'" + key + "':") != std::string::npos;
+}
+
+TEST(TopoCliTest, BadLosslessSettingsExitTwoNamingEachLineAndKey) {
+  // Issue 16: alpha <= 0 (negative and zero), XON above XOFF, a negative headroom, quanta 0 and an
+  // unknown DCQCN variant, each at its own line of one file; all are reported.
+  const std::string file = kSrc + "/tests/data/bad/lossless-settings.yaml";
+  const CliResult r = runCli("topo '" + file + "'", true);
+  EXPECT_EQ(r.status, 2);
+  const std::pair<int, const char*> expected[] = {
+      {8, "switch.dt_alpha"},    {11, "switch.pfc.dynamic_alpha"},
+      {13, "switch.pfc.xon"},    {14, "switch.pfc.headroom"},
+      {15, "switch.pfc.quanta"}, {20, "congestion_control.dcqcn.variant"}};
+  for (const auto& [line, key] : expected)
+    EXPECT_TRUE(lineNamesKey(r.out, file, line, key)) << line << " " << key << "\n" << r.out;
 }
 
 TEST(TopoCliTest, UnknownOptionAndMissingFileExitTwo) {

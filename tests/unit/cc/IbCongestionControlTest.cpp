@@ -67,28 +67,54 @@ TEST(IbCongestionControlTest, RateIsLineOverOnePlusIndexOverScale) {
   EXPECT_EQ(cc.rate(0, Time::us(50)), expectedRate(15, 8.0));
 }
 
-TEST(IbCongestionControlTest, LazyDecayMatchesPolledDecay) {
-  IbCongestionControl polled(spec(4, 50));
-  IbCongestionControl lazy(spec(4, 50));
-  for (uint32_t qp = 0; qp < 3; ++qp) {
-    polled.addFlow(qp, kLine, Time::us(qp));
-    lazy.addFlow(qp, kLine, Time::us(qp));
+// A hand-worked trace, followed by a QP that is never polled between events (its decrements are
+// applied k at once) and by one polled every microsecond; both must give the hand values.
+// ccti_increase 4, ccti_limit 50, ccti_timer 10 us, scale 8, registered at 3 us: the free-running
+// timer expires at 13, 23, 33, ... us.
+TEST(IbCongestionControlTest, HandWorkedTraceLazyAndPolled) {
+  IbCongestionControl cc(spec(4, 50));
+  const uint32_t lazy = 0, polled = 1;
+  for (uint32_t qp : {lazy, polled}) cc.addFlow(qp, kLine, Time::us(3));
+  Time polledUpTo = Time::us(3);
+  auto pollTo = [&](Time t) {  // the polled QP is looked at every microsecond up to t
+    for (; polledUpTo + Time::us(1) <= t; polledUpTo += Time::us(1))
+      cc.rate(polled, polledUpTo + Time::us(1));
+  };
+  auto becn = [&](Time t) {
+    pollTo(t);
+    for (uint32_t qp : {lazy, polled}) cc.onNotification(qp, t);
+  };
+  auto expectIndex = [&](Time t, int expected, const char* what) {
+    pollTo(t);
+    for (uint32_t qp : {lazy, polled}) EXPECT_EQ(cc.index(qp, t), expected) << what << ", QP " << qp;
+  };
+  // 13 BECNs at 5 us: 4 x 12 = 48, the 13th clamps at the limit, 50.
+  for (int i = 0; i < 13; ++i) becn(Time::us(5));
+  expectIndex(Time::us(5), 50, "13 BECNs");
+  // At 252 us the expiries 13, 23, ..., 243 us have passed: (243 - 13) / 10 + 1 = 24 decrements.
+  expectIndex(Time::us(252), 26, "24 periods later");
+  for (uint32_t qp : {lazy, polled}) {
+    // line / (1 + 26 / 8) = 200 Gb/s / 4.25 = 47,058,823,529.4 b/s
+    EXPECT_EQ(cc.rate(qp, Time::us(252)), BitRate::bps(47'058'823'529)) << qp;
+    EXPECT_EQ(cc.nextTimer(qp, Time::us(252)), Time::us(253)) << qp;
   }
-  for (int us = 1; us <= 1100; ++us) {
-    for (uint32_t qp = 0; qp < 3; ++qp) {
-      polled.rate(qp, Time::us(us));
-      if ((us * (qp + 3)) % 23 == 0 && us < 1000) {
-        polled.onNotification(qp, Time::us(us));
-        lazy.onNotification(qp, Time::us(us));
-      }
-    }
+  // A BECN does not restart the timer: 26 + 4 = 30 at 252 us, and the expiry at 253 us still applies.
+  becn(Time::us(252));
+  expectIndex(Time::us(253) - Time::ps(1), 30, "BECN at 252 us");
+  expectIndex(Time::us(253), 29, "expiry at 253 us");
+  // The k-th expiry after 253 us, at 253 + 10 k us, leaves 29 - k: 0 at 543 us, where it stops
+  // with no timer pending.
+  expectIndex(Time::us(543) - Time::ps(1), 1, "just before the last expiry");
+  expectIndex(Time::us(543), 0, "at the last expiry");
+  expectIndex(Time::ms(10), 0, "long after");
+  for (uint32_t qp : {lazy, polled}) {
+    EXPECT_EQ(cc.nextTimer(qp, Time::ms(10)), Time::max()) << qp;
+    EXPECT_EQ(cc.rate(qp, Time::ms(10)), kLine) << qp;
   }
-  for (uint32_t qp = 0; qp < 3; ++qp) {
-    EXPECT_GT(lazy.index(qp, Time::us(1100)), 0) << qp;  // still throttled: the comparison means something
-    EXPECT_EQ(polled.rate(qp, Time::us(1100)), lazy.rate(qp, Time::us(1100))) << qp;
-    EXPECT_EQ(polled.index(qp, Time::us(1100)), lazy.index(qp, Time::us(1100))) << qp;
-    EXPECT_EQ(polled.nextTimer(qp, Time::us(1100)), lazy.nextTimer(qp, Time::us(1100))) << qp;
-  }
+  // A BECN at 10,000 us joins the phase: next expiry 10,003 us (3 + 10 x 1,000).
+  becn(Time::ms(10));
+  for (uint32_t qp : {lazy, polled}) EXPECT_EQ(cc.nextTimer(qp, Time::ms(10)), Time::us(10'003)) << qp;
+  expectIndex(Time::us(10'003), 3, "first expiry after the late BECN");
 }
 
 }  // namespace
