@@ -7,9 +7,9 @@
 
 namespace fabricsim {
 
-void EgressPort::init(Simulator* sim, PacketPool* pool, PacketCounters* counters, BitRate rate, Time propagation,
-                      Time forwarding, Time peerResponse, Endpoint owner, Endpoint peer, uint32_t peerLocalPort,
-                      EgressPort* reverse) {
+void EgressPort::init(Simulator* sim, PacketPool* pool, PacketCounters* counters, BitRate rate,
+                      Time propagation, Time forwarding, Time peerResponse, Endpoint owner, Endpoint peer,
+                      uint32_t peerLocalPort, EgressPort* reverse) {
   sim_ = sim;
   pool_ = pool;
   counters_ = counters;
@@ -17,7 +17,7 @@ void EgressPort::init(Simulator* sim, PacketPool* pool, PacketCounters* counters
   propagation_ = propagation;
   delay_ = propagation + forwarding;
   controlDelay_ = propagation + peerResponse;
-  txTimer_ = sim->newTimer(this, kTransmit);
+  wakeTimer_ = sim->newTimer(this, kWake);
   owner_ = owner;
   peer_ = peer;
   peerLocalPort_ = peerLocalPort;
@@ -51,7 +51,8 @@ void EgressPort::setUp(bool up) {
       if (fc_->creditsEnabled) {
         fc_->inFlight.clear();
         for (int vl = 0; vl < kTrafficClasses; ++vl) {
-          const uint64_t held = peer_.sw ? peer_.sw->creditedBytes(peerLocalPort_, static_cast<uint8_t>(vl)) : 0;
+          const uint64_t held =
+              peer_.sw ? peer_.sw->creditedBytes(peerLocalPort_, static_cast<uint8_t>(vl)) : 0;
           fc_->credits[vl] = static_cast<int64_t>(fc_->perClass) - static_cast<int64_t>(held);
         }
       }
@@ -69,7 +70,7 @@ void EgressPort::returnCredits(uint8_t vl, uint32_t bytes, Time arrival) {
   fc_->inFlight.push(CreditReturn{arrival, bytes, vl});
   // An idle port that is waiting for credits and has no wake-up pending looks again then.
   const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
-  if (work && sim_->now() >= busyUntil_ && txEventAt_ == Time::max()) scheduleTx(arrival);
+  if (work && sim_->now() >= busyUntil_ && busyEventAt_ == Time::max() && arrival < wakeAt_) armWake(arrival);
 }
 
 void EgressPort::absorbCredits() {
@@ -180,17 +181,26 @@ void EgressPort::onEvent(uint32_t tag) {
     deliverControl();
     return;
   }
-  if (tag >= kStormTimer) {
+  if (tag >= kStormTimer && tag < kStormTimer + kTrafficClasses) {
     onStormTimer(tag);
     return;
   }
-  txEventAt_ = Time::max();  // the timer has fired
-  if (sim_->now() >= busyUntil_) transmitNext();
-  else scheduleTx(busyUntil_);
+  if (tag == kWake) {
+    wakeAt_ = Time::max();  // the timer has fired
+  } else {
+    if ((tag >> kKindBits) != (txGen_ & (0xFFFFFFFFu >> kKindBits))) return;  // superseded
+    busyEventAt_ = Time::max();
+  }
+  if (sim_->now() >= busyUntil_)
+    transmitNext();
+  else
+    scheduleBusy(busyUntil_);
 }
 
 void EgressPort::transmitNext() {
   const Time now = sim_->now();
+  ++txGen_;  // a pending end-of-frame event is now stale
+  busyEventAt_ = Time::max();
   uint32_t pkt = kNoPacket;
   uint32_t wire = 0;
   uint8_t vl = 0;
@@ -260,9 +270,12 @@ void EgressPort::transmitNext() {
       // Nothing may go now: wake at the first pause expiry or credit arrival that could help
       // (returnCredits arms the timer for credits that are not yet on their way).
       const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
-      if (work && creditBlocked && !fc_->inFlight.empty()) wake = std::min(wake, fc_->inFlight.front().arrival);
-      if (work && wake != Time::max()) scheduleTx(wake);
-      else cancelTx();
+      if (work && creditBlocked && !fc_->inFlight.empty())
+        wake = std::min(wake, fc_->inFlight.front().arrival);
+      if (work && wake != Time::max())
+        armWake(wake);
+      else
+        cancelWake();
       return;
     }
   }
@@ -287,8 +300,8 @@ void EgressPort::transmitNext() {
     wire_.push(OnWire{arrival, pkt});
     if (wasEmpty) sim_->schedule(arrival, this, kArrival);
   }
-  if (nonEmpty_ || (owner_.nic && owner_.nic->hasPendingData())) scheduleTx(busyUntil_);
-  else cancelTx();
+  cancelWake();
+  if (nonEmpty_ || (owner_.nic && owner_.nic->hasPendingData())) scheduleBusy(busyUntil_);
 }
 
 void EgressPort::deliverControl() {

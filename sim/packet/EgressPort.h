@@ -87,7 +87,7 @@ class EgressPort final : public EventHandler {
     if (sim_->now() >= busyUntil_)
       transmitNext();
     else
-      scheduleTx(busyUntil_);
+      scheduleBusy(busyUntil_);
   }
 
   // ---- PFC ----
@@ -191,19 +191,24 @@ class EgressPort final : public EventHandler {
   /// The occupancy histogram of class `tc` including empty-queue arrivals (nullptr when no data
   /// packet of that class arrived, or statistics are off).
   std::unique_ptr<QueueHistogram> histogram(uint8_t tc) const {
-    if (!stats_[tc]) return nullptr;
-    auto h = std::make_unique<QueueHistogram>(stats_[tc]->hist);
-    h->addZeros(stats_[tc]->empty);
+    const uint64_t empty = emptyArrivals_[tc] + (stats_[tc] ? stats_[tc]->empty : 0);
+    if (!stats_[tc] && empty == 0) return nullptr;
+    auto h =
+        stats_[tc] ? std::make_unique<QueueHistogram>(stats_[tc]->hist) : std::make_unique<QueueHistogram>();
+    h->addZeros(empty);
     return h;
   }
-  /// Largest length class `tc` reached as seen by its arriving data packets (their own bytes included).
+  /// Largest length class `tc` reached as seen by its arriving data packets that found it
+  /// non-empty (their own bytes included); 0 if every one found it empty.
   uint64_t maxClassBytes(uint8_t tc) const { return stats_[tc] ? stats_[tc]->max : 0; }
   uint64_t pauseFramesReceived() const { return fc_ ? fc_->pausesReceived : 0; }
 
  private:
   static constexpr uint32_t kArrival = 1;
   static constexpr uint32_t kControlArrival = 2;
-  static constexpr uint32_t kTransmit = 3;
+  static constexpr uint32_t kTransmit = 3;  // + generation << kKindBits: the transmitter is free
+  static constexpr uint32_t kWake = 4;      // the blocked transmitter's timer (pause expiry, credits)
+  static constexpr uint32_t kKindBits = 6;
   static constexpr uint32_t kStormTimer = 16;  // + class: storm detection, then restoration
 
   struct OnWire {
@@ -216,15 +221,26 @@ class EgressPort final : public EventHandler {
     uint8_t vl;
   };
 
-  void scheduleTx(Time at) {
-    if (txEventAt_ == at) return;
-    txEventAt_ = at;
-    sim_->arm(txTimer_, at);
+  // The transmitter wakes up in two ways. When it is busy sending, a one-shot event at the end
+  // of the frame (busyEventAt_), superseded by a generation number: it can only go stale when
+  // the transmitter is started directly at that same instant, so a dead entry never outlives a
+  // frame time. When it is blocked (a paused class, credits on their way), a re-armable timer
+  // (wakeAt_), moved or cancelled in place: a port paused for 335 us leaves no dead wake-up.
+  void scheduleBusy(Time at) {
+    if (busyEventAt_ == at) return;
+    busyEventAt_ = at;
+    ++txGen_;
+    sim_->schedule(at, this, kTransmit | (txGen_ << kKindBits));
   }
-  void cancelTx() {
-    if (txEventAt_ == Time::max()) return;
-    txEventAt_ = Time::max();
-    sim_->cancel(txTimer_);
+  void armWake(Time at) {
+    if (wakeAt_ == at) return;
+    wakeAt_ = at;
+    sim_->arm(wakeTimer_, at);
+  }
+  void cancelWake() {
+    if (wakeAt_ == Time::max()) return;
+    wakeAt_ = Time::max();
+    sim_->cancel(wakeTimer_);
   }
   void transmitNext();
   void deliverHead();
@@ -235,14 +251,21 @@ class EgressPort final : public EventHandler {
   void dropStormed(uint32_t pkt, uint32_t inPort);
   void onStormTimer(uint32_t tag);
   void sample(int q, uint32_t wire) {
+    const uint64_t seen = queues_[q].bytes();
+    if (seen == 0) {
+      if (++emptyArrivals_[q] == 0x80000000u) flushEmpty(q);
+      return;
+    }
     auto& st = stats_[q];
     if (!st) st = std::make_unique<ClassStats>();
-    const uint64_t seen = queues_[q].bytes();
-    if (seen == 0)
-      ++st->empty;
-    else
-      st->hist.add(seen);
+    st->hist.add(seen);
     if (seen + wire > st->max) st->max = seen + wire;
+  }
+  void flushEmpty(int q) {
+    auto& st = stats_[q];
+    if (!st) st = std::make_unique<ClassStats>();
+    st->empty += emptyArrivals_[q];
+    emptyArrivals_[q] = 0;
   }
   void absorbCredits();
   void spendCredits(uint8_t vl, uint32_t wire) {
@@ -254,33 +277,43 @@ class EgressPort final : public EventHandler {
     }
   }
 
+  // Hot fields first (what every transmission and arrival touches), the queues, then the rest.
+  struct FlowControlState;
   Simulator* sim_ = nullptr;
   PacketPool* pool_ = nullptr;
   PacketCounters* counters_ = nullptr;
   Endpoint owner_;
-  Endpoint peer_;
-  uint32_t peerLocalPort_ = 0;
-  EgressPort* reverse_ = nullptr;
-  BitRate rate_;
-  Time delay_;         // propagation + peer forwarding latency (data)
-  Time propagation_;   // the wire alone
-  Time controlDelay_;  // propagation + the peer's PAUSE response time
-  Time busyUntil_;
-  Time txEventAt_ = Time::max();  // expiry of the armed transmitter timer (max: not armed)
-  TimerId txTimer_ = kNoTimer;
   uint16_t nonEmpty_ = 0;  // bit per queue with packets (bit 8: MAC control)
-  PacketQueue queues_[kTrafficClasses + 1];
-  PacketRing<OnWire> wire_;     // transmitted data/control packets, not yet arrived, in order
-  PacketRing<OnWire> control_;  // link-level control frames (PAUSE) on the wire, in order
+  uint8_t stormed_ = 0;    // classes the PFC storm watchdog drops
+  bool statsEnabled_ = false;
+  uint32_t txGen_ = 0;
+  uint32_t lastWire_ = 0;  // serialization time of the last frame size, to skip the division
+  Time busyUntil_;
+  Time busyEventAt_ = Time::max();  // the valid pending end-of-frame event (max: none)
+  Time wakeAt_ = Time::max();       // expiry of the armed wake timer (max: not armed)
+  Time delay_;                      // propagation + peer forwarding latency (data)
+  BitRate rate_;
+  Time lastSer_;
+  Time busyTime_;
   uint64_t queuedBytes_ = 0;
   uint64_t maxQueuedBytes_ = 0;
   uint64_t wireBytes_ = 0;
   uint64_t packets_ = 0;
+  std::unique_ptr<FlowControlState> fc_;  // allocated on the first PAUSE or when credits are enabled
+  Endpoint peer_;
+  uint32_t peerLocalPort_ = 0;
+  TimerId wakeTimer_ = kNoTimer;
+  // Data arrivals that found their class queue empty (most arrivals), counted here; the others
+  // go to the class's histogram.
+  uint32_t emptyArrivals_[kTrafficClasses]{};
+  PacketQueue queues_[kTrafficClasses + 1];
+  PacketRing<OnWire> wire_;     // transmitted data/control packets, not yet arrived, in order
+  PacketRing<OnWire> control_;  // link-level control frames (PAUSE) on the wire, in order
+  EgressPort* reverse_ = nullptr;
+  Time propagation_;   // the wire alone
+  Time controlDelay_;  // propagation + the peer's PAUSE response time
   uint64_t drops_ = 0;
   uint64_t marks_ = 0;
-  Time busyTime_;
-  uint32_t lastWire_ = 0;  // serialization time of the last frame size, to skip the division
-  Time lastSer_;
   // Link-level flow control state, allocated on the first PAUSE or when credits are enabled, so
   // the common port stays small and its hot fields share few cache lines.
   struct FlowControlState {
@@ -308,15 +341,12 @@ class EgressPort final : public EventHandler {
     if (!fc_) fc_ = std::make_unique<FlowControlState>();
     return *fc_;
   }
-  std::unique_ptr<FlowControlState> fc_;
   struct ClassStats {
     QueueHistogram hist;
-    uint64_t empty = 0;  // arrivals that found the class queue empty
+    uint64_t empty = 0;  // arrivals that found the class queue empty, beyond emptyArrivals_
     uint64_t max = 0;
   };
   std::unique_ptr<ClassStats> stats_[kTrafficClasses];
-  bool statsEnabled_ = false;
-  uint8_t stormed_ = 0;  // classes the PFC storm watchdog drops
   bool up_ = true;
   Time lastDownAt_ = Time::ps(-1);
   Time lastUpAt_ = Time::ps(-1);

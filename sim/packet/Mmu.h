@@ -4,8 +4,8 @@
 //
 // Models, for every (ingress port, traffic class) — one priority group (PG) per class:
 // - the buffer is carved, before anything is shared, into
-//     * a minimum reserve per ingress port (`switch.reserve`), which its packets of any class
-//       use first, so no port can be starved by the others;
+//     * a minimum reserve per ingress port (`switch.reserve`), so no port can be starved of
+//       buffer by the others;
 //     * a headroom per (ingress port, lossless class) (see PfcHeadroom for its size), which
 //       only absorbs what keeps arriving after XOFF;
 //     * the shared pool: everything else.
@@ -18,10 +18,12 @@
 //   at or below XON (static `pfc.xon`, or dynamic threshold - `pfc.xon_delta`).
 //   A lossless packet that finds its headroom full is dropped: with the headroom of PfcHeadroom
 //   that cannot happen, so such a drop is an invariant violation the caller reports.
-// - A lossy packet (all lossy classes of a port together) fills its port's reserve, then the
-//   shared pool if its egress class queue stays
-//   within dtAlpha x the free shared pool (Choudhury-Hahne dynamic threshold) — else dropped.
-// - Departures free headroom first, then shared, then reserve (the order of the MMU counters).
+// - A lossy packet goes to the shared pool if its egress class queue stays within dtAlpha x the
+//   free shared pool (Choudhury-Hahne dynamic threshold); when that refuses, to its port's
+//   reserve if there is room; else it is dropped. (Charged to the shared pool first, a lossy
+//   packet costs no per-port bookkeeping while the pool has room: the common case.)
+// - Lossless departures free headroom first, then shared, then reserve (the order of the MMU
+//   counters); a lossy departure frees what it was charged to.
 // - InfiniBand: credit-accounted bytes per (input port, virtual lane); the link's credits bound
 //   them (the advertised per-VL buffer), so there is no admission decision here. The peak per
 //   input port is kept, so that the bound can be checked.
@@ -65,32 +67,31 @@ class Mmu {
   Verdict admitLossless(uint32_t port, uint8_t tc, uint32_t bytes, bool& xoff);
   /// A lossless packet leaves. `xon` is set when the paused PG may now send XON.
   void releaseLossless(uint32_t port, uint8_t tc, uint32_t bytes, bool& xon);
+  /// Where a lossy packet was charged, or that it was dropped.
+  enum class LossyCharge : uint8_t { Dropped, Shared, Reserve };
   /// A lossy packet of `bytes` arrives on `port` for an egress class queue now holding
-  /// `egressQueue` bytes. Lossy classes of a port are accounted together (reserve, then shared).
-  Verdict admitLossy(uint32_t port, uint32_t bytes, uint64_t egressQueue) {
-    PortAcct& a = ports_[port];
-    const uint64_t room = config_->reserve > a.reserveUsed ? config_->reserve - a.reserveUsed : 0;
-    if (bytes <= room) {
-      a.reserveUsed += bytes;
-      a.lossyReserve += bytes;
-    } else {
-      const uint64_t freeShared = sharedSize_ - sharedUsed_;
-      const auto threshold = static_cast<uint64_t>(config_->lossyAlpha * static_cast<double>(freeShared));
-      if (bytes > freeShared || egressQueue + bytes > threshold) return Verdict::Dropped;
-      a.lossyShared += bytes;
+  /// `egressQueue` bytes: the shared pool takes it within the dynamic threshold; when that
+  /// refuses, the port's reserve takes it if it has room (so a port starved of shared buffer by
+  /// the others still makes progress). The caller keeps the charge for the release.
+  LossyCharge admitLossy(uint32_t port, uint32_t bytes, uint64_t egressQueue) {
+    const uint64_t freeShared = sharedSize_ - sharedUsed_;
+    const auto threshold = static_cast<uint64_t>(config_->lossyAlpha * static_cast<double>(freeShared));
+    if (bytes <= freeShared && egressQueue + bytes <= threshold) {
       sharedUsed_ += bytes;
+      used_ += bytes;
+      return LossyCharge::Shared;
     }
-    used_ += bytes;
-    return Verdict::Admitted;
-  }
-  void releaseLossy(uint32_t port, uint32_t bytes) {
     PortAcct& a = ports_[port];
-    // Shared first, then the reserve (the order of the MMU counters).
-    const uint32_t fromShared = a.lossyShared < bytes ? a.lossyShared : bytes;
-    a.lossyShared -= fromShared;
-    sharedUsed_ -= fromShared;
-    a.lossyReserve -= bytes - fromShared;
-    a.reserveUsed -= bytes - fromShared;
+    if (a.reserveUsed + static_cast<uint64_t>(bytes) > config_->reserve) return LossyCharge::Dropped;
+    a.reserveUsed += bytes;
+    used_ += bytes;
+    return LossyCharge::Reserve;
+  }
+  void releaseLossy(uint32_t port, uint32_t bytes, bool fromReserve) {
+    if (fromReserve)
+      ports_[port].reserveUsed -= bytes;
+    else
+      sharedUsed_ -= bytes;
     used_ -= bytes;
   }
   /// InfiniBand: bytes held for (input port, VL), bounded by the link's credits.
@@ -126,8 +127,6 @@ class Mmu {
     const Pg& g = pg(port, tc);
     return g.reserveUsed + g.sharedUsed + g.headroomUsed;
   }
-  /// Bytes of the lossy classes of `port` held together.
-  uint64_t heldLossy(uint32_t port) const { return ports_[port].lossyReserve + ports_[port].lossyShared; }
 
  private:
   struct Pg {
@@ -137,9 +136,7 @@ class Mmu {
     bool paused = false;
   };
   struct PortAcct {
-    uint32_t reserveUsed = 0;   // the port's reserve in use, all classes
-    uint32_t lossyReserve = 0;  // of which lossy classes
-    uint32_t lossyShared = 0;   // lossy bytes of this port in the shared pool
+    uint32_t reserveUsed = 0;  // the port's reserve in use, all classes
   };
   Pg& pg(uint32_t port, uint8_t tc) { return pgs_[port * kTrafficClasses + tc]; }
   const Pg& pg(uint32_t port, uint8_t tc) const { return pgs_[port * kTrafficClasses + tc]; }

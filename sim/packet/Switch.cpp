@@ -118,6 +118,7 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
   EgressPort& port = ports_[out - firstPort_];
   const uint8_t tc = p.tc;
   const uint32_t wire = p.wireBytes;
+  uint32_t entryPort = inPort;  // what the queue entry keeps for the release
   if (params_->infiniband) {
     mmu_.addCredited(inPort, tc, wire);  // the credit loop bounds this
   } else if (lossless(tc)) {
@@ -139,13 +140,17 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
       sendPause(inPort, tc, params_->pfc.quanta);
       armRefresh(inPort, tc);
     }
-  } else if (mmu_.admitLossy(inPort, wire, port.queueBytes(tc)) == Mmu::Verdict::Dropped) {
-    ++drops_;
-    port.countDrop();
-    ++counters_->packetsDropped;
-    if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
-    pool_->release(pkt);
-    return;
+  } else {
+    const Mmu::LossyCharge charge = mmu_.admitLossy(inPort, wire, port.queueBytes(tc));
+    if (charge == Mmu::LossyCharge::Dropped) {
+      ++drops_;
+      port.countDrop();
+      ++counters_->packetsDropped;
+      if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
+      pool_->release(pkt);
+      return;
+    }
+    if (charge == Mmu::LossyCharge::Reserve) entryPort |= kReserveCharge;
   }
   if (mmu_.used() > maxUsed_) maxUsed_ = mmu_.used();
   if (params_->ecn.enabled && !params_->ecn.markOnDequeue && p.type == PacketType::Data &&
@@ -154,7 +159,7 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
     ++counters_->ecnMarks;
     port.countMark();
   }
-  port.enqueue(pkt, inPort);
+  port.enqueue(pkt, entryPort);
 }
 
 void Switch::countLosslessDrop(uint32_t inPort, uint8_t tc) {
@@ -194,7 +199,7 @@ void Switch::release(const PacketQueue::Entry& e, uint8_t tc) {
       sim_->cancel(refresh_[e.inPort * kTrafficClasses + tc]);
     }
   } else {
-    mmu_.releaseLossy(e.inPort, e.wireBytes);
+    mmu_.releaseLossy(e.inPort & ~kReserveCharge, e.wireBytes, e.inPort & kReserveCharge);
   }
 }
 

@@ -100,6 +100,8 @@ class Switch final : public EventHandler {
   void onLinkUp(const EgressPort* port);
 
  private:
+  /// Set in a queue entry's ingress port when a lossy packet was charged to its port's reserve.
+  static constexpr uint32_t kReserveCharge = 0x80000000u;
   bool lossless(uint8_t tc) const { return params_->pfc.enabled && (params_->pfc.classMask >> tc) & 1; }
   bool redMark(uint64_t queueBytes);
   /// Whether a data packet of class `tc` leaving through (or joining) `out` with `queueBytes`

@@ -103,32 +103,40 @@ TEST(Mmu, DynamicThresholdIsAlphaTimesTheFreeSharedPool) {
   EXPECT_TRUE(xon);  // s = 24,000: 27,000 - 2,000 = 25,000
   // Other traffic filling the pool lowers this PG's threshold: with 30,000 B of port 1's lossy
   // class in the pool, it is 0.5 (78,000 - 24,000 - 30,000) = 12,000.
-  for (int i = 0; i < 31; ++i)  // 1,000 B reserve + 30,000 B shared
-    ASSERT_EQ(m.admitLossy(1, 1'000, 0), Mmu::Verdict::Admitted);
+  for (int i = 0; i < 30; ++i) ASSERT_EQ(m.admitLossy(1, 1'000, 0), Mmu::LossyCharge::Shared);
   EXPECT_EQ(m.sharedUsed(), 54'000u);
   EXPECT_EQ(m.xoffThreshold(), 12'000u);
 }
 
-TEST(Mmu, LossyTrafficUsesTheReserveThenTheEgressDynamicThreshold) {
+TEST(Mmu, LossyTrafficUsesTheEgressDynamicThresholdThenThePortReserve) {
   Mmu::Config c = staticConfig();
   c.losslessMask = 0;
   c.lossyAlpha = 1.0;
   Mmu m;
   ASSERT_TRUE(m.init(&c, {0, 0}));  // no headroom: 2 x 1,000 reserve, 98,000 shared
   EXPECT_EQ(m.sharedPool(), 98'000u);
-  // An egress queue may hold alpha x free shared: queue + packet <= 98,000 - shared used. With
-  // one queue q fed from port 0: q + 1,000 <= 98,000 - (q - 1,000) -> q <= 49,000.
+  // One egress queue fed from port 0, 1,000 B packets. The shared pool takes a packet while
+  // queue + packet <= 98,000 - shared used, i.e. (q + 1,000) <= 98,000 - q: q <= 48,500, so 49
+  // packets (q = 48,000 before the 49th). The 50th goes to port 0's 1,000 B reserve; the 51st is
+  // dropped.
   uint64_t queue = 0;
-  int admitted = 0;
-  while (m.admitLossy(0, 1'000, queue) == Mmu::Verdict::Admitted) {
-    queue += 1'000;
-    ++admitted;
-  }
-  EXPECT_EQ(queue, 50'000u);  // 49,000 accepted the 50th packet (49,000 + 1,000 <= 98,000 - 48,000)
-  EXPECT_EQ(admitted, 50);
+  int shared = 0;
+  for (; m.admitLossy(0, 1'000, queue) == Mmu::LossyCharge::Shared; queue += 1'000) ++shared;
+  EXPECT_EQ(shared, 49);
+  EXPECT_EQ(m.sharedUsed(), 49'000u);
+  // The refused 50th was charged to the reserve by that call.
   EXPECT_EQ(m.used(), 50'000u);
-  m.releaseLossy(0, 1'000);
-  EXPECT_EQ(m.sharedUsed(), 48'000u);  // shared goes first; the reserve stays held
+  queue += 1'000;
+  EXPECT_EQ(m.admitLossy(0, 1'000, queue), Mmu::LossyCharge::Dropped);
+  // Port 1's reserve is its own: a packet from it still gets in.
+  EXPECT_EQ(m.admitLossy(1, 1'000, queue), Mmu::LossyCharge::Reserve);
+  // Releases free what each packet was charged to.
+  m.releaseLossy(0, 1'000, true);
+  EXPECT_EQ(m.sharedUsed(), 49'000u);
+  EXPECT_EQ(m.admitLossy(0, 1'000, queue), Mmu::LossyCharge::Reserve);
+  m.releaseLossy(0, 1'000, false);
+  EXPECT_EQ(m.sharedUsed(), 48'000u);
+  EXPECT_EQ(m.used(), 50'000u);
 }
 
 // The IEEE 802.1Qbb budget, worked by hand for two links.
