@@ -6,6 +6,7 @@ namespace fabricsim {
 
 bool Mmu::init(const Config* config, const std::vector<uint64_t>& headroom) {
   config_ = config;
+  lossyAlpha_ = config->lossyAlpha;
   const size_t ports = headroom.size();
   pgs_.assign(ports * kTrafficClasses, Pg{});
   headroom_ = headroom;

@@ -75,7 +75,7 @@ class Mmu {
   /// the others still makes progress). The caller keeps the charge for the release.
   LossyCharge admitLossy(uint32_t port, uint32_t bytes, uint64_t egressQueue) {
     const uint64_t freeShared = sharedSize_ - sharedUsed_;
-    const auto threshold = static_cast<uint64_t>(config_->lossyAlpha * static_cast<double>(freeShared));
+    const auto threshold = static_cast<uint64_t>(lossyAlpha_ * static_cast<double>(freeShared));
     if (bytes <= freeShared && egressQueue + bytes <= threshold) {
       sharedUsed_ += bytes;
       used_ += bytes;
@@ -148,6 +148,11 @@ class Mmu {
     ports_[port].reserveUsed -= bytes;
   }
 
+  // What every packet touches first, on one cache line.
+  uint64_t sharedSize_ = 0;
+  uint64_t sharedUsed_ = 0;
+  uint64_t used_ = 0;
+  double lossyAlpha_ = 1.0;  // config_->lossyAlpha, here on the hot line
   const Config* config_ = nullptr;
   std::vector<Pg> pgs_;                 // per (port, class): lossless and credit-accounted classes
   std::vector<PortAcct> ports_;         // per port
@@ -155,9 +160,6 @@ class Mmu {
   std::vector<uint64_t> peakHeadroom_;  // per port
   std::vector<uint64_t> peakCredited_;  // per port: most bytes one VL held (InfiniBand)
   uint64_t carved_ = 0;
-  uint64_t sharedSize_ = 0;
-  uint64_t sharedUsed_ = 0;
-  uint64_t used_ = 0;
 };
 
 }  // namespace fabricsim

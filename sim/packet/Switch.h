@@ -127,10 +127,10 @@ class Switch final : public EventHandler {
   PortId firstPort_ = 0;
   uint32_t degree_ = 0;
   const SwitchParams* params_ = nullptr;
-  Mmu mmu_;
-  Mmu::Config mmuConfig_;
   uint64_t maxUsed_ = 0;
   uint64_t drops_ = 0;
+  Mmu mmu_;
+  Mmu::Config mmuConfig_;
   std::vector<TimerId> refresh_;  // per (port, class): PAUSE refresh timer, created on first XOFF
   std::vector<Violation> violations_;
   Rng rng_;

@@ -13,7 +13,6 @@
 #include "sim/report/ProgressReporter.h"
 #include "sim/report/ResultsFile.h"
 #include "sim/topology/TopologyBuilder.h"
-#include "sim/config/WorkloadLoader.h"
 #include "sim/workload/PatternWorkload.h"
 #include "sim/workload/TraceFile.h"
 #include "sim/workload/TrainingTraceBuilder.h"
@@ -34,8 +33,9 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   std::vector<std::string> paths = options_.workloadPaths;
   if (paths.empty()) {
     if (spec_.workload.empty())
-      throw InputError(spec_.file, 0, 0, "workload",
-                       "no workload: pass --workload FILE or name a default `workload:` in the topology file");
+      throw InputError(
+          spec_.file, 0, 0, "workload",
+          "no workload: pass --workload FILE or name a default `workload:` in the topology file");
     paths.push_back(spec_.workload);
   }
   std::vector<Diagnostic> diags;
@@ -116,10 +116,11 @@ void Experiment::createJobs() {
                                  " GPUs per host, found " + std::to_string(gph));
           // hosts x gpus_per_host: the first gph GPUs of each of `hosts` hosts.
           PlacementSpec hostsOnly = w.placement;
-          const auto all = alloc.allocate(hostsOnly, static_cast<uint32_t>(c.hosts * topo_->gpusPerHost()), nullptr,
-                                          w.file);
+          const auto all = alloc.allocate(hostsOnly, static_cast<uint32_t>(c.hosts * topo_->gpusPerHost()),
+                                          nullptr, w.file);
           for (uint32_t h = 0; h < c.hosts; ++h)
-            for (int g = 0; g < gph; ++g) job.gpus.push_back(all[h * topo_->gpusPerHost() + static_cast<uint32_t>(g)]);
+            for (int g = 0; g < gph; ++g)
+              job.gpus.push_back(all[h * topo_->gpusPerHost() + static_cast<uint32_t>(g)]);
         } else {
           if (ranks == 0) ranks = static_cast<uint32_t>(alloc.freeGpus());
           job.gpus = alloc.allocate(w.placement, ranks, nullptr, w.file);
@@ -141,15 +142,17 @@ void Experiment::createJobs() {
             throw InputError(std::move(d));
           }
           trace->tuning = w.tuning;
-          const ParallelLayout layout{w.training.parallelism.tp, w.training.parallelism.dp, w.training.parallelism.pp};
+          const ParallelLayout layout{w.training.parallelism.tp, w.training.parallelism.dp,
+                                      w.training.parallelism.pp};
           job.gpus = alloc.allocate(w.placement, trace->ranks, &layout, w.file);
           communication = w.training.communication;
         } else {
           std::error_code ec;
           if (!std::filesystem::is_regular_file(w.trace.path, ec))
-            throw InputError(w.file, 0, 0, "trace",
-                             "cannot read the trace file '" + w.trace.path +
-                                 "' (paths are relative to the workload file; write one with `fabricsim trace`)");
+            throw InputError(
+                w.file, 0, 0, "trace",
+                "cannot read the trace file '" + w.trace.path +
+                    "' (paths are relative to the workload file; write one with `fabricsim trace`)");
           trace = readTraceFile(w.trace.path);
           if (!trace->placement.empty() && !w.placement.explicitRange) {
             alloc.reserve(trace->placement, w.file);
@@ -164,8 +167,8 @@ void Experiment::createJobs() {
         auto exec = std::make_unique<JobExecutor>(*sim_, fabric_.get(), trace, job.gpus, topo_->gpusPerHost(),
                                                   job.tuning, w.name, w.start, communication);
         if (timeline_) {
-          recorders_.push_back(std::make_unique<TimelineRecorder>(*timeline_, static_cast<uint32_t>(jobs_.size()), w.name,
-                                                                  options_.timelineRanks, job.gpus));
+          recorders_.push_back(std::make_unique<TimelineRecorder>(
+              *timeline_, static_cast<uint32_t>(jobs_.size()), w.name, options_.timelineRanks, job.gpus));
           exec->setObserver(recorders_.back().get());
         }
         job.executor = exec.get();
@@ -199,7 +202,8 @@ void Experiment::checkSupported() const {
   if (cc == "ibcc" && spec_.links.technology != "infiniband")
     unsupported("congestion_control.algorithm", "ibcc runs on InfiniBand links; use dcqcn on RoCEv2");
   if (spec_.links.technology == "infiniband" && spec_.sw.pfc.enabled)
-    unsupported("switch.pfc.enabled", "InfiniBand links use credit-based flow control, not PFC; set it to false");
+    unsupported("switch.pfc.enabled",
+                "InfiniBand links use credit-based flow control, not PFC; set it to false");
   if (!d.empty()) throw InputError(std::move(d));
 }
 
@@ -313,14 +317,16 @@ nlohmann::json Experiment::buildResults() const {
   if (episodes_) {
     doc["backend_model"] = {
         {"level", "hybrid"},
-        {"rates", "max-min fair share of each flow's routed path; each congested switch link delivers the "
-                  "efficiency its congestion episode reached in a packet-level simulation with the fabric's "
-                  "congestion control"},
+        {"rates",
+         "max-min fair share of each flow's routed path; each congested switch link delivers the "
+         "efficiency its congestion episode reached in a packet-level simulation with the fabric's "
+         "congestion control"},
         {"not_modelled", PacketEpisodeModel::unmodelledEffects()}};
   } else if (flow_) {
-    doc["backend_model"] = {{"level", "flow"},
-                            {"rates", "max-min fair share of each flow's routed path, recomputed when flows start or end"},
-                            {"not_modelled", FlowFabric::unmodelledEffects()}};
+    doc["backend_model"] = {
+        {"level", "flow"},
+        {"rates", "max-min fair share of each flow's routed path, recomputed when flows start or end"},
+        {"not_modelled", FlowFabric::unmodelledEffects()}};
   } else {
     doc["backend_model"] = {{"level", "packet"}, {"not_modelled", json::array()}};
   }
@@ -344,12 +350,10 @@ nlohmann::json Experiment::buildResults() const {
                     {"switches", topo_->switchCount()}};
   if (flow_) {
     const MaxMinSolver& s = flow_->solver();
-    doc["summary"]["flow_model"] = {{"flows", flow_->flowsStarted()},
-                                    {"recomputations", s.solves()},
-                                    {"recomputation_repeats", s.repeats()},
-                                    {"flows_recomputed", s.flowsRecomputed()},
-                                    {"peak_active_flows", s.peakActiveFlows()},
-                                    {"memory_bytes", flow_->memoryBytes()}};
+    doc["summary"]["flow_model"] = {
+        {"flows", flow_->flowsStarted()},           {"recomputations", s.solves()},
+        {"recomputation_repeats", s.repeats()},     {"flows_recomputed", s.flowsRecomputed()},
+        {"peak_active_flows", s.peakActiveFlows()}, {"memory_bytes", flow_->memoryBytes()}};
   }
   if (episodes_) {
     doc["summary"]["hybrid_model"] = {{"episode_queries", episodes_->queries()},
@@ -404,23 +408,42 @@ nlohmann::json Experiment::buildResults() const {
                      {"wire_bytes", t.wireBytes}};
   json pausedPorts = json::array();
   for (const auto& p : net.mostPausedPorts)
-    pausedPorts.push_back({{"node", p.node}, {"port", p.port}, {"peer", p.peer}, {"paused_us", p.pausedUs},
+    pausedPorts.push_back({{"node", p.node},
+                           {"port", p.port},
+                           {"peer", p.peer},
+                           {"paused_us", p.pausedUs},
                            {"pause_frames", p.pauseFrames}});
   json topQueues = json::array();
   for (const auto& q : net.topQueues)
-    topQueues.push_back({{"node", q.node}, {"port", q.port}, {"peer", q.peer}, {"p50_bytes", q.p50},
-                         {"p99_bytes", q.p99}, {"max_bytes", q.max}, {"samples", q.samples}});
+    topQueues.push_back({{"node", q.node},
+                         {"port", q.port},
+                         {"peer", q.peer},
+                         {"p50_bytes", q.p50},
+                         {"p99_bytes", q.p99},
+                         {"max_bytes", q.max},
+                         {"samples", q.samples}});
   json byClass = json::array();
   for (const auto& q : net.queueByClass)
-    byClass.push_back({{"class", q.tc}, {"p50", q.p50}, {"p90", q.p90}, {"p99", q.p99}, {"max", q.max},
+    byClass.push_back({{"class", q.tc},
+                       {"p50", q.p50},
+                       {"p90", q.p90},
+                       {"p99", q.p99},
+                       {"max", q.max},
                        {"samples", q.samples}});
   json headroom = json::array();
   for (const auto& h : net.headroomPeaks)
-    headroom.push_back({{"node", h.node}, {"port", h.port}, {"peer", h.peer}, {"peak_bytes", h.peak},
+    headroom.push_back({{"node", h.node},
+                        {"port", h.port},
+                        {"peer", h.peer},
+                        {"peak_bytes", h.peak},
                         {"headroom_bytes", h.headroom}});
   json violations = json::array();
   for (const auto& v : net.losslessViolations)
-    violations.push_back({{"node", v.node}, {"port", v.port}, {"peer", v.peer}, {"class", v.tc}, {"drops", v.drops},
+    violations.push_back({{"node", v.node},
+                          {"port", v.port},
+                          {"peer", v.peer},
+                          {"class", v.tc},
+                          {"drops", v.drops},
                           {"first_s", v.first.seconds()}});
   json warnings = json::array();
   for (const auto& w : warnings_(net)) warnings.push_back(w);
@@ -431,7 +454,8 @@ nlohmann::json Experiment::buildResults() const {
                   {"packets_blackholed", net.blackholedPackets},
                   {"bytes_lost_dead_links", net.deadLinkBytes},
                   {"packets_lost_dead_links", net.deadLinkPackets},
-                  {"last_route_loss_s", net.lastRouteLoss >= Time::zero() ? json(net.lastRouteLoss.seconds()) : json(nullptr)}};
+                  {"last_route_loss_s",
+                   net.lastRouteLoss >= Time::zero() ? json(net.lastRouteLoss.seconds()) : json(nullptr)}};
   if (bgp_) {
     static const char* kKinds[] = {"link_down", "link_up", "switch_down", "switch_up"};
     auto groups = [](const BgpControlPlane::GroupSummary& g) {
@@ -442,7 +466,8 @@ nlohmann::json Experiment::buildResults() const {
     routing["initial_convergence_s"] = origin_.seconds();
     json events = json::array();
     for (const auto& f : bgp_->failureStats()) {
-      const bool isLink = f.kind == BgpControlPlane::EventKind::LinkDown || f.kind == BgpControlPlane::EventKind::LinkUp;
+      const bool isLink =
+          f.kind == BgpControlPlane::EventKind::LinkDown || f.kind == BgpControlPlane::EventKind::LinkUp;
       std::string target;
       if (isLink) {
         const LinkInfo& l = topo_->link(f.element);
@@ -469,39 +494,40 @@ nlohmann::json Experiment::buildResults() const {
     for (const auto& p : probes_) probes.push_back(p->toJson());
     doc["probes"] = probes;
   }
-  doc["network"] = {{"bytes_sent", net.bytesSent},
-                    {"bytes_delivered", net.bytesDelivered},
-                    {"bytes_dropped", net.bytesDropped},
-                    {"goodput_bytes", net.goodputBytes},
-                    {"packets_sent", net.packetsSent},
-                    {"packets_dropped", net.packetsDropped},
-                    {"retransmitted_bytes", net.retransmittedBytes},
-                    {"retransmit_timeouts", net.retransmitTimeouts},
-                    {"nacks", net.nacksSent},
-                    {"out_of_order_packets", net.outOfOrderPackets},
-                    {"ecn_marks", net.ecnMarks},
-                    {"cnps", net.cnps},
-                    {"becns", net.becns},
-                    {"pfc_pause_frames", net.pfcPauseFrames},
-                    {"pfc_resume_frames", net.pfcResumeFrames},
-                    {"pfc_pause_propagated", net.pfcPausePropagated},
-                    {"pfc_paused_us", net.pfcPausedUs},
-                    {"lossless_drops", net.losslessDrops},
-                    {"lossless_violations", violations},
-                    {"pfc_watchdog", {{"storms", net.pfcStorms}, {"packets_dropped", net.pfcStormDrops}}},
-                    {"pfc_max_headroom_used_bytes", net.pfcMaxHeadroomUsed},
-                    {"pfc_headroom_peaks", headroom},
-                    {"min_credit_bytes", net.minCreditBytes},
-                    {"credits_outstanding_bytes", net.creditsOutstanding},
-                    {"max_queue_bytes", net.maxQueueBytes},
-                    {"queue_bytes", {{"p50", net.queueP50}, {"p90", net.queueP90}, {"p99", net.queueP99},
-                                     {"max", net.maxQueueBytes}}},
-                    {"queue_bytes_by_class", byClass},
-                    {"top_queues", topQueues},
-                    {"pfc_paused_ports", net.pausedPorts},
-                    {"pfc_most_paused_ports", pausedPorts},
-                    {"link_util", {{"mean", net.linkUtilMean}, {"max", net.linkUtilMax}}},
-                    {"per_tier", tiers}};
+  doc["network"] = {
+      {"bytes_sent", net.bytesSent},
+      {"bytes_delivered", net.bytesDelivered},
+      {"bytes_dropped", net.bytesDropped},
+      {"goodput_bytes", net.goodputBytes},
+      {"packets_sent", net.packetsSent},
+      {"packets_dropped", net.packetsDropped},
+      {"retransmitted_bytes", net.retransmittedBytes},
+      {"retransmit_timeouts", net.retransmitTimeouts},
+      {"nacks", net.nacksSent},
+      {"out_of_order_packets", net.outOfOrderPackets},
+      {"ecn_marks", net.ecnMarks},
+      {"cnps", net.cnps},
+      {"becns", net.becns},
+      {"pfc_pause_frames", net.pfcPauseFrames},
+      {"pfc_resume_frames", net.pfcResumeFrames},
+      {"pfc_pause_propagated", net.pfcPausePropagated},
+      {"pfc_paused_us", net.pfcPausedUs},
+      {"lossless_drops", net.losslessDrops},
+      {"lossless_violations", violations},
+      {"pfc_watchdog", {{"storms", net.pfcStorms}, {"packets_dropped", net.pfcStormDrops}}},
+      {"pfc_max_headroom_used_bytes", net.pfcMaxHeadroomUsed},
+      {"pfc_headroom_peaks", headroom},
+      {"min_credit_bytes", net.minCreditBytes},
+      {"credits_outstanding_bytes", net.creditsOutstanding},
+      {"max_queue_bytes", net.maxQueueBytes},
+      {"queue_bytes",
+       {{"p50", net.queueP50}, {"p90", net.queueP90}, {"p99", net.queueP99}, {"max", net.maxQueueBytes}}},
+      {"queue_bytes_by_class", byClass},
+      {"top_queues", topQueues},
+      {"pfc_paused_ports", net.pausedPorts},
+      {"pfc_most_paused_ports", pausedPorts},
+      {"link_util", {{"mean", net.linkUtilMean}, {"max", net.linkUtilMax}}},
+      {"per_tier", tiers}};
   return doc;
 }
 
@@ -522,23 +548,39 @@ nlohmann::json Experiment::jobJson(const Job& job) const {
             {"exposed_comm_s", jct},
             {"collectives", json::array()}};
   if (!job.gpus.empty()) {
-    std::vector<uint32_t> head(job.gpus.begin(), job.gpus.begin() + static_cast<long>(std::min<size_t>(job.gpus.size(), 64)));
-    j["gpus"] = {{"count", job.gpus.size()}, {"placement", toString(job.spec->placement.policy)}, {"first_ranks", head}};
+    std::vector<uint32_t> head(job.gpus.begin(),
+                               job.gpus.begin() + static_cast<long>(std::min<size_t>(job.gpus.size(), 64)));
+    j["gpus"] = {{"count", job.gpus.size()},
+                 {"placement", toString(job.spec->placement.policy)},
+                 {"first_ranks", head}};
   }
   if (job.sweep) {
     const CollectiveSweep& c = *job.sweep;
     json rows = json::array();
     json colls = json::array();
     for (const auto& r : c.rows()) {
-      rows.push_back({{"size_bytes", r.size}, {"count", r.count}, {"time_us", r.time.micros()},
-                      {"algbw_GBps", r.algbwGBps}, {"busbw_GBps", r.busbwGBps}, {"algorithm", toString(r.algorithm)}});
-      colls.push_back({{"op", toString(c.sweep().op)}, {"bytes", r.size}, {"ranks", c.ranks()},
-                       {"algorithm", toString(r.algorithm)}, {"time_s", r.time.seconds()}, {"algbw_GBps", r.algbwGBps},
-                       {"busbw_GBps", r.busbwGBps}, {"count", c.sweep().iterations}});
+      rows.push_back({{"size_bytes", r.size},
+                      {"count", r.count},
+                      {"time_us", r.time.micros()},
+                      {"algbw_GBps", r.algbwGBps},
+                      {"busbw_GBps", r.busbwGBps},
+                      {"algorithm", toString(r.algorithm)}});
+      colls.push_back({{"op", toString(c.sweep().op)},
+                       {"bytes", r.size},
+                       {"ranks", c.ranks()},
+                       {"algorithm", toString(r.algorithm)},
+                       {"time_s", r.time.seconds()},
+                       {"algbw_GBps", r.algbwGBps},
+                       {"busbw_GBps", r.busbwGBps},
+                       {"count", c.sweep().iterations}});
     }
     j["collectives"] = colls;
-    j["nccl_tests"] = {{"op", toString(c.sweep().op)}, {"ranks", c.ranks()}, {"data_type", c.sweep().dataType},
-                       {"warmup", c.sweep().warmup}, {"iterations", c.sweep().iterations}, {"rows", rows},
+    j["nccl_tests"] = {{"op", toString(c.sweep().op)},
+                       {"ranks", c.ranks()},
+                       {"data_type", c.sweep().dataType},
+                       {"warmup", c.sweep().warmup},
+                       {"iterations", c.sweep().iterations},
+                       {"rows", rows},
                        {"avg_busbw_GBps", c.averageBusBandwidth()}};
   }
   if (job.executor) {
@@ -586,7 +628,8 @@ nlohmann::json Experiment::jobJson(const Job& job) const {
     }
     j["collectives"] = colls;
     j["p2p"] = {{"messages", e.messages()},
-                {"mean_time_s", e.messages() ? (e.messageTime() / static_cast<int64_t>(e.messages())).seconds() : 0.0}};
+                {"mean_time_s",
+                 e.messages() ? (e.messageTime() / static_cast<int64_t>(e.messages())).seconds() : 0.0}};
   }
   if (!done)  // an unfinished job has no completion time: null, never a number
     for (const char* k : {"jct_s", "finish_s", "exposed_comm_s"}) j[k] = nullptr;
@@ -597,16 +640,17 @@ std::vector<std::string> Experiment::warnings_(const NetworkCounters& net) {
   std::vector<std::string> w;
   for (const auto& v : net.losslessViolations)
     w.push_back("lossless class " + std::to_string(v.tc) + " dropped " + std::to_string(v.drops) +
-                " packets at " + v.node + " port " + std::to_string(v.port) + " (from " + v.peer + "), first at " +
-                formatTime(Time::ps(v.first.picos())) +
+                " packets at " + v.node + " port " + std::to_string(v.port) + " (from " + v.peer +
+                "), first at " + formatTime(Time::ps(v.first.picos())) +
                 ": its PFC headroom is too small for the link (switch.pfc.headroom; leave it unset for the "
                 "IEEE 802.1Qbb budget)");
   return w;
 }
 
 std::vector<std::string> Experiment::warnings() const {
+  const nlohmann::json doc = results();  // results() returns a copy: keep it alive while iterating
   std::vector<std::string> w;
-  for (const auto& x : results()["warnings"]) w.push_back(x.get<std::string>());
+  for (const auto& x : doc["warnings"]) w.push_back(x.get<std::string>());
   return w;
 }
 
@@ -644,9 +688,10 @@ void Experiment::printSummary(std::FILE* out) const {
       const Time compute = e.computePerIteration() * e.trace().iterations;
       const Time idle = std::max(Time::zero(), job.computeOnly - compute);
       const Time exposed = std::max(Time::zero(), jct - job.computeOnly);
-      std::fprintf(out, "\n%s: JCT %s = compute %s + pipeline bubble and other idle %s + exposed communication %s\n",
-                   job.spec->name.c_str(), formatTime(jct).c_str(), formatTime(compute).c_str(),
-                   formatTime(idle).c_str(), formatTime(exposed).c_str());
+      std::fprintf(
+          out, "\n%s: JCT %s = compute %s + pipeline bubble and other idle %s + exposed communication %s\n",
+          job.spec->name.c_str(), formatTime(jct).c_str(), formatTime(compute).c_str(),
+          formatTime(idle).c_str(), formatTime(exposed).c_str());
       if (e.messages() > 0)
         std::fprintf(out, "  point-to-point: %llu messages, mean %s from the later post to delivery\n",
                      static_cast<unsigned long long>(e.messages()),
@@ -654,8 +699,8 @@ void Experiment::printSummary(std::FILE* out) const {
       const auto sums = e.collectiveSummaries();
       if (sums.empty()) continue;
       std::fprintf(out, "  collectives (time per call, from the last member's arrival to completion):\n");
-      std::fprintf(out, "  %-18s %-15s %10s %6s %-13s %8s %11s %9s %9s\n", "label", "op", "bytes", "ranks", "algorithm",
-                   "calls", "time", "algbw", "busbw");
+      std::fprintf(out, "  %-18s %-15s %10s %6s %-13s %8s %11s %9s %9s\n", "label", "op", "bytes", "ranks",
+                   "algorithm", "calls", "time", "algbw", "busbw");
       size_t shown = 0;
       for (const auto& c : sums) {
         if (++shown > 12) break;
@@ -669,34 +714,42 @@ void Experiment::printSummary(std::FILE* out) const {
       if (sums.size() > 12) std::fprintf(out, "  ... %zu more kinds in the results JSON\n", sums.size() - 12);
     }
   }
-  std::fprintf(out, "\nflows %llu | FCT us p50 %.2f p90 %.2f p99 %.2f max %.2f | slowdown p50 %.3f p99 %.3f\n",
-               f["count"].get<unsigned long long>(), f["fct_us"]["p50"].get<double>(),
-               f["fct_us"]["p90"].get<double>(), f["fct_us"]["p99"].get<double>(), f["fct_us"]["max"].get<double>(),
-               f["slowdown"]["p50"].get<double>(), f["slowdown"]["p99"].get<double>());
-  std::fprintf(out, "network: sent %s delivered %s dropped %s (%llu pkts) retransmitted %s | max queue %s | "
+  std::fprintf(
+      out, "\nflows %llu | FCT us p50 %.2f p90 %.2f p99 %.2f max %.2f | slowdown p50 %.3f p99 %.3f\n",
+      f["count"].get<unsigned long long>(), f["fct_us"]["p50"].get<double>(),
+      f["fct_us"]["p90"].get<double>(), f["fct_us"]["p99"].get<double>(), f["fct_us"]["max"].get<double>(),
+      f["slowdown"]["p50"].get<double>(), f["slowdown"]["p99"].get<double>());
+  std::fprintf(out,
+               "network: sent %s delivered %s dropped %s (%llu pkts) retransmitted %s | max queue %s | "
                "link util mean %.1f%% max %.1f%%\n",
-               formatBytes(n["bytes_sent"].get<Bytes>()).c_str(), formatBytes(n["bytes_delivered"].get<Bytes>()).c_str(),
-               formatBytes(n["bytes_dropped"].get<Bytes>()).c_str(), n["packets_dropped"].get<unsigned long long>(),
+               formatBytes(n["bytes_sent"].get<Bytes>()).c_str(),
+               formatBytes(n["bytes_delivered"].get<Bytes>()).c_str(),
+               formatBytes(n["bytes_dropped"].get<Bytes>()).c_str(),
+               n["packets_dropped"].get<unsigned long long>(),
                formatBytes(n["retransmitted_bytes"].get<Bytes>()).c_str(),
-               formatBytes(n["max_queue_bytes"].get<Bytes>()).c_str(), n["link_util"]["mean"].get<double>() * 100,
-               n["link_util"]["max"].get<double>() * 100);
+               formatBytes(n["max_queue_bytes"].get<Bytes>()).c_str(),
+               n["link_util"]["mean"].get<double>() * 100, n["link_util"]["max"].get<double>() * 100);
   std::fprintf(out, "simulated %s in %.2f s wall (%.2f M events, %.2f M events/s, %.1f MiB peak RSS)\n",
-               formatTime(fabric_->networkCounters().activeTime).c_str(), wallSeconds_, s["events"].get<double>() * 1e-6,
+               formatTime(fabric_->networkCounters().activeTime).c_str(), wallSeconds_,
+               s["events"].get<double>() * 1e-6,
                wallSeconds_ > 0 ? s["events"].get<double>() * 1e-6 / wallSeconds_ : 0.0,
                static_cast<double>(s["peak_rss_bytes"].get<long long>()) / (1024.0 * 1024.0));
   if (episodes_) {
-    std::fprintf(out,
-                 "hybrid backend: %llu flows, %llu rate recomputations, %zu congestion episodes simulated at packet "
-                 "level (%.2f s), %llu uses; not modelled: coupling between congestion points (results: "
-                 "backend_model)\n",
-                 static_cast<unsigned long long>(flow_->flowsStarted()),
-                 static_cast<unsigned long long>(flow_->solver().solves()), episodes_->simulated(),
-                 episodes_->packetWallSeconds(), static_cast<unsigned long long>(episodes_->queries()));
+    std::fprintf(
+        out,
+        "hybrid backend: %llu flows, %llu rate recomputations, %zu congestion episodes simulated at packet "
+        "level (%.2f s), %llu uses; not modelled: coupling between congestion points (results: "
+        "backend_model)\n",
+        static_cast<unsigned long long>(flow_->flowsStarted()),
+        static_cast<unsigned long long>(flow_->solver().solves()), episodes_->simulated(),
+        episodes_->packetWallSeconds(), static_cast<unsigned long long>(episodes_->queries()));
   } else if (flow_) {
-    std::fprintf(out, "flow backend: %llu flows, %llu rate recomputations; not modelled: queueing, ECN/PFC/credits, "
-                 "CC transients, drops (results: backend_model)\n",
-                 static_cast<unsigned long long>(flow_->flowsStarted()),
-                 static_cast<unsigned long long>(flow_->solver().solves()));
+    std::fprintf(
+        out,
+        "flow backend: %llu flows, %llu rate recomputations; not modelled: queueing, ECN/PFC/credits, "
+        "CC transients, drops (results: backend_model)\n",
+        static_cast<unsigned long long>(flow_->flowsStarted()),
+        static_cast<unsigned long long>(flow_->solver().solves()));
   }
   if (!connectionFailures_.empty())
     std::fprintf(out, "\nRUN FAILED: %zu connection(s) failed, %llu transfer(s) not delivered; first: %s\n",
