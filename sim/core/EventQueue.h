@@ -60,6 +60,21 @@ class EventQueue {
     }
     return popPlain();
   }
+  /// Pops the earliest event into `out` if there is one due at or before `until` (one
+  /// comparison of the two heaps' heads); false otherwise.
+  bool popUntil(Time until, Event& out) {
+    const bool fromTimers = timerFirst();
+    const Event* head = fromTimers ? &timers_.front() : events_.empty() ? nullptr : &events_.front();
+    if (head == nullptr || head->when > until) return false;
+    if (fromTimers) {
+      out = timers_.front();
+      slots_[out.timer].pos = kNotQueued;
+      removeTimerAt(0);
+    } else {
+      out = popPlain();
+    }
+    return true;
+  }
   void clear() {
     events_.clear();
     timers_.clear();

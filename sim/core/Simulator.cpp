@@ -6,13 +6,14 @@ uint64_t Simulator::run(Time until) {
   stopRequested_ = false;
   const uint64_t startEvents = events_;
   auto nextReport = std::chrono::steady_clock::now() + progressInterval_;
-  while (!queue_.empty() && !stopRequested_) {
-    if (queue_.top().when > until) {
-      now_ = until;  // nothing is due before `until`: the clock reaches it
+  Event e;
+  while (!stopRequested_) {
+    const size_t pending = queue_.size();
+    if (!queue_.popUntil(until, e)) {
+      if (pending > 0) now_ = until;  // nothing is due before `until`: the clock reaches it
       break;
     }
-    if (queue_.size() > peakPending_) peakPending_ = queue_.size();
-    const Event e = queue_.pop();
+    if (pending > peakPending_) peakPending_ = pending;
     now_ = e.when;
     e.target->onEvent(e.tag);
     ++events_;
