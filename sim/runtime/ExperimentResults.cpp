@@ -1,0 +1,487 @@
+// Experiment, part two: the results document, the warnings and the terminal summary of a run
+// (what sim/runtime/Experiment.cpp's run produces, written out). Kept apart from the run itself,
+// which builds and drives the simulation.
+#include <algorithm>
+
+#include "sim/config/SpecJson.h"
+#include "sim/config/TopologyLoader.h"
+#include "sim/config/WorkloadLoader.h"
+#include "sim/core/Error.h"
+#include "sim/report/Percentiles.h"
+#include "sim/report/ResultsFile.h"
+#include "sim/runtime/Experiment.h"
+#include "sim/workload/PatternWorkload.h"
+#include "sim/workload/TraceFile.h"
+#include "sim/workload/TrainingTraceBuilder.h"
+
+namespace fabricsim {
+
+nlohmann::json Experiment::buildResults() const {
+  using nlohmann::json;
+  json doc;
+  doc["version"] = ResultsFile::version();
+  doc["git"] = ResultsFile::gitDescribe();
+  doc["seed"] = options_.seed;
+  json workloads = json::array();
+  for (const auto& w : workloadSpecs_) workloads.push_back(toJson(w));
+  doc["spec"] = {{"topology", toJson(spec_)}, {"workloads", workloads}};
+  doc["backend"] = fabric_->backendName();
+  doc["status"] = connectionFailures_.empty() ? "completed" : "failed";
+  json failures = json::array();
+  for (const auto& f : connectionFailures_)
+    failures.push_back({{"kind", TransferFailure::kindName(f.kind)},
+                        {"at_s", f.at.seconds()},
+                        {"source", f.source},
+                        {"destination", f.destination},
+                        {"src_nic", f.srcNic},
+                        {"dst_nic", f.dstNic},
+                        {"traffic_class", f.trafficClass},
+                        {"qp", f.qpIndex},
+                        {"retries", f.retries},
+                        {"transfers_failed", f.transfers},
+                        {"message", f.message}});
+  doc["failures"] = failures;
+  if (episodes_) {
+    doc["backend_model"] = {
+        {"level", "hybrid"},
+        {"rates",
+         "max-min fair share of each flow's routed path; each congested switch link delivers the "
+         "efficiency its congestion episode reached in a packet-level simulation with the fabric's "
+         "congestion control"},
+        {"not_modelled", PacketEpisodeModel::unmodelledEffects()}};
+  } else if (flow_) {
+    doc["backend_model"] = {
+        {"level", "flow"},
+        {"rates", "max-min fair share of each flow's routed path, recomputed when flows start or end"},
+        {"not_modelled", FlowFabric::unmodelledEffects()}};
+  } else {
+    doc["backend_model"] = {{"level", "packet"}, {"not_modelled", json::array()}};
+  }
+  doc["congestion_control"] = spec_.congestionControl.algorithm;
+  doc["link_technology"] = spec_.links.technology;
+  doc["pfc"] = spec_.sw.pfc.enabled && spec_.links.technology == "roce";
+
+  const NetworkCounters net = fabric_->networkCounters();
+  doc["summary"] = {{"sim_time_s", net.activeTime.seconds()},
+                    {"sim_clock_end_s", sim_->now().seconds()},
+                    {"wall_time_s", wallSeconds_},
+                    {"setup_time_s", buildSeconds_},
+                    {"events", sim_->eventsProcessed()},
+                    {"packets", net.packetsSent},
+                    {"link_transmissions", net.linkTransmissions},
+                    {"peak_packets_in_flight", packet_ ? packet_->pool().peak() : 0},
+                    {"peak_pending_events", sim_->peakPendingEvents()},
+                    {"peak_rss_bytes", ResultsFile::peakRssBytes()},
+                    {"gpus", topo_->gpuCount()},
+                    {"hosts", topo_->hostCount()},
+                    {"switches", topo_->switchCount()}};
+  if (flow_) {
+    const MaxMinSolver& s = flow_->solver();
+    doc["summary"]["flow_model"] = {
+        {"flows", flow_->flowsStarted()},           {"recomputations", s.solves()},
+        {"recomputation_repeats", s.repeats()},     {"flows_recomputed", s.flowsRecomputed()},
+        {"peak_active_flows", s.peakActiveFlows()}, {"memory_bytes", flow_->memoryBytes()}};
+  }
+  if (episodes_) {
+    doc["summary"]["hybrid_model"] = {{"episode_queries", episodes_->queries()},
+                                      {"episodes_simulated", episodes_->simulated()},
+                                      {"capacity_changes", flow_->capacityChanges()},
+                                      {"packet_wall_time_s", episodes_->packetWallSeconds()},
+                                      {"episodes", episodes_->episodesJson(20)}};
+  }
+
+  json jobs = json::array();
+  for (const auto& job : jobs_) jobs.push_back(jobJson(job));
+  doc["jobs"] = jobs;
+
+  std::vector<double> fct, slow, netFct;
+  const auto& recs = fabric_->flowRecords();
+  size_t intra = 0, failedTransfers = 0, undelivered = 0;
+  for (const auto& r : recs) {
+    failedTransfers += r.failed;
+    if (!r.done()) {
+      ++undelivered;
+      continue;
+    }
+    const double f = r.fct().micros();
+    fct.push_back(f);
+    if (r.intraHost) ++intra;
+    const double ideal = r.ideal.micros();
+    slow.push_back(ideal > 0 ? f / ideal : 1.0);
+  }
+  const Percentiles pf(fct), ps(slow);
+  doc["flows"] = {{"count", recs.size()},
+                  {"intra_host", intra},
+                  {"failed_transfers", failedTransfers},
+                  {"undelivered_transfers", undelivered},
+                  {"fct_us",
+                   {{"p50", pf.at(0.5)},
+                    {"p90", pf.at(0.9)},
+                    {"p99", pf.at(0.99)},
+                    {"max", pf.max()},
+                    {"mean", pf.mean()}}},
+                  {"slowdown", {{"p50", ps.at(0.5)}, {"p99", ps.at(0.99)}, {"max", ps.max()}}}};
+
+  json tiers = json::object();
+  for (const auto& t : net.perTier)
+    tiers[t.name] = {{"links", t.links},
+                     {"util_mean", t.utilMean},
+                     {"util_max", t.utilMax},
+                     {"max_queue_bytes", t.maxQueueBytes},
+                     {"queue_bytes", {{"p50", t.queueP50}, {"p90", t.queueP90}, {"p99", t.queueP99}}},
+                     {"packets_dropped", t.packetsDropped},
+                     {"pfc_paused_us", t.pfcPausedUs},
+                     {"ecn_marks", t.ecnMarks},
+                     {"wire_bytes", t.wireBytes}};
+  json pausedPorts = json::array();
+  for (const auto& p : net.mostPausedPorts)
+    pausedPorts.push_back({{"node", p.node},
+                           {"port", p.port},
+                           {"peer", p.peer},
+                           {"paused_us", p.pausedUs},
+                           {"pause_frames", p.pauseFrames}});
+  json topQueues = json::array();
+  for (const auto& q : net.topQueues)
+    topQueues.push_back({{"node", q.node},
+                         {"port", q.port},
+                         {"peer", q.peer},
+                         {"p50_bytes", q.p50},
+                         {"p99_bytes", q.p99},
+                         {"max_bytes", q.max},
+                         {"samples", q.samples}});
+  json byClass = json::array();
+  for (const auto& q : net.queueByClass)
+    byClass.push_back({{"class", q.tc},
+                       {"p50", q.p50},
+                       {"p90", q.p90},
+                       {"p99", q.p99},
+                       {"max", q.max},
+                       {"samples", q.samples}});
+  json headroom = json::array();
+  for (const auto& h : net.headroomPeaks)
+    headroom.push_back({{"node", h.node},
+                        {"port", h.port},
+                        {"peer", h.peer},
+                        {"peak_bytes", h.peak},
+                        {"headroom_bytes", h.headroom}});
+  json violations = json::array();
+  for (const auto& v : net.losslessViolations)
+    violations.push_back({{"node", v.node},
+                          {"port", v.port},
+                          {"peer", v.peer},
+                          {"class", v.tc},
+                          {"drops", v.drops},
+                          {"first_s", v.first.seconds()}});
+  json warnings = json::array();
+  for (const auto& w : warnings_(net)) warnings.push_back(w);
+  doc["warnings"] = warnings;
+  json routing = {{"algorithm", spec_.routing.algorithm},
+                  {"control_plane", spec_.routing.controlPlane},
+                  {"bytes_blackholed", net.blackholedBytes},
+                  {"packets_blackholed", net.blackholedPackets},
+                  {"bytes_lost_dead_links", net.deadLinkBytes},
+                  {"packets_lost_dead_links", net.deadLinkPackets},
+                  {"last_route_loss_s",
+                   net.lastRouteLoss >= Time::zero() ? json(net.lastRouteLoss.seconds()) : json(nullptr)}};
+  if (bgp_) {
+    static const char* kKinds[] = {"link_down", "link_up", "switch_down", "switch_up"};
+    auto groups = [](const BgpControlPlane::GroupSummary& g) {
+      return json{{"pairs", g.pairs}, {"mean", g.mean()}, {"min", g.minSize}, {"empty", g.emptyGroups}};
+    };
+    routing["bgp_updates_sent"] = bgp_->updatesSent();
+    routing["bgp_withdrawals_sent"] = bgp_->withdrawalsSent();
+    routing["initial_convergence_s"] = origin_.seconds();
+    json events = json::array();
+    for (const auto& f : bgp_->failureStats()) {
+      const bool isLink =
+          f.kind == BgpControlPlane::EventKind::LinkDown || f.kind == BgpControlPlane::EventKind::LinkUp;
+      std::string target;
+      if (isLink) {
+        const LinkInfo& l = topo_->link(f.element);
+        target = topo_->node(l.a).name + "--" + topo_->node(l.b).name;
+      } else {
+        target = topo_->node(f.element).name;
+      }
+      events.push_back({{"event", kKinds[static_cast<int>(f.kind)]},
+                        {"target", target},
+                        {"at_s", f.failed.seconds()},
+                        {"detected_s", f.detected.seconds()},
+                        {"last_fib_change_s", f.lastFibChange.seconds()},
+                        {"convergence_time_s", f.convergence().seconds()},
+                        {"updates_sent", f.updatesSent},
+                        {"withdrawals_sent", f.withdrawalsSent},
+                        {"ecmp_groups_before", groups(f.before)},
+                        {"ecmp_groups_after", groups(f.after)}});
+    }
+    routing["failures"] = events;
+  }
+  doc["routing"] = routing;
+  if (!probes_.empty()) {
+    json probes = json::array();
+    for (const auto& p : probes_) probes.push_back(p->toJson());
+    doc["probes"] = probes;
+  }
+  doc["network"] = {
+      {"bytes_sent", net.bytesSent},
+      {"bytes_delivered", net.bytesDelivered},
+      {"bytes_dropped", net.bytesDropped},
+      {"goodput_bytes", net.goodputBytes},
+      {"packets_sent", net.packetsSent},
+      {"packets_dropped", net.packetsDropped},
+      {"retransmitted_bytes", net.retransmittedBytes},
+      {"retransmit_timeouts", net.retransmitTimeouts},
+      {"nacks", net.nacksSent},
+      {"out_of_order_packets", net.outOfOrderPackets},
+      {"ecn_marks", net.ecnMarks},
+      {"cnps", net.cnps},
+      {"becns", net.becns},
+      {"pfc_pause_frames", net.pfcPauseFrames},
+      {"pfc_resume_frames", net.pfcResumeFrames},
+      {"pfc_pause_propagated", net.pfcPausePropagated},
+      {"pfc_paused_us", net.pfcPausedUs},
+      {"lossless_drops", net.losslessDrops},
+      {"lossless_violations", violations},
+      {"pfc_watchdog", {{"storms", net.pfcStorms}, {"packets_dropped", net.pfcStormDrops}}},
+      {"pfc_max_headroom_used_bytes", net.pfcMaxHeadroomUsed},
+      {"pfc_headroom_peaks", headroom},
+      {"min_credit_bytes", net.minCreditBytes},
+      {"credits_outstanding_bytes", net.creditsOutstanding},
+      {"max_queue_bytes", net.maxQueueBytes},
+      {"queue_bytes",
+       {{"p50", net.queueP50}, {"p90", net.queueP90}, {"p99", net.queueP99}, {"max", net.maxQueueBytes}}},
+      {"queue_bytes_by_class", byClass},
+      {"top_queues", topQueues},
+      {"pfc_paused_ports", net.pausedPorts},
+      {"pfc_most_paused_ports", pausedPorts},
+      {"link_util", {{"mean", net.linkUtilMean}, {"max", net.linkUtilMax}}},
+      {"per_tier", tiers}};
+  return doc;
+}
+
+nlohmann::json Experiment::jobJson(const Job& job) const {
+  using nlohmann::json;
+  const Workload& w = *job.workload;
+  const double jct = (w.finishTime() - w.startTime()).seconds();
+  const bool done = w.finished();  // false when a failure ended the run first
+  json j = {{"name", w.name()},
+            {"finished", done},
+            {"kind", job.spec->kind},
+            {"jct_s", jct},
+            {"start_s", w.startTime().seconds()},
+            {"finish_s", w.finishTime().seconds()},
+            {"bytes", w.bytesRequested()},
+            {"iterations", json::array()},
+            {"compute_s", 0.0},
+            {"exposed_comm_s", jct},
+            {"collectives", json::array()}};
+  if (!job.gpus.empty()) {
+    std::vector<uint32_t> head(job.gpus.begin(),
+                               job.gpus.begin() + static_cast<long>(std::min<size_t>(job.gpus.size(), 64)));
+    j["gpus"] = {{"count", job.gpus.size()},
+                 {"placement", toString(job.spec->placement.policy)},
+                 {"first_ranks", head}};
+  }
+  if (job.sweep) {
+    const CollectiveSweep& c = *job.sweep;
+    json rows = json::array();
+    json colls = json::array();
+    for (const auto& r : c.rows()) {
+      rows.push_back({{"size_bytes", r.size},
+                      {"count", r.count},
+                      {"time_us", r.time.micros()},
+                      {"algbw_GBps", r.algbwGBps},
+                      {"busbw_GBps", r.busbwGBps},
+                      {"algorithm", toString(r.algorithm)}});
+      colls.push_back({{"op", toString(c.sweep().op)},
+                       {"bytes", r.size},
+                       {"ranks", c.ranks()},
+                       {"algorithm", toString(r.algorithm)},
+                       {"time_s", r.time.seconds()},
+                       {"algbw_GBps", r.algbwGBps},
+                       {"busbw_GBps", r.busbwGBps},
+                       {"count", c.sweep().iterations}});
+    }
+    j["collectives"] = colls;
+    j["nccl_tests"] = {{"op", toString(c.sweep().op)},
+                       {"ranks", c.ranks()},
+                       {"data_type", c.sweep().dataType},
+                       {"warmup", c.sweep().warmup},
+                       {"iterations", c.sweep().iterations},
+                       {"rows", rows},
+                       {"avg_busbw_GBps", c.averageBusBandwidth()}};
+  }
+  if (job.executor) {
+    const JobExecutor& e = *job.executor;
+    const JobTrace& t = e.trace();
+    json its = json::array();
+    Time prev = w.startTime();
+    for (Time end : e.iterationEnds()) {
+      its.push_back({{"time_s", (end - prev).seconds()}, {"end_s", end.seconds()}});
+      prev = end;
+    }
+    j["iterations"] = its;
+    const double compute = (e.computePerIteration() * t.iterations).seconds();
+    j["compute_s"] = compute;
+    j["compute_only_jct_s"] = job.computeOnly.seconds();
+    j["exposed_comm_s"] = std::max(0.0, jct - job.computeOnly.seconds());
+    j["idle_s"] = std::max(0.0, job.computeOnly.seconds() - compute);
+    j["generator"] = t.generator;
+    j["ranks"] = t.ranks;
+    if (t.microbatches > 0) {
+      const double p = t.pipelineStages;
+      const double m = t.microbatches;
+      j["pipeline"] = {{"stages", t.pipelineStages},
+                       {"microbatches", t.microbatches},
+                       {"bubble_fraction", (p - 1) / (m + p - 1)},
+                       {"microbatch_forward_s", t.microbatchForward.seconds()},
+                       {"microbatch_backward_s", t.microbatchBackward.seconds()}};
+    }
+    json colls = json::array();
+    for (const auto& c : e.collectiveSummaries()) {
+      const double mean = c.mean().seconds();
+      const double algbw = mean > 0 ? static_cast<double>(c.bytes) / mean * 1e-9 : 0.0;
+      colls.push_back({{"label", c.label},
+                       {"op", toString(c.op)},
+                       {"bytes", c.bytes},
+                       {"ranks", c.ranks},
+                       {"algorithm", toString(c.algorithm)},
+                       {"count", c.count},
+                       {"time_s", mean},
+                       {"min_time_s", c.min.seconds()},
+                       {"max_time_s", c.max.seconds()},
+                       {"total_time_s", c.total.seconds()},
+                       {"algbw_GBps", algbw},
+                       {"busbw_GBps", algbw * CollectiveEngine::busBandwidthFactor(c.op, c.ranks)}});
+    }
+    j["collectives"] = colls;
+    j["p2p"] = {{"messages", e.messages()},
+                {"mean_time_s",
+                 e.messages() ? (e.messageTime() / static_cast<int64_t>(e.messages())).seconds() : 0.0}};
+  }
+  if (!done)  // an unfinished job has no completion time: null, never a number
+    for (const char* k : {"jct_s", "finish_s", "exposed_comm_s"}) j[k] = nullptr;
+  return j;
+}
+
+std::vector<std::string> Experiment::warnings_(const NetworkCounters& net) {
+  std::vector<std::string> w;
+  for (const auto& v : net.losslessViolations)
+    w.push_back("lossless class " + std::to_string(v.tc) + " dropped " + std::to_string(v.drops) +
+                " packets at " + v.node + " port " + std::to_string(v.port) + " (from " + v.peer +
+                "), first at " + formatTime(Time::ps(v.first.picos())) +
+                ": its PFC headroom is too small for the link (switch.pfc.headroom; leave it unset for the "
+                "IEEE 802.1Qbb budget)");
+  return w;
+}
+
+std::vector<std::string> Experiment::warnings() const {
+  const nlohmann::json doc = results();  // results() returns a copy: keep it alive while iterating
+  std::vector<std::string> w;
+  for (const auto& x : doc["warnings"]) w.push_back(x.get<std::string>());
+  return w;
+}
+
+void Experiment::printSummary(std::FILE* out) const {
+  const nlohmann::json r = results();
+  const auto& s = r["summary"];
+  const auto& f = r["flows"];
+  const auto& n = r["network"];
+  std::fprintf(out, "fabricsim %s | topology %s (%zu GPUs, %zu switches) | backend %s | seed %llu\n",
+               ResultsFile::version().c_str(), spec_.name.c_str(), topo_->gpuCount(), topo_->switchCount(),
+               fabric_->backendName().c_str(), static_cast<unsigned long long>(options_.seed));
+  std::fprintf(out, "\n%-24s %-10s %12s %12s %12s %12s %10s\n", "job", "kind", "JCT", "iteration", "compute",
+               "exposed comm", "bytes");
+  for (const auto& j : r["jobs"]) {
+    auto t = [](const nlohmann::json& s) {
+      return s.is_number() ? formatTime(Time::ps(static_cast<int64_t>(s.get<double>() * 1e12 + 0.5)))
+                           : std::string("failed");
+    };
+    const auto& its = j["iterations"];
+    const std::string iter = its.empty() ? std::string("-") : t(its.back()["time_s"]);
+    std::fprintf(out, "%-24s %-10s %12s %12s %12s %12s %10s\n", j["name"].get<std::string>().c_str(),
+                 j["kind"].get<std::string>().c_str(), t(j["jct_s"]).c_str(), iter.c_str(),
+                 t(j["compute_s"]).c_str(), t(j["exposed_comm_s"]).c_str(),
+                 formatBytes(j["bytes"].get<Bytes>()).c_str());
+  }
+  for (const auto& job : jobs_) {
+    if (!job.workload->finished()) continue;  // the failures below say why
+    if (job.sweep) {
+      std::fprintf(out, "\n");
+      job.sweep->printTable(out);
+    }
+    if (job.executor) {
+      const JobExecutor& e = *job.executor;
+      const Time jct = e.finishTime() - e.startTime();
+      const Time compute = e.computePerIteration() * e.trace().iterations;
+      const Time idle = std::max(Time::zero(), job.computeOnly - compute);
+      const Time exposed = std::max(Time::zero(), jct - job.computeOnly);
+      std::fprintf(
+          out, "\n%s: JCT %s = compute %s + pipeline bubble and other idle %s + exposed communication %s\n",
+          job.spec->name.c_str(), formatTime(jct).c_str(), formatTime(compute).c_str(),
+          formatTime(idle).c_str(), formatTime(exposed).c_str());
+      if (e.messages() > 0)
+        std::fprintf(out, "  point-to-point: %llu messages, mean %s from the later post to delivery\n",
+                     static_cast<unsigned long long>(e.messages()),
+                     formatTime(e.messageTime() / static_cast<int64_t>(e.messages())).c_str());
+      const auto sums = e.collectiveSummaries();
+      if (sums.empty()) continue;
+      std::fprintf(out, "  collectives (time per call, from the last member's arrival to completion):\n");
+      std::fprintf(out, "  %-18s %-15s %10s %6s %-13s %8s %11s %9s %9s\n", "label", "op", "bytes", "ranks",
+                   "algorithm", "calls", "time", "algbw", "busbw");
+      size_t shown = 0;
+      for (const auto& c : sums) {
+        if (++shown > 12) break;
+        const double mean = c.mean().seconds();
+        const double algbw = mean > 0 ? static_cast<double>(c.bytes) / mean * 1e-9 : 0.0;
+        std::fprintf(out, "  %-18s %-15s %10s %6u %-13s %8llu %11s %7.1f GB/s %5.1f GB/s\n", c.label.c_str(),
+                     toString(c.op), formatBytes(c.bytes).c_str(), c.ranks, toString(c.algorithm),
+                     static_cast<unsigned long long>(c.count), formatTime(c.mean()).c_str(), algbw,
+                     algbw * CollectiveEngine::busBandwidthFactor(c.op, c.ranks));
+      }
+      if (sums.size() > 12) std::fprintf(out, "  ... %zu more kinds in the results JSON\n", sums.size() - 12);
+    }
+  }
+  std::fprintf(
+      out, "\nflows %llu | FCT us p50 %.2f p90 %.2f p99 %.2f max %.2f | slowdown p50 %.3f p99 %.3f\n",
+      f["count"].get<unsigned long long>(), f["fct_us"]["p50"].get<double>(),
+      f["fct_us"]["p90"].get<double>(), f["fct_us"]["p99"].get<double>(), f["fct_us"]["max"].get<double>(),
+      f["slowdown"]["p50"].get<double>(), f["slowdown"]["p99"].get<double>());
+  std::fprintf(out,
+               "network: sent %s delivered %s dropped %s (%llu pkts) retransmitted %s | max queue %s | "
+               "link util mean %.1f%% max %.1f%%\n",
+               formatBytes(n["bytes_sent"].get<Bytes>()).c_str(),
+               formatBytes(n["bytes_delivered"].get<Bytes>()).c_str(),
+               formatBytes(n["bytes_dropped"].get<Bytes>()).c_str(),
+               n["packets_dropped"].get<unsigned long long>(),
+               formatBytes(n["retransmitted_bytes"].get<Bytes>()).c_str(),
+               formatBytes(n["max_queue_bytes"].get<Bytes>()).c_str(),
+               n["link_util"]["mean"].get<double>() * 100, n["link_util"]["max"].get<double>() * 100);
+  std::fprintf(out, "simulated %s in %.2f s wall (%.2f M events, %.2f M events/s, %.1f MiB peak RSS)\n",
+               formatTime(fabric_->networkCounters().activeTime).c_str(), wallSeconds_,
+               s["events"].get<double>() * 1e-6,
+               wallSeconds_ > 0 ? s["events"].get<double>() * 1e-6 / wallSeconds_ : 0.0,
+               static_cast<double>(s["peak_rss_bytes"].get<long long>()) / (1024.0 * 1024.0));
+  if (episodes_) {
+    std::fprintf(
+        out,
+        "hybrid backend: %llu flows, %llu rate recomputations, %zu congestion episodes simulated at packet "
+        "level (%.2f s), %llu uses; not modelled: coupling between congestion points (results: "
+        "backend_model)\n",
+        static_cast<unsigned long long>(flow_->flowsStarted()),
+        static_cast<unsigned long long>(flow_->solver().solves()), episodes_->simulated(),
+        episodes_->packetWallSeconds(), static_cast<unsigned long long>(episodes_->queries()));
+  } else if (flow_) {
+    std::fprintf(
+        out,
+        "flow backend: %llu flows, %llu rate recomputations; not modelled: queueing, ECN/PFC/credits, "
+        "CC transients, drops (results: backend_model)\n",
+        static_cast<unsigned long long>(flow_->flowsStarted()),
+        static_cast<unsigned long long>(flow_->solver().solves()));
+  }
+  if (!connectionFailures_.empty())
+    std::fprintf(out, "\nRUN FAILED: %zu connection(s) failed, %llu transfer(s) not delivered; first: %s\n",
+                 connectionFailures_.size(), f["failed_transfers"].get<unsigned long long>(),
+                 connectionFailures_.front().message.c_str());
+}
+
+}  // namespace fabricsim
