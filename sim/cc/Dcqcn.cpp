@@ -1,20 +1,14 @@
 #include "sim/cc/Dcqcn.h"
 
+#include "sim/cc/DcqcnParams.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace fabricsim {
 
 Dcqcn::Dcqcn(const DcqcnSpec& spec) : spec_(spec), oneMinusG_(1.0 - spec.g) {
-  SIM_CHECK(spec.g > 0 && spec.g <= 1, "DCQCN g must be in (0, 1]");
-  SIM_CHECK(spec.initialAlpha >= 0 && spec.initialAlpha <= 1, "DCQCN initial alpha must be in [0, 1]");
-  SIM_CHECK(spec.alphaTimer > Time::zero(), "DCQCN alpha timer must be positive");
-  SIM_CHECK(spec.rateIncreaseTimer > Time::zero(), "DCQCN rate-increase timer must be positive");
-  SIM_CHECK(spec.byteCounter >= 0, "DCQCN byte counter must be >= 0 (0: off)");
-  SIM_CHECK(spec.fastRecoveryStages >= 0, "DCQCN fast-recovery stages must be >= 0");
-  SIM_CHECK(spec.minRate.bitsPerSecond() > 0, "DCQCN min rate must be positive");
-  SIM_CHECK(spec.maxDecreaseFraction > 0 && spec.maxDecreaseFraction <= 1,
-            "DCQCN max decrease fraction must be in (0, 1]");
+  checkDcqcnSpec(spec);
   SIM_CHECK(spec.rateReduceInterval == Time::zero(),
             "DCQCN variant paper cuts on every CNP: rate-reduce interval must be 0 (use variant mlx)");
 }
@@ -101,9 +95,7 @@ void Dcqcn::onNotification(uint32_t qp, Time now) {
   } else {
     if (spec_.clampTargetRate || (spec_.clampTargetRateAfterTimeIncrease && s.timerIncreaseSinceDecrease))
       s.rt = s.rc;
-    const double factor = std::max(1.0 - a / 2, 1.0 - spec_.maxDecreaseFraction);
-    const double floor = std::min(static_cast<double>(spec_.minRate.bitsPerSecond()), s.line);
-    s.rc = std::max(s.rc * factor, floor);
+    s.rc = dcqcnCutRate(spec_, s.rc, a, s.line);
   }
   s.timerStages = 0;
   s.byteStages = 0;

@@ -12,6 +12,7 @@
 // Units: as DcqcnSpec (Time in ps, BitRate in bit/s, Bytes).
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "sim/config/DcqcnPresets.h"
@@ -21,5 +22,17 @@ namespace fabricsim {
 
 /// The preset `name` ("dcqcn-paper" or "connectx"). Throws std::invalid_argument for other names.
 DcqcnSpec dcqcnPreset(const std::string& name);
+
+/// The checks both reaction points share (gains and fractions in range, positive periods and
+/// floor, byte counter >= 0); a bad spec is a bug (the loader validates user input): SimError.
+void checkDcqcnSpec(const DcqcnSpec& spec);
+
+/// One rate cut, as both variants make it: Rc (1 - alpha/2), cut by at most maxDecreaseFraction,
+/// never below the min rate (or the line rate, if that is lower). Rates in bit/s.
+inline double dcqcnCutRate(const DcqcnSpec& spec, double rc, double alpha, double line) {
+  const double factor = std::max(1.0 - alpha / 2, 1.0 - spec.maxDecreaseFraction);
+  const double floor = std::min(static_cast<double>(spec.minRate.bitsPerSecond()), line);
+  return std::max(rc * factor, floor);
+}
 
 }  // namespace fabricsim

@@ -140,82 +140,60 @@ class EventQueue {
     return events_.empty() || before(timers_.front(), events_.front());
   }
 
-  // ---- one-shot heap ----
-  void siftUpPlain(size_t i) {
-    const Event e = events_[i];
+  // ---- the two heaps share their sift loops; the timer heap also records each entry's
+  // position in its slot (kTrack), the one-shot heap does no bookkeeping per move ----
+  template <bool kTrack>
+  void put(std::vector<Event>& h, size_t i, const Event& e) {
+    h[i] = e;
+    if constexpr (kTrack) slots_[e.timer].pos = static_cast<uint32_t>(i);
+  }
+  // Places `e` at hole i of `h` and moves it up to where it belongs.
+  template <bool kTrack>
+  void siftUp(std::vector<Event>& h, size_t i, const Event& e) {
     while (i > 0) {
       const size_t parent = (i - 1) >> 2;
-      if (!before(e, events_[parent])) break;
-      events_[i] = events_[parent];
+      if (!before(e, h[parent])) break;
+      put<kTrack>(h, i, h[parent]);
       i = parent;
     }
-    events_[i] = e;
+    put<kTrack>(h, i, e);
   }
-  Event popPlain() {
-    const Event out = events_.front();
-    const Event last = events_.back();
-    events_.pop_back();
-    if (events_.empty()) return out;
-    const size_t n = events_.size();
-    const unsigned __int128 lk = key(last);
-    size_t i = 0;
-    while (true) {
-      const size_t first = 4 * i + 1;
-      if (first >= n) break;
-      size_t best = first;
-      unsigned __int128 bestKey = key(events_[first]);
-      const size_t end = first + 4 < n ? first + 4 : n;
-      for (size_t c = first + 1; c < end; ++c) {
-        const unsigned __int128 k = key(events_[c]);
-        const bool less = k < bestKey;
-        best = less ? c : best;
-        bestKey = less ? k : bestKey;
-      }
-      if (!(bestKey < lk)) break;
-      events_[i] = events_[best];
-      i = best;
-    }
-    events_[i] = last;
-    return out;
-  }
-
-  // ---- timer heap (every move records the entry's position in its slot) ----
-  void place(size_t i, const Event& e) {
-    timers_[i] = e;
-    slots_[e.timer].pos = static_cast<uint32_t>(i);
-  }
-  // Places `e` at hole i and moves it up to where it belongs.
-  void siftUpTimer(size_t i, const Event& e) {
-    while (i > 0) {
-      const size_t parent = (i - 1) >> 2;
-      if (!before(e, timers_[parent])) break;
-      place(i, timers_[parent]);
-      i = parent;
-    }
-    place(i, e);
-  }
-  // Places `e` at hole i and moves it down to where it belongs.
-  void siftDownTimer(size_t i, const Event& e) {
-    const size_t n = timers_.size();
+  // Places `e` at hole i of `h` and moves it down to where it belongs.
+  template <bool kTrack>
+  void siftDown(std::vector<Event>& h, size_t i, const Event& e) {
+    const size_t n = h.size();
     const unsigned __int128 ek = key(e);
     while (true) {
       const size_t first = 4 * i + 1;
       if (first >= n) break;
       size_t best = first;
-      unsigned __int128 bestKey = key(timers_[first]);
+      unsigned __int128 bestKey = key(h[first]);
       const size_t end = first + 4 < n ? first + 4 : n;
       for (size_t c = first + 1; c < end; ++c) {
-        const unsigned __int128 k = key(timers_[c]);
+        const unsigned __int128 k = key(h[c]);
         const bool less = k < bestKey;
         best = less ? c : best;
         bestKey = less ? k : bestKey;
       }
       if (!(bestKey < ek)) break;
-      place(i, timers_[best]);
+      put<kTrack>(h, i, h[best]);
       i = best;
     }
-    place(i, e);
+    put<kTrack>(h, i, e);
   }
+  void siftUpPlain(size_t i) {
+    const Event e = events_[i];  // a copy: the sift overwrites slot i
+    siftUp<false>(events_, i, e);
+  }
+  Event popPlain() {
+    const Event out = events_.front();
+    const Event last = events_.back();
+    events_.pop_back();
+    if (!events_.empty()) siftDown<false>(events_, 0, last);
+    return out;
+  }
+  void siftUpTimer(size_t i, const Event& e) { siftUp<true>(timers_, i, e); }
+  void siftDownTimer(size_t i, const Event& e) { siftDown<true>(timers_, i, e); }
   // Removes the entry at i (its slot already cleared by the caller).
   void removeTimerAt(size_t i) {
     const Event last = timers_.back();

@@ -1,0 +1,41 @@
+"""Shared by the figure scripts (lossless_figures.py, perf_permutations.py, cc_comparison.py): run
+`fabricsim run` under /usr/bin/time -v and read back its results, and describe the machine."""
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(binary, topology, args, ok=(0,)):
+    """Runs `binary run ROOT/topology --quiet --out ... ARGS`; returns (results, wall s, peak RSS MiB),
+    whole-process figures. Exits on a status outside `ok`."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "r.json")
+        cmd = ["/usr/bin/time", "-v", binary, "run", os.path.join(ROOT, topology), "--quiet", "--out", out] + args
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode not in ok:
+            sys.exit("failed: " + " ".join(cmd) + "\n" + p.stderr)
+        rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
+        wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", p.stderr).group(1)
+        seconds = sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(":"))))
+        with open(out) as f:
+            return json.load(f), seconds, rss
+
+
+def machine():
+    """'N vCPU <model>', from /proc/cpuinfo where it exists."""
+    model = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} vCPU {model}"
