@@ -14,12 +14,24 @@ void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
     const Node f = list[i];
     const std::string fp = YamlReader::index(p, i);
     if (!r.expectMap(f, fp)) continue;
-    r.checkKeys(f, fp, {"at", "action", "link", "switch", "host"});
+    r.checkKeys(f, fp, {"at", "action", "link", "switch", "host", "down_for", "up_for", "count"});
     FailureSpec fs;
     fs.line = YamlReader::lineOf(f);
     bool ok = r.getTime(f, fp, "at", fs.at, Time::zero(), true);
-    if (!r.getChoice(f, fp, "action", fs.action, {"down", "up", "pfc-storm", "pfc-storm-end"}, true))
+    if (!r.getChoice(f, fp, "action", fs.action, {"down", "up", "flap", "pfc-storm", "pfc-storm-end"}, true))
       continue;
+    const bool flap = fs.action == "flap";
+    for (const char* k : {"down_for", "up_for", "count"})
+      if (!flap && YamlReader::has(f, k)) {
+        r.error(f[k], YamlReader::join(fp, k), "only 'action: flap' takes down_for, up_for and count");
+        ok = false;
+      }
+    if (flap) {
+      ok = r.getTime(f, fp, "down_for", fs.downFor, Time::ps(1), true) && ok;
+      fs.upFor = fs.downFor;
+      ok = r.getTime(f, fp, "up_for", fs.upFor, Time::ps(1)) && ok;
+      ok = r.getInt(f, fp, "count", fs.count, 1, 1000000) && ok;
+    }
     const bool storm = fs.action == "pfc-storm" || fs.action == "pfc-storm-end";
     const bool hasLink = YamlReader::has(f, "link");
     const bool hasSwitch = YamlReader::has(f, "switch");

@@ -48,7 +48,7 @@ struct RailShape {
 
 struct HostSpec {
   int gpusPerHost = 1;
-  int nicsPerHost = 1;                          ///< default: gpusPerHost
+  int nicsPerHost = 1;                                            ///< default: gpusPerHost
   BitRate nvlinkBandwidth = BitRate::bps(450LL * 8'000'000'000);  ///< per GPU, one direction
   Time nvlinkLatency = Time::ns(1000);
 };
@@ -71,20 +71,20 @@ struct EcnSpec {
   Bytes kmin = 0;
   Bytes kmax = 0;
   double pmax = 0.0;
-  bool markOnDequeue = false;    ///< `mark_on: enqueue | dequeue` (default enqueue)
-  uint8_t classMask = 0x7F;      ///< `classes: [..]`: traffic classes that mark (default data classes 0-6)
+  bool markOnDequeue = false;  ///< `mark_on: enqueue | dequeue` (default enqueue)
+  uint8_t classMask = 0x7F;    ///< `classes: [..]`: traffic classes that mark (default data classes 0-6)
 };
 
 /// Priority flow control (IEEE 802.1Qbb) for RoCEv2 switches and NICs.
 struct PfcSpec {
   bool enabled = false;
-  Bytes xoff = 0;                ///< static XOFF threshold per (ingress port, priority)
-  Bytes xon = 0;                 ///< static XON threshold
+  Bytes xoff = 0;  ///< static XOFF threshold per (ingress port, priority)
+  Bytes xon = 0;   ///< static XON threshold
   /// > 0: dynamic thresholds: XOFF = dynamicAlpha x free shared buffer, XON = XOFF - xonDelta.
   double dynamicAlpha = 0.0;
-  Bytes xonDelta = 0;            ///< dynamic mode; 0 = two MTU-sized frames
-  Bytes headroom = 0;            ///< per (ingress port, priority); 0 = the IEEE 802.1Qbb budget of the port's link
-  int quanta = 65535;            ///< pause time in 512-bit-time quanta carried by each PAUSE
+  Bytes xonDelta = 0;  ///< dynamic mode; 0 = two MTU-sized frames
+  Bytes headroom = 0;  ///< per (ingress port, priority); 0 = the IEEE 802.1Qbb budget of the port's link
+  int quanta = 65535;  ///< pause time in 512-bit-time quanta carried by each PAUSE
   /// How long after a PAUSE arrives the receiving MAC stops (0: at once, as ns-3 and htsim model
   /// it; IEEE 802.3 Annex 31B allows up to 394 quanta at 100 Gb/s). Counted in the headroom.
   Time responseTime = Time::zero();
@@ -93,7 +93,7 @@ struct PfcSpec {
   /// `stormRestoration` (SONiC / switch-vendor PFC watchdog, action drop).
   Time stormDetection = Time::zero();
   Time stormRestoration = Time::zero();
-  uint8_t classMask = 0x7F;      ///< `classes: [..]`: lossless traffic classes (default 0-6)
+  uint8_t classMask = 0x7F;  ///< `classes: [..]`: lossless traffic classes (default 0-6)
 };
 
 struct SwitchSpec {
@@ -101,8 +101,8 @@ struct SwitchSpec {
   /// Minimum guarantee per ingress port (its packets of any class use it first), carved out
   /// before the shared pool; -1 = one maximum frame.
   Bytes reserve = -1;
-  Time latency = Time::zero();         ///< forwarding latency, added once per switch traversal
-  double dtAlpha = 1.0;                ///< dynamic threshold: queue may hold alpha x free buffer
+  Time latency = Time::zero();  ///< forwarding latency, added once per switch traversal
+  double dtAlpha = 1.0;         ///< dynamic threshold: queue may hold alpha x free buffer
   EcnSpec ecn;
   PfcSpec pfc;
   /// InfiniBand: receive buffer per (input port, virtual lane) advertised as credits;
@@ -116,9 +116,9 @@ struct BgpSpec {
   /// leaf-spine cluster) share one ASN, all cores (top tier) share one ASN;
   /// unique: every switch its own ASN.
   std::string asnScheme = "rfc7938";
-  Time updateDelay = Time::us(50);   ///< processing delay of one received UPDATE
-  Time mrai = Time::zero();          ///< min route advertisement interval per neighbour (0: at once)
-  std::string detection = "bfd";     ///< bfd (interval x multiplier) | los (loss of light: at once)
+  Time updateDelay = Time::us(50);  ///< processing delay of one received UPDATE
+  Time mrai = Time::zero();         ///< min route advertisement interval per neighbour (0: at once)
+  std::string detection = "bfd";    ///< bfd (interval x multiplier) | los (loss of light: at once)
   Time bfdInterval = Time::ms(50);
   int bfdMultiplier = 3;
 };
@@ -129,13 +129,13 @@ struct RoutingSpec {
   std::string algorithm = "ecmp";
   /// Where forwarding tables come from: static (shortest paths computed from the graph) | bgp.
   std::string controlPlane = "static";
-  uint64_t hashSeed = 0;             ///< mixed with each switch's id to give per-switch seeds
-  Time flowletGap = Time::us(5);     ///< flowlet: idle gap after which a flow may be re-hashed
-  Bytes adaptiveBias = 0;            ///< adaptive: keep the hashed port unless another is this much emptier
+  uint64_t hashSeed = 0;          ///< mixed with each switch's id to give per-switch seeds
+  Time flowletGap = Time::us(5);  ///< flowlet: idle gap after which a flow may be re-hashed
+  Bytes adaptiveBias = 0;         ///< adaptive: keep the hashed port unless another is this much emptier
   /// adaptive: queues are compared in units of this many bytes (0 = eight maximum frames), the way
   /// switch ASICs grade port load into a few bands rather than comparing exact byte counts.
   Bytes adaptiveQuantum = 0;
-  std::string spray = "random";      ///< spray: random | round-robin
+  std::string spray = "random";  ///< spray: random | round-robin
   BgpSpec bgp;
 };
 
@@ -145,7 +145,7 @@ struct RoutingSpec {
 /// ACK timeout 4.096 us x 2^localAckTimeout each time. Either fails the QP on the timeout after
 /// `retryLimit` / `retryCount` retries without progress. Sources of the defaults: README, "NIC".
 struct NicSpec {
-  std::string reorder = "strict";  ///< strict: go-back-N on a gap
+  std::string reorder = "strict";           ///< strict: go-back-N on a gap
   Time retransmitTimeout = Time::us(1000);  ///< RoCEv2: initial (and minimum) RTO
   double rtoBackoff = 2.0;                  ///< RoCEv2: RTO multiplier per consecutive timeout (1: fixed)
   /// RoCEv2: RTO cap; default the QP local ACK timeout NCCL sets (NCCL_IB_TIMEOUT 20: 4.096 us x 2^20)
@@ -162,23 +162,24 @@ struct NicSpec {
 /// reference models it; sim/cc/DcqcnMlx.h). Presets: `dcqcn-paper` (variant paper) and `connectx`
 /// (variant mlx); see sim/config/DcqcnPresets.cpp for values and sources.
 struct DcqcnSpec {
-  std::string preset = "dcqcn-paper";  ///< the defaults below are the paper preset; the loader applies presets
-  std::string variant = "paper";       ///< paper | mlx: which reaction-point state machine runs
-  double g = 1.0 / 256;                ///< alpha gain: alpha = (1-g) alpha + g per CNP (mlx: per CNP tick)
+  std::string preset =
+      "dcqcn-paper";              ///< the defaults below are the paper preset; the loader applies presets
+  std::string variant = "paper";  ///< paper | mlx: which reaction-point state machine runs
+  double g = 1.0 / 256;           ///< alpha gain: alpha = (1-g) alpha + g per CNP (mlx: per CNP tick)
   double initialAlpha = 1.0;
   Time alphaTimer = Time::us(55);          ///< alpha decays by (1-g) each period without a CNP (mlx: a grid)
   Time rateIncreaseTimer = Time::us(55);   ///< T: a rate-increase event each period
   Bytes byteCounter = 10LL * 1000 * 1000;  ///< B: a rate-increase event each B bytes sent (0: off)
   int fastRecoveryStages = 5;              ///< F
-  BitRate additiveIncrease = BitRate::bps(40'000'000);   ///< R_AI
-  BitRate hyperIncrease = BitRate::bps(400'000'000);     ///< R_HAI
+  BitRate additiveIncrease = BitRate::bps(40'000'000);  ///< R_AI
+  BitRate hyperIncrease = BitRate::bps(400'000'000);    ///< R_HAI
   BitRate minRate = BitRate::bps(10'000'000);
-  Time rateReduceInterval = Time::zero();  ///< mlx: the decrease grid (> 0); paper: 0, every CNP cuts
-  double maxDecreaseFraction = 0.5;        ///< a single decrease cuts at most this fraction
-  bool clampTargetRate = true;             ///< target = current on every decrease
+  Time rateReduceInterval = Time::zero();         ///< mlx: the decrease grid (> 0); paper: 0, every CNP cuts
+  double maxDecreaseFraction = 0.5;               ///< a single decrease cuts at most this fraction
+  bool clampTargetRate = true;                    ///< target = current on every decrease
   bool clampTargetRateAfterTimeIncrease = false;  ///< target = current on a decrease after a timer increase
   BitRate rateOnFirstCnp = BitRate::bps(0);       ///< 0: the first CNP decreases like any other
-  Time cnpInterval = Time::us(50);         ///< NP: at most one CNP per QP per interval
+  Time cnpInterval = Time::us(50);                ///< NP: at most one CNP per QP per interval
 };
 
 /// InfiniBand congestion control (IBTA annex A10), simplified: switches mark FECN above the ECN
@@ -201,23 +202,26 @@ struct CongestionControlSpec {
 
 struct FailureSpec {
   Time at;
-  std::string action;                ///< down | up (link, switch) | pfc-storm | pfc-storm-end (host)
-  std::vector<std::string> link;     ///< two node names, when a link fails
-  std::string node;                  ///< a switch name, when a switch fails
-  std::string host;                  ///< a host whose NICs start or stop a PFC storm
-  int line = 0;                      ///< where it was given, for later diagnostics
+  std::string action;             ///< down | up | flap (link, switch) | pfc-storm | pfc-storm-end (host)
+  std::vector<std::string> link;  ///< two node names, when a link fails
+  std::string node;               ///< a switch name, when a switch fails
+  std::string host;               ///< a host whose NICs start or stop a PFC storm
+  Time downFor;                   ///< flap: how long each down lasts
+  Time upFor;                     ///< flap: how long each up lasts before the next down
+  int count = 1;                  ///< flap: how many down-up cycles
+  int line = 0;                   ///< where it was given, for later diagnostics
 };
 
 /// Run-time checks of the packet backend that end a run which can no longer finish.
 struct WatchdogSpec {
-  Time interval = Time::ms(1);    ///< how often the checks run (while packets are in the fabric)
+  Time interval = Time::ms(1);  ///< how often the checks run (while packets are in the fabric)
   /// Stop when this long passes with packets queued and no data delivered (0: off).
   Time noProgress = Time::ms(10);
-  bool pfcDeadlock = true;        ///< stop on a cycle of PFC-paused ports that persists a whole interval
+  bool pfcDeadlock = true;  ///< stop on a cycle of PFC-paused ports that persists a whole interval
 };
 
 struct TopologySpec {
-  std::string file;  ///< path it was read from ("" for in-memory specs)
+  std::string file;                       ///< path it was read from ("" for in-memory specs)
   std::vector<std::string> setOverrides;  ///< the --set assignments applied on top of the file
   std::string name;
   TopologyKind kind = TopologyKind::LeafSpine;

@@ -62,6 +62,9 @@ class Fabric {
   /// flowRecords()). A backend that fails a connection also stops the simulator: the run ends.
   /// Backends without transport timeouts never fail one.
   virtual std::vector<TransferFailure> failures() const { return {}; }
+  /// A link (both directions) goes down or comes back up now (failures during the run; the
+  /// routing tables are the caller's business). Both backends model it.
+  virtual void setLinkUp(uint32_t link, bool up) = 0;
 };
 
 }  // namespace fabricsim

@@ -16,17 +16,17 @@
 namespace fabricsim {
 
 struct TierCounters {
-  std::string name;             ///< e.g. "host-leaf up", "leaf-spine down"
-  uint64_t links = 0;           ///< directed links in this tier
+  std::string name;    ///< e.g. "host-leaf up", "leaf-spine down"
+  uint64_t links = 0;  ///< directed links in this tier
   double utilMean = 0;
   double utilMax = 0;
   Bytes maxQueueBytes = 0;
   uint64_t packetsDropped = 0;
-  Bytes wireBytes = 0;          ///< bytes (with all overheads) transmitted
+  Bytes wireBytes = 0;  ///< bytes (with all overheads) transmitted
   /// Class-queue length seen by arriving packets, over all queues of the tier (switch ports).
   Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;
-  double pfcPausedUs = 0;       ///< time the tier's ports spent paused, summed over ports
-  uint64_t ecnMarks = 0;        ///< ECN CE (RoCEv2) / FECN (InfiniBand) marks set at the tier's switch ports
+  double pfcPausedUs = 0;  ///< time the tier's ports spent paused, summed over ports
+  uint64_t ecnMarks = 0;   ///< ECN CE (RoCEv2) / FECN (InfiniBand) marks set at the tier's switch ports
 };
 
 /// One port's time paused by PFC, for the most-paused list.
@@ -75,12 +75,12 @@ struct LosslessViolation {
 };
 
 struct NetworkCounters {
-  Bytes bytesSent = 0;           ///< data payload transmitted by NICs, retransmissions included
-  Bytes bytesDelivered = 0;      ///< data payload arriving at destination NICs (incl. discarded)
-  Bytes bytesDropped = 0;        ///< data payload dropped in switches
-  Bytes goodputBytes = 0;        ///< payload accepted in order (each message byte once)
-  uint64_t packetsSent = 0;      ///< all packets injected by NICs (data and control)
-  uint64_t packetsDropped = 0;   ///< all packets dropped (data and control)
+  Bytes bytesSent = 0;          ///< data payload transmitted by NICs, retransmissions included
+  Bytes bytesDelivered = 0;     ///< data payload arriving at destination NICs (incl. discarded)
+  Bytes bytesDropped = 0;       ///< data payload dropped in switches
+  Bytes goodputBytes = 0;       ///< payload accepted in order (each message byte once)
+  uint64_t packetsSent = 0;     ///< all packets injected by NICs (data and control)
+  uint64_t packetsDropped = 0;  ///< all packets dropped (data and control)
   Bytes retransmittedBytes = 0;
   uint64_t retransmitTimeouts = 0;
   uint64_t nacksSent = 0;
@@ -91,19 +91,20 @@ struct NetworkCounters {
   uint64_t pfcPauseFrames = 0;
   uint64_t pfcResumeFrames = 0;
   uint64_t pfcPausePropagated = 0;
-  double pfcPausedUs = 0;          ///< summed over every port and class
-  uint64_t losslessDrops = 0;      ///< lossless packets dropped (must stay 0 with PFC or credits)
-  uint64_t pfcStorms = 0;          ///< classes the PFC storm watchdog took out of PFC
-  uint64_t pfcStormDrops = 0;      ///< packets it dropped (not lossless violations: its policy)
-  Bytes pfcMaxHeadroomUsed = 0;    ///< most headroom bytes a (port, priority) held
-  std::vector<HeadroomStat> headroomPeaks;         ///< every port that used headroom, most first
+  double pfcPausedUs = 0;                   ///< summed over every port and class
+  uint64_t losslessDrops = 0;               ///< lossless packets dropped (must stay 0 with PFC or credits)
+  uint64_t pfcStorms = 0;                   ///< classes the PFC storm watchdog took out of PFC
+  uint64_t pfcStormDrops = 0;               ///< packets it dropped (not lossless violations: its policy)
+  Bytes pfcMaxHeadroomUsed = 0;             ///< most headroom bytes a (port, priority) held
+  std::vector<HeadroomStat> headroomPeaks;  ///< every port that used headroom, most first
   std::vector<LosslessViolation> losslessViolations;  ///< where lossless drops happened
-  uint64_t blackholedPackets = 0;  ///< dropped by switches without a route (e.g. during reconvergence)
-  Bytes blackholedBytes = 0;       ///< data payload of those
-  uint64_t deadLinkPackets = 0;    ///< lost on links that were down
-  Bytes deadLinkBytes = 0;         ///< data payload of those
+  uint64_t blackholedPackets = 0;     ///< dropped by switches without a route (e.g. during reconvergence)
+  Bytes blackholedBytes = 0;          ///< data payload of those
+  uint64_t ttlExpiredPackets = 0;     ///< dropped by a switch with no hops left (forwarding loops)
+  uint64_t deadLinkPackets = 0;       ///< lost on links that were down
+  Bytes deadLinkBytes = 0;            ///< data payload of those
   Time lastRouteLoss = Time::ps(-1);  ///< time of the last such loss (negative: none)
-  int64_t minCreditBytes = 0;      ///< lowest credit balance any port reached (InfiniBand; never < 0)
+  int64_t minCreditBytes = 0;         ///< lowest credit balance any port reached (InfiniBand; never < 0)
   /// Credit bytes not returned when counted (InfiniBand): 0 after a drained run, unless credits
   /// leaked (e.g. lost with packets on a dead link and never re-initialised).
   int64_t creditsOutstanding = 0;
@@ -111,11 +112,11 @@ struct NetworkCounters {
   /// frames are not samples).
   Bytes queueP50 = 0, queueP90 = 0, queueP99 = 0;
   std::vector<ClassQueueStat> queueByClass;  ///< the same per traffic class (classes that carried data)
-  std::vector<QueueStat> topQueues;  ///< the busiest switch queues by p99
-  std::vector<PausedPort> mostPausedPorts;  ///< the ports (switch or NIC) paused longest, up to 10
-  uint64_t pausedPorts = 0;                 ///< ports paused at least once
-  Bytes maxQueueBytes = 0;       ///< largest switch egress queue seen
-  uint64_t linkTransmissions = 0;  ///< packets put on any link (each hop counts)
+  std::vector<QueueStat> topQueues;          ///< the busiest switch queues by p99
+  std::vector<PausedPort> mostPausedPorts;   ///< the ports (switch or NIC) paused longest, up to 10
+  uint64_t pausedPorts = 0;                  ///< ports paused at least once
+  Bytes maxQueueBytes = 0;                   ///< largest switch egress queue seen
+  uint64_t linkTransmissions = 0;            ///< packets put on any link (each hop counts)
   /// Time of the last delivery: the end of network activity (trailing retransmission timers
   /// that find nothing to do are not activity). Utilisation is measured over [0, activeTime].
   Time activeTime;

@@ -4,7 +4,8 @@
 // Models: nothing physical. Open addressing with linear probing in one array of slots, so a
 // lookup that hits usually costs one cache miss (a node-based map costs two or three: bucket,
 // node, and the chain). The table doubles at half load; once it holds `maxEntries` keys, new
-// keys are not stored (callers recompute them), so its memory is bounded. No erasure.
+// keys are not stored (callers recompute them), so its memory is bounded. No erasure of single
+// keys; clear() forgets them all (the routes changed).
 // Units: none; a slot is the key plus the value.
 #pragma once
 
@@ -36,6 +37,11 @@ class FlatCache {
     ++size_;
   }
   size_t size() const { return size_; }
+  /// Forgets every entry (keeps the memory).
+  void clear() {
+    for (auto& slot : slots_) slot = Slot{};
+    size_ = 0;
+  }
   size_t memoryBytes() const { return slots_.capacity() * sizeof(Slot); }
 
   static constexpr uint64_t kEmpty = UINT64_MAX;

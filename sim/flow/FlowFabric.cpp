@@ -23,7 +23,8 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
       fib_(fib),
       framing_(spec.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce()),
       mtu_(static_cast<uint32_t>(spec.links.mtu)),
-      path_(topo, fib, spec, framing_.dataWireBytes(mtu_)) {
+      path_(topo, fib, spec, framing_.dataWireBytes(mtu_)),
+      retransmit_(RetransmitSchedule::of(spec.nic, spec.links.technology == "infiniband")) {
   const std::string& algo = spec.routing.algorithm;
   selection_ = algo == "flowlet"    ? Selection::Flowlet
                : algo == "adaptive" ? Selection::Adaptive
@@ -32,35 +33,46 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
   solver_.trackLoad(selection_ == Selection::Adaptive);  // only the adaptive router reads loads
   // Payload capacity: a full MTU of payload costs its framed size on the wire.
   const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
-  for (PortId p = 0; p < topo.portCount(); ++p) solver_.addResource(bytesPerPs(topo.portRate(p)) * efficiency);
+  for (PortId p = 0; p < topo.portCount(); ++p)
+    solver_.addResource(bytesPerPs(topo.portRate(p)) * efficiency);
   nominal_.resize(topo.portCount());
   for (PortId p = 0; p < topo.portCount(); ++p) nominal_[p] = solver_.capacity(p);
-  nvlink_ = std::make_unique<NvlinkModel>(sim, topo.gpuCount(), spec.hosts.nvlinkBandwidth, spec.hosts.nvlinkLatency,
+  nvlink_ = std::make_unique<NvlinkModel>(sim, topo.gpuCount(), spec.hosts.nvlinkBandwidth,
+                                          spec.hosts.nvlinkLatency,
                                           [this](uint32_t record) { finishRecord(record); });
   portBytes_.assign(topo.portCount(), 0.0);
-  ackWeight_ = static_cast<double>(framing_.ack) / (std::max(1, spec.nic.ackEvery) * framing_.dataWireBytes(mtu_));
+  ackWeight_ =
+      static_cast<double>(framing_.ack) / (std::max(1, spec.nic.ackEvery) * framing_.dataWireBytes(mtu_));
 }
 
 std::vector<std::string> FlowFabric::unmodelledEffects() {
   return {"congestion-control transients (rates are the converged max-min fair share at once)",
           "queueing delay and buffer occupancy",
           "ECN marking, PFC pauses and head-of-line blocking, InfiniBand credit stalls",
-          "packet drops, retransmission, transport timeouts and connections failing after exhausted retries",
+          "packet drops other than at failed links and missing routes (buffer overflow, lossless violations)",
+          "link capacity burnt by packets sent into a failed link before the flow notices",
           "congestion-notification traffic (ACKs are counted as a share of the NIC links)",
-          "packet reordering",
-          "link and switch failures during the run"};
+          "packet reordering"};
 }
 
-Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record) {
+Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes,
+                       uint32_t record) {
   hops_.clear();
   ackHops_ = 0;
-  if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu)) return spec_.hosts.nvlinkLatency;  // NVLink: no hops
+  routeBroken_ = false;
+  if (cacheStale_) {
+    routeCache_.clear();
+    routeHops_.clear();
+    cacheStale_ = false;
+  }
+  if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu))
+    return spec_.hosts.nvlinkLatency;                       // NVLink: no hops
   const uint32_t srcNic = path_.sourceNic(srcGpu, dstGpu);  // PXN when its own NIC cannot reach
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
   // A hashed path of full frames depends only on the queue pair: ring steps, buckets and
   // micro-batches repeat the same ones, so they are looked up once.
-  const bool cacheable =
-      selection_ == Selection::Ecmp && bytes >= static_cast<Bytes>(mtu_) && dstNic < (1u << 21) && srcNic < (1u << 23);
+  const bool cacheable = selection_ == Selection::Ecmp && bytes >= static_cast<Bytes>(mtu_) &&
+                         dstNic < (1u << 21) && srcNic < (1u << 23);
   const uint64_t key = (static_cast<uint64_t>(srcNic) << 40) | (static_cast<uint64_t>(dstNic) << 19) |
                        (static_cast<uint64_t>(tc & 7) << 16) | qp;
   if (cacheable) {
@@ -71,9 +83,10 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
     }
   }
   const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, record);
-  if (cacheable && routeCache_.size() < kRouteCacheEntries) {
-    routeCache_.insert(key, CachedRoute{static_cast<uint32_t>(routeHops_.size()), static_cast<uint16_t>(hops_.size()),
-                                        static_cast<uint16_t>(ackHops_), latency});
+  if (cacheable && !routeBroken_ && routeCache_.size() < kRouteCacheEntries) {
+    routeCache_.insert(
+        key, CachedRoute{static_cast<uint32_t>(routeHops_.size()), static_cast<uint16_t>(hops_.size()),
+                         static_cast<uint16_t>(ackHops_), latency});
     routeHops_.insert(routeHops_.end(), hops_.begin(), hops_.end());
   }
   return latency;
@@ -93,13 +106,16 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
   while (!topo_.isHost(at)) {
     latency += spec_.sw.latency;
     PortId next = fib_.nextHop(at, dstNic, tuple);
-    SIM_CHECK(next != kInvalid, "switch " + topo_.node(at).name + " has no route to NIC " + std::to_string(dstNic) +
-                                    " (the flow backend does not model black-holed traffic)");
+    if (next == kInvalid) {  // no route (a control plane reconverging): black-holed here
+      routeBroken_ = true;
+      break;
+    }
     if (selection_ == Selection::Adaptive) {
       const auto group = fib_.group(at, dstNic);
       if (group.size() > 1) {
         // Least loaded member; scanning from the hashed member breaks ties as the hash would.
-        const uint32_t start = FlowHash::select(tuple, fib_.switchSeed(at), static_cast<uint32_t>(group.size()));
+        const uint32_t start =
+            FlowHash::select(tuple, fib_.switchSeed(at), static_cast<uint32_t>(group.size()));
         double best = solver_.load(group[start]);
         next = group[start];
         for (size_t k = 1; k < group.size(); ++k) {
@@ -116,7 +132,7 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
     latency += topo_.portLatency(next) + serializationTime(frame, topo_.portRate(next));
     at = topo_.peerNode(next);
   }
-  if (selection_ == Selection::Spray) {
+  if (selection_ == Selection::Spray && !routeBroken_) {
     // Even split: at each switch the fraction arriving is divided equally over its group.
     hops_.resize(1);
     frontier_.assign(1, {topo_.peerNode(hops_[0].resource), 1.0});
@@ -135,8 +151,14 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
             }
           nextFrontier_.emplace_back(nn, f);
         };
-        if (group.empty()) add(fib_.nextHop(node, dstNic, tuple), frac);
-        else
+        if (group.empty()) {
+          const PortId only = fib_.nextHop(node, dstNic, tuple);
+          if (only == kInvalid) {
+            routeBroken_ = true;
+            continue;
+          }
+          add(only, frac);
+        } else
           for (PortId m : group) add(m, frac / static_cast<double>(group.size()));
       }
       frontier_.swap(nextFrontier_);
@@ -146,8 +168,10 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
               [](const MaxMinSolver::Hop& a, const MaxMinSolver::Hop& b) { return a.resource < b.resource; });
     size_t out = 0;
     for (size_t i = 0; i < hops_.size(); ++i) {
-      if (out > 0 && hops_[out - 1].resource == hops_[i].resource) hops_[out - 1].weight += hops_[i].weight;
-      else hops_[out++] = hops_[i];
+      if (out > 0 && hops_[out - 1].resource == hops_[i].resource)
+        hops_[out - 1].weight += hops_[i].weight;
+      else
+        hops_[out++] = hops_[i];
     }
     hops_.resize(out);
     for (auto& h : hops_) h.weight = std::min(h.weight, 1.0f);
@@ -203,34 +227,66 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
     return;
   }
   const Time latency = route(r.srcGpu, r.dstGpu, r.trafficClass, r.qp, r.bytes, record);
-  double bottleneck = 0;
-  for (size_t i = 0; i + ackHops_ < hops_.size(); ++i) {
-    const MaxMinSolver::Hop h = hops_[i];
-    const double c = nominal_[h.resource] / h.weight;
-    bottleneck = bottleneck == 0 ? c : std::min(bottleneck, c);
+  const bool works = routeWorks();
+  if (works) {
+    double bottleneck = 0;
+    for (size_t i = 0; i + ackHops_ < hops_.size(); ++i) {
+      const MaxMinSolver::Hop h = hops_[i];
+      const double c = nominal_[h.resource] / h.weight;
+      bottleneck = bottleneck == 0 ? c : std::min(bottleneck, c);
+    }
+    rec.ideal =
+        latency + Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / bottleneck)));
+  } else {  // posted into a failure: its ideal is that of the intact fabric
+    const double nic = nominal_[topo_.nicPort(topo_.nicOfGpu(r.srcGpu))];
+    rec.ideal = pathLatency(r.srcGpu, r.dstGpu) +
+                Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / nic)));
   }
-  rec.ideal = latency + Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / bottleneck)));
   records_.push_back(rec);
   pending_.push_back(Pending{r.tag, observer});
   ++flowsStarted_;
   bytesSent_ += r.bytes;
+  const Bytes burst = r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes;
+  if (!works) {  // black-holed from its first packet: it waits for a working path
+    const uint32_t slot = newStalled();
+    Stalled& st = stalled_[slot];
+    st.record = record;
+    st.remaining = static_cast<double>(r.bytes);
+    st.rate = nominal_[topo_.nicPort(topo_.nicOfGpu(r.srcGpu))];  // it sends at line rate, into the hole
+    st.burst = burst;
+    st.tc = r.trafficClass;
+    st.qp = r.qp;
+    st.since = sim_.now();
+    ++stalls_;
+    armTimer(slot);
+    return;
+  }
   for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
     portBytes_[hops_[i].resource] += static_cast<double>(r.bytes) * hops_[i].weight;
   if (r.bytes == 0) {
     scheduleDelivery(record, sim_.now() + latency);  // nothing to share: after the path latency
     return;
   }
+  start(record, static_cast<double>(r.bytes), latency, burst, r.trafficClass, r.qp);
+  requestRecompute();
+}
+
+uint32_t FlowFabric::start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc,
+                           uint16_t qp) {
   const uint32_t f = solver_.addFlow(hops_);
   if (f >= active_.size()) active_.resize(f + 1);
   Active& a = active_[f];
   a = Active{};
-  a.remaining = static_cast<double>(r.bytes);
+  a.remaining = remaining;
   a.dataHops = static_cast<uint32_t>(hops_.size() - ackHops_);
-  a.burst = r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes;
+  a.burst = burst;
   a.last = sim_.now();
   a.latency = latency;
   a.record = record;
-  requestRecompute();
+  a.tc = tc;
+  a.qp = qp;
+  a.live = true;
+  return f;
 }
 
 void FlowFabric::requestRecompute() {
@@ -257,6 +313,10 @@ void FlowFabric::updateFinish(uint32_t f) {
 
 void FlowFabric::recompute() {
   const Time now = sim_.now();
+  if (rerouteAll_) {
+    rerouteAll_ = false;
+    reroute();
+  }
   // With a congestion-episode model, the capacities of the links the solve left congested
   // depend on the solution; a few rounds settle them (each round only moves what changed).
   for (int round = 0;; ++round) {
@@ -325,13 +385,14 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
     ++n;
   }
   std::sort(upstream_.begin(), upstream_.end());
-  const auto fanIn = static_cast<uint32_t>(std::unique(upstream_.begin(), upstream_.end()) - upstream_.begin());
+  const auto fanIn =
+      static_cast<uint32_t>(std::unique(upstream_.begin(), upstream_.end()) - upstream_.begin());
   // No queue builds unless two ports feed it and the flows can arrive faster than it drains.
   if (fanIn < 2 || arrival <= nominal_[r] * (1 + kCapacityTolerance)) return 1.0;
   CongestionEpisode e;
   e.fanIn = fanIn;
-  e.arrivalRate = BitRate::bps(static_cast<int64_t>(
-      std::min(arrival / n / nominal_[r], 1.0) * static_cast<double>(topo_.portRate(r).bitsPerSecond())));
+  e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / n / nominal_[r], 1.0) *
+                                                    static_cast<double>(topo_.portRate(r).bitsPerSecond())));
   e.flows = n;
   e.bytesPerFlow = static_cast<Bytes>(bytes / n);
   e.lineRate = topo_.portRate(r);
@@ -357,7 +418,8 @@ void FlowFabric::completeDue() {
   while (!finishes_.empty() && finishes_.top().at <= now) {
     const uint32_t f = finishes_.top().flow;
     finishes_.erase(f);
-    const Active& a = active_[f];
+    Active& a = active_[f];
+    a.live = false;
     solver_.removeFlow(f);
     scheduleDelivery(a.record, now + a.latency);
     any = true;
@@ -397,7 +459,9 @@ void FlowFabric::finishRecord(uint32_t record) {
 }
 
 void FlowFabric::onEvent(uint32_t tag) {
-  if (tag == kRecompute) {
+  if (tag & kStallBit) {
+    onStallEvent(tag & ~kStallBit);
+  } else if (tag == kRecompute) {
     recomputeScheduled_ = false;
     recompute();
   } else if (tag == kCompletion) {
@@ -415,7 +479,7 @@ size_t FlowFabric::memoryBytes() const {
          records_.capacity() * sizeof(FlowRecord) + pending_.capacity() * sizeof(Pending) +
          deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
          nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +
-         routeCache_.memoryBytes() + latencyCache_.memoryBytes();
+         routeCache_.memoryBytes() + latencyCache_.memoryBytes() + stalled_.capacity() * sizeof(Stalled);
 }
 
 NetworkCounters FlowFabric::networkCounters() const {
@@ -424,6 +488,8 @@ NetworkCounters FlowFabric::networkCounters() const {
   c.bytesDelivered = bytesDelivered_;
   c.goodputBytes = bytesDelivered_;
   c.activeTime = lastDelivery_;
+  c.retransmittedBytes = static_cast<Bytes>(std::llround(resentBytes_));
+  c.retransmitTimeouts = timeouts_;
   const Time end = lastDelivery_;
   const double simPs = std::max(1.0, static_cast<double>(end.picos()));
   const int tiers = std::max(1, topo_.tiers());

@@ -4,11 +4,11 @@
 // of the resources on its path: each directed link's payload capacity (line rate x MTU
 // payload / framed MTU, so RoCEv2 and InfiniBand framing cost what they cost in the packet
 // backend). Transfers inside a host ride NvlinkModel, as on the packet backend (each GPU's
-// NVLink egress serves its transfers in order). NIC limits are the host links themselves; a flow's ACKs take their share (one ACK frame per
-// ackEvery data frames) of the two NIC links in the reverse direction. Paths are the packet backend's: the same RoCEv2
-// queue-pair five-tuple (FlowHash::queuePairTuple) hashed by the same ECMP tables (EcmpFib,
-// static or installed by BGP), with PXN for GPUs whose NIC is on another rail, so ECMP
-// collisions are the same. Routing at flow level is the ideal of each scheme:
+// NVLink egress serves its transfers in order). NIC limits are the host links themselves; a flow's ACKs take
+// their share (one ACK frame per ackEvery data frames) of the two NIC links in the reverse direction. Paths
+// are the packet backend's: the same RoCEv2 queue-pair five-tuple (FlowHash::queuePairTuple) hashed by the
+// same ECMP tables (EcmpFib, static or installed by BGP), with PXN for GPUs whose NIC is on another rail, so
+// ECMP collisions are the same. Routing at flow level is the ideal of each scheme:
 //   ecmp, bgp  the hashed path;
 //   flowlet    a fresh hash per transfer (messages are separated by more than a flowlet gap);
 //   adaptive   at each switch the member of the ECMP group with the least load (sum of the
@@ -28,10 +28,20 @@
 // A flow is delivered its fixed path latency after its last byte left the fluid: propagation,
 // switch latency and one frame's store-and-forward per switch hop (as the packet backend's
 // unloaded time).
+// Failures during the run (setLinkUp; tables changed by a control plane or local fast failover:
+// routesChanged): a flow whose path crosses a dead port, or meets a switch without a route, loses
+// what it had in flight (its rate x the round trip, resent later) and stalls; the link capacity
+// its doomed packets burn upstream of the failure is not charged. It recovers as RC
+// retransmission does in the packet backend: if its path works again while the sender still has
+// new data to send, the receiver sees the gap and NAKs, and the flow resumes one round trip
+// later (go-back-N); otherwise it waits for the retransmission timer (RetransmitSchedule: the
+// same RTOs and backoff), resends at each expiry, and fails after the retry limit, which ends the
+// run with the same failure record as the packet backend. A flow whose path still works when
+// the tables change moves to its new hashed path at once (its in-flight packets are not lost).
 // Leaves out (reported in the results' backend_model.not_modelled): congestion-control
 // transients (rates are the converged fair share at once), queueing delay and buffer
-// occupancy, ECN marks, PFC pauses and head-of-line blocking, drops and retransmission, CNP
-// traffic, ACKs beyond the NIC links, packet reordering, and failures during the run.
+// occupancy, ECN marks, PFC pauses and head-of-line blocking, drops other than at failures,
+// CNP traffic, ACKs beyond the NIC links, packet reordering.
 // Units: Bytes, Time (ps), rates in bytes per picosecond internally.
 #pragma once
 
@@ -46,6 +56,7 @@
 #include "sim/fabric/Fabric.h"
 #include "sim/fabric/LinkFraming.h"
 #include "sim/fabric/NvlinkModel.h"
+#include "sim/fabric/RetransmitSchedule.h"
 #include "sim/flow/CompletionHeap.h"
 #include "sim/flow/CongestionEpisodeModel.h"
 #include "sim/flow/FlatCache.h"
@@ -67,6 +78,14 @@ class FlowFabric final : public Fabric, public EventHandler {
   const std::vector<FlowRecord>& flowRecords() const override { return records_; }
   NetworkCounters networkCounters() const override;
   void onEvent(uint32_t tag) override;
+  std::vector<TransferFailure> failures() const override { return failures_; }
+  void setLinkUp(uint32_t link, bool up) override;
+  /// The forwarding tables changed (a control plane installed routes, or a switch removed a dead
+  /// port): active flows are checked against them at this timestamp's recomputation.
+  void routesChanged();
+  /// Tables of the fault-free fabric, for the unloaded path latencies and ideal times (default:
+  /// the live tables). Must outlive the fabric.
+  void setReferenceTables(const EcmpFib& reference) { path_.setTables(reference); }
 
   /// Hybrid mode: congested switch links deliver `model`'s efficiency x their fluid capacity
   /// (nullptr: pure max-min, the default). `model` must outlive the run.
@@ -91,14 +110,33 @@ class FlowFabric final : public Fabric, public EventHandler {
 
  private:
   enum : uint32_t { kRecompute = 0, kCompletion = 1, kDeliveryBase = 2 };
+  static constexpr uint32_t kStallBit = 0x80000000u;  ///< tag of a stalled flow's timer: bit | slot
   struct Active {
     double remaining = 0;  ///< bytes not yet through the bottleneck at `last`
     double rate = 0;       ///< bytes per ps
     Time last;
-    Time latency;          ///< fixed delay added after the fluid part
+    Time latency;  ///< fixed delay added after the fluid part
     uint32_t record = 0;
     uint32_t dataHops = 0;  ///< hops before the ACK share
     Bytes burst = 0;        ///< the request's burst (its bytes if it has none): an episode's size
+    uint8_t tc = 0;
+    uint16_t qp = 0;
+    bool live = false;  ///< in the solver (not finished, not stalled)
+  };
+  /// A flow that lost packets at a failure and waits to resend them.
+  struct Stalled {
+    uint32_t record = 0;
+    double remaining = 0;  ///< bytes to (re)send, the lost ones included
+    double rate = 0;       ///< its rate when it stalled (bytes/ps): how fast it kept sending
+    double lost = 0;       ///< bytes it had in flight when it stalled
+    Bytes burst = 0;
+    uint8_t tc = 0;
+    uint16_t qp = 0;
+    uint32_t timeouts = 0;   ///< consecutive retransmission timeouts without progress
+    Time since;              ///< when it stalled
+    Time due = Time::max();  ///< its pending event (NAK recovery or timer), or max
+    bool nak = false;        ///< the pending event is a NAK-triggered resend
+    bool used = false;
   };
   struct Pending {
     uint64_t tag;
@@ -110,6 +148,23 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// route() between two NICs, hop by hop through the tables (no cache).
   Time hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record);
   void requestRecompute();
+  /// True when every data hop of hops_ is up (and the route reached its NIC).
+  bool routeWorks() const;
+  /// Checks every active flow and every stalled one against the current tables and links.
+  void reroute();
+  /// Takes solver flow `f` out: it lost its in-flight bytes and waits to resend them.
+  void stall(uint32_t f, Time now);
+  /// Puts a stalled flow back on its current path (which works).
+  void resume(uint32_t slot, Time now);
+  /// A stalled flow's NAK recovery or retransmission timer is due.
+  void onStallEvent(uint32_t slot);
+  uint32_t newStalled();
+  /// Arms the retransmission timer of stalled flow `slot` (its RTO after its timeouts so far).
+  void armTimer(uint32_t slot);
+  /// Fails stalled flow `slot`'s connection: the run ends (as in the packet backend).
+  void failStalled(uint32_t slot, TransferFailure::Kind kind);
+  /// Adds a flow on hops_ with `remaining` bytes; returns its solver id.
+  uint32_t start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc, uint16_t qp);
   void recompute();
   /// Hybrid mode: sets each link the last solve touched to its episode's capacity; true if any
   /// changed (the rates must then be solved again).
@@ -140,9 +195,9 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::unique_ptr<NvlinkModel> nvlink_;
   std::vector<double> nominal_;  ///< per port: fluid payload capacity, bytes/ps
   CongestionEpisodeModel* episodes_ = nullptr;
-  static constexpr int kEpisodeRounds = 3;             ///< capacity rounds per recomputation
-  static constexpr double kCapacityTolerance = 1e-3;   ///< relative change worth a new solve
-  std::vector<uint32_t> touched_, upstream_;           ///< scratch
+  static constexpr int kEpisodeRounds = 3;            ///< capacity rounds per recomputation
+  static constexpr double kCapacityTolerance = 1e-3;  ///< relative change worth a new solve
+  std::vector<uint32_t> touched_, upstream_;          ///< scratch
   uint64_t episodesEvaluated_ = 0;
   uint64_t capacityChanges_ = 0;
   double ackWeight_ = 0;  ///< share of a flow's rate its ACKs take on the reverse NIC links
@@ -153,13 +208,13 @@ class FlowFabric final : public Fabric, public EventHandler {
   Time nextCompletion_ = Time::max();
   bool recomputeScheduled_ = false;
   std::vector<FlowRecord> records_;
-  std::vector<Pending> pending_;  ///< per record
+  std::vector<Pending> pending_;      ///< per record
   std::vector<uint32_t> deliveries_;  ///< per delivery slot: the record
   std::vector<uint32_t> freeDeliveries_;
-  std::vector<double> portBytes_;     ///< payload bytes carried per port (weights applied)
+  std::vector<double> portBytes_;        ///< payload bytes carried per port (weights applied)
   std::vector<MaxMinSolver::Hop> hops_;  ///< scratch: path being built
-  /// Paths of hashed (ECMP/BGP) queue pairs carrying full frames, by (srcNic, dstNic, tc, qp):
-  /// the tables do not change during a flow-level run (failures need the packet backend).
+  /// Paths of hashed (ECMP/BGP) queue pairs carrying full frames, by (srcNic, dstNic, tc, qp);
+  /// cleared when the tables change.
   struct CachedRoute {
     uint32_t offset = 0;  ///< first hop in routeHops_
     uint16_t count = 0;
@@ -169,8 +224,20 @@ class FlowFabric final : public Fabric, public EventHandler {
   static constexpr size_t kRouteCacheEntries = size_t{1} << 22;  ///< bound on the cache's memory
   FlatCache<CachedRoute> routeCache_{kRouteCacheEntries};
   std::vector<MaxMinSolver::Hop> routeHops_;
-  mutable FlatCache<Time> latencyCache_{kRouteCacheEntries};  ///< pathLatency by (src GPU, dst GPU)
+  mutable FlatCache<Time> latencyCache_{kRouteCacheEntries};        ///< pathLatency by (src GPU, dst GPU)
   std::vector<std::pair<NodeId, double>> frontier_, nextFrontier_;  ///< scratch: spraying
+  // ---- failures ----
+  RetransmitSchedule retransmit_;
+  std::vector<uint8_t> portUp_;  ///< per directed port; empty while no link has failed
+  bool rerouteAll_ = false;      ///< the tables or links changed since the last recomputation
+  bool routeBroken_ = false;     ///< the last route() met a switch without a route
+  bool cacheStale_ = false;      ///< the tables changed: the route cache must be emptied
+  std::vector<Stalled> stalled_;
+  std::vector<uint32_t> freeStalled_;
+  std::vector<TransferFailure> failures_;
+  uint64_t stalls_ = 0;
+  uint64_t timeouts_ = 0;
+  double resentBytes_ = 0;
   Time lastDelivery_;
   Bytes bytesSent_ = 0;
   Bytes bytesDelivered_ = 0;

@@ -31,7 +31,7 @@ struct NicParams {
   CongestionControl* cc = nullptr;  ///< sender-side rate control; nullptr: line rate
   bool notify = false;              ///< receiver sends CNPs (RoCEv2) / BECNs (InfiniBand) on marks
   Time notifyInterval = Time::us(50);
-  bool tolerant = false;            ///< receiver places out-of-order packets (no NACK on a gap)
+  bool tolerant = false;  ///< receiver places out-of-order packets (no NACK on a gap)
   // PFC frames a storming NIC sends (failures: pfc-storm)
   uint8_t pfcClassMask = 0;
   int pfcQuanta = 65535;
@@ -42,20 +42,6 @@ struct NicParams {
   Time rto(uint32_t timeouts) const {
     return rtoSchedule[std::min<size_t>(timeouts, rtoSchedule.size() - 1)];
   }
-
-  /// initial x backoff^k, rounded to the picosecond and capped at `cap`, for k = 0..retries.
-  static std::vector<Time> backoffSchedule(Time initial, double backoff, Time cap, int retries) {
-    cap = std::max(cap, initial);
-    std::vector<Time> s;
-    double x = static_cast<double>(initial.picos());
-    for (int k = 0; k <= retries; ++k) {
-      s.push_back(x >= static_cast<double>(cap.picos()) ? cap : Time::ps(std::llround(x)));
-      x *= backoff;
-    }
-    return s;
-  }
-  /// The IBTA local ACK timeout for exponent n (1..31): 4.096 us x 2^n.
-  static Time localAckTimeout(int n) { return Time::ns(4096) * (int64_t{1} << n); }
 };
 
 }  // namespace fabricsim

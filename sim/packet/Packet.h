@@ -12,7 +12,6 @@
 
 #include <cstdint>
 
-
 namespace fabricsim {
 
 enum class PacketType : uint8_t { Data, Ack, Nack, Cnp, Becn, Pause };
@@ -23,15 +22,20 @@ inline constexpr int kTrafficClasses = 8;
 inline constexpr int kMacControlQueue = 8;  ///< PAUSE frames: above every class, never paused
 
 struct Packet {
-  uint64_t tuple = 0;   ///< five-tuple digest, for ECMP hashing
-  uint32_t qp = 0;      ///< global queue-pair id
-  uint32_t psn = 0;     ///< packet sequence number (data) or acknowledged PSN (ACK/NACK)
+  uint64_t tuple = 0;  ///< five-tuple digest, for ECMP hashing
+  uint32_t qp = 0;     ///< global queue-pair id
+  uint32_t psn = 0;    ///< packet sequence number (data) or acknowledged PSN (ACK/NACK)
   uint32_t dstNic = 0;
   uint32_t payload = 0;    ///< payload bytes (0 for control packets)
   uint32_t wireBytes = 0;  ///< bytes occupied on the wire, all overheads included
   PacketType type = PacketType::Data;
   uint8_t tc = 0;
   uint8_t flags = 0;
+  /// Hops left: each switch forwarding the packet takes one; at zero it is dropped and counted as
+  /// a loop (IP's TTL; on InfiniBand it stands for the switches' packet lifetime limit), so a
+  /// forwarding loop during reconvergence can never keep a packet circulating.
+  uint8_t ttl = kInitialTtl;
+  static constexpr uint8_t kInitialTtl = 64;
   static constexpr uint8_t kLastOfMessage = 1;
   static constexpr uint8_t kCongestionExperienced = 2;  ///< ECN CE (RoCEv2) or FECN (InfiniBand)
 };

@@ -4,8 +4,9 @@
 
 #include "sim/config/SpecError.h"
 #include "sim/core/Error.h"
-#include "sim/packet/PfcHeadroom.h"
+#include "sim/fabric/RetransmitSchedule.h"
 #include "sim/fabric/RoceFraming.h"
+#include "sim/packet/PfcHeadroom.h"
 #include "sim/routing/FlowHash.h"
 
 namespace fabricsim {
@@ -20,7 +21,8 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
       fib_(fib),
       mtu_(static_cast<uint32_t>(spec.links.mtu)),
       path_(topo, fib, spec,
-            (spec.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce()).dataWireBytes(mtu_)) {
+            (spec.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce())
+                .dataWireBytes(mtu_)) {
   SIM_CHECK(topo.nicCount() < (1u << 22), "more than 4M NICs");
   const size_t hosts = topo.hostCount();
   const bool ib = spec.links.technology == "infiniband";
@@ -37,7 +39,8 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
   switchParams_.infiniband = ib;
   switchParams_.maxFrame = nicParams_.framing.dataWireBytes(mtu_);
   switchParams_.pauseFrame = RoceFraming::pauseWireBytes();
-  switchParams_.reserve = spec.sw.reserve >= 0 ? static_cast<uint64_t>(spec.sw.reserve) : switchParams_.maxFrame;
+  switchParams_.reserve =
+      spec.sw.reserve >= 0 ? static_cast<uint64_t>(spec.sw.reserve) : switchParams_.maxFrame;
   if (switchParams_.pfc.enabled) {
     // A refresh may wait behind one maximum frame before it leaves (PAUSE pre-empts queues, not
     // the wire), so the half pause time between refreshes must cover a maximum frame and a PAUSE.
@@ -45,8 +48,9 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
     const uint64_t minQuanta = (need + 63) / 64;  // a quantum is 512 bits = 64 bytes
     if (static_cast<uint64_t>(spec.sw.pfc.quanta) < minQuanta)
       throw specError(spec, "switch.pfc.quanta",
-                      "expected at least " + std::to_string(minQuanta) + " quanta (a pause long enough for two " +
-                          std::to_string(switchParams_.maxFrame) + " B frames and two PAUSE frames, so that a " +
+                      "expected at least " + std::to_string(minQuanta) +
+                          " quanta (a pause long enough for two " + std::to_string(switchParams_.maxFrame) +
+                          " B frames and two PAUSE frames, so that a " +
                           "refresh sent at half the pause time reaches the peer before it expires), found " +
                           std::to_string(spec.sw.pfc.quanta));
   }
@@ -57,35 +61,32 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
                                                  : PathSelection::Ecmp;
   switchParams_.flowletGap = spec.routing.flowletGap;
   switchParams_.adaptiveBias = static_cast<uint64_t>(spec.routing.adaptiveBias);
-  switchParams_.adaptiveQuantum = spec.routing.adaptiveQuantum > 0 ? static_cast<uint64_t>(spec.routing.adaptiveQuantum)
-                                                                   : 8ULL * switchParams_.maxFrame;
+  switchParams_.adaptiveQuantum = spec.routing.adaptiveQuantum > 0
+                                      ? static_cast<uint64_t>(spec.routing.adaptiveQuantum)
+                                      : 8ULL * switchParams_.maxFrame;
   switchParams_.sprayRoundRobin = spec.routing.spray == "round-robin";
   nicParams_.tolerant = spec.nic.reorder == "tolerant";
 
   cc_ = makeCongestionControl(spec.congestionControl);
   nicParams_.mtu = mtu_;
   nicParams_.ackEvery = spec.nic.ackEvery;
-  nicParams_.windowPackets = spec.nic.window > 0 ? static_cast<uint32_t>((spec.nic.window + mtu_ - 1) / mtu_) : 0;
-  if (ib) {
-    // IBTA local ACK timeout: the same 4.096 us x 2^N after every expiry; N = 0: no timer.
-    nicParams_.rtoSchedule.clear();
-    if (spec.nic.localAckTimeout > 0)
-      nicParams_.rtoSchedule.push_back(NicParams::localAckTimeout(spec.nic.localAckTimeout));
-    nicParams_.retryLimit = spec.nic.retryCount;
-  } else {
-    nicParams_.rtoSchedule = NicParams::backoffSchedule(spec.nic.retransmitTimeout, spec.nic.rtoBackoff,
-                                                        spec.nic.maxRto, spec.nic.retryLimit);
-    nicParams_.retryLimit = spec.nic.retryLimit;
-  }
+  nicParams_.windowPackets =
+      spec.nic.window > 0 ? static_cast<uint32_t>((spec.nic.window + mtu_ - 1) / mtu_) : 0;
+  const RetransmitSchedule retransmit = RetransmitSchedule::of(spec.nic, ib);
+  nicParams_.rtoSchedule = retransmit.rto;
+  nicParams_.retryLimit = retransmit.retryLimit;
   nicParams_.cc = cc_.get();
   nicParams_.notify = cc_ != nullptr;
-  nicParams_.notifyInterval =
-      spec.congestionControl.algorithm == "ibcc" ? spec.congestionControl.ibcc.becnInterval : spec.congestionControl.dcqcn.cnpInterval;
+  nicParams_.notifyInterval = spec.congestionControl.algorithm == "ibcc"
+                                  ? spec.congestionControl.ibcc.becnInterval
+                                  : spec.congestionControl.dcqcn.cnpInterval;
 
   auto endpointOf = [&](NodeId n, uint32_t local) -> EgressPort::Endpoint {
     EgressPort::Endpoint e;
-    if (topo.isHost(n)) e.nic = &nics_[n * topo.nicsPerHost() + local];
-    else e.sw = &switches_[n - hosts];
+    if (topo.isHost(n))
+      e.nic = &nics_[n * topo.nicsPerHost() + local];
+    else
+      e.sw = &switches_[n - hosts];
     return e;
   };
   for (PortId p = 0; p < topo.portCount(); ++p) {
@@ -94,15 +95,16 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
     const NodeId pn = topo.portNode(peer);
     const Time forwarding = topo.isHost(pn) ? Time::zero() : spec.sw.latency;
     ports_[p].init(&sim, &pool_, &counters_, topo.portRate(p), topo.portLatency(p), forwarding,
-                   spec.sw.pfc.responseTime, endpointOf(n, topo.portLocal(p)), endpointOf(pn, topo.portLocal(peer)),
-                   topo.portLocal(peer), &ports_[peer]);
+                   spec.sw.pfc.responseTime, endpointOf(n, topo.portLocal(p)),
+                   endpointOf(pn, topo.portLocal(peer)), topo.portLocal(peer), &ports_[peer]);
     if (!topo.isHost(n)) ports_[p].enableHistogram();
     if (!topo.isHost(n) && switchParams_.pfc.enabled && spec.sw.pfc.stormDetection > Time::zero())
       ports_[p].enableStormWatchdog(spec.sw.pfc.stormDetection, spec.sw.pfc.stormRestoration);
     if (ib && !topo.isHost(pn)) {
       // The peer switch's receive buffer for this input port, per virtual lane.
-      const uint64_t perVl = spec.sw.creditBuffer > 0 ? static_cast<uint64_t>(spec.sw.creditBuffer)
-                                                      : static_cast<uint64_t>(spec.sw.buffer) / topo.degree(pn);
+      const uint64_t perVl = spec.sw.creditBuffer > 0
+                                 ? static_cast<uint64_t>(spec.sw.creditBuffer)
+                                 : static_cast<uint64_t>(spec.sw.buffer) / topo.degree(pn);
       SIM_CHECK(perVl >= switchParams_.maxFrame, "credit buffer smaller than one frame");
       ports_[p].enableCredits(perVl, switchParams_.maxFrame);
     }
@@ -114,27 +116,29 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
     if (switchParams_.pfc.enabled)
       for (uint32_t i = 0; i < topo.degree(s); ++i) {
         const PortId p = first + i;
-        headroom[i] = spec.sw.pfc.headroom > 0
-                          ? static_cast<uint64_t>(spec.sw.pfc.headroom)
-                          : pfcHeadroom(topo.portRate(p), topo.portLatency(p), spec.sw.latency,
-                                        spec.sw.pfc.responseTime, switchParams_.maxFrame, switchParams_.pauseFrame,
-                                        __builtin_popcount(switchParams_.pfc.classMask));
+        headroom[i] = spec.sw.pfc.headroom > 0 ? static_cast<uint64_t>(spec.sw.pfc.headroom)
+                                               : pfcHeadroom(topo.portRate(p), topo.portLatency(p),
+                                                             spec.sw.latency, spec.sw.pfc.responseTime,
+                                                             switchParams_.maxFrame, switchParams_.pauseFrame,
+                                                             __builtin_popcount(switchParams_.pfc.classMask));
       }
     Switch& sw = switches_[s - hosts];
-    if (!sw.init(s, &sim, &fib, &pool_, &counters_, &ports_[first], first, topo.degree(s), &switchParams_, headroom)) {
+    if (!sw.init(s, &sim, &fib, &pool_, &counters_, &ports_[first], first, topo.degree(s), &switchParams_,
+                 headroom)) {
       const int lossless = switchParams_.pfc.enabled ? __builtin_popcount(switchParams_.pfc.classMask) : 0;
       const uint64_t maxHeadroom = *std::max_element(headroom.begin(), headroom.end());
-      throw specError(spec, "switch.buffer",
-                      "expected a buffer larger than what switch " + topo.node(s).name + " must carve out before " +
-                          "its shared pool: " + formatBytes(static_cast<Bytes>(sw.mmu().carved())) + " (a " +
-                          formatBytes(static_cast<Bytes>(switchParams_.reserve)) + " reserve" +
-                          (lossless ? " and up to " + formatBytes(static_cast<Bytes>(maxHeadroom)) +
-                                          " of PFC headroom for each of " + std::to_string(lossless) + " lossless classes"
-                                    : std::string()) +
-                          ", on each of " + std::to_string(topo.degree(s)) + " ports), found " +
-                          formatBytes(spec.sw.buffer) +
-                          (lossless > 1 ? "; make only the classes your traffic uses lossless (switch.pfc.classes)"
-                                        : std::string()));
+      throw specError(
+          spec, "switch.buffer",
+          "expected a buffer larger than what switch " + topo.node(s).name + " must carve out before " +
+              "its shared pool: " + formatBytes(static_cast<Bytes>(sw.mmu().carved())) + " (a " +
+              formatBytes(static_cast<Bytes>(switchParams_.reserve)) + " reserve" +
+              (lossless ? " and up to " + formatBytes(static_cast<Bytes>(maxHeadroom)) +
+                              " of PFC headroom for each of " + std::to_string(lossless) + " lossless classes"
+                        : std::string()) +
+              ", on each of " + std::to_string(topo.degree(s)) + " ports), found " +
+              formatBytes(spec.sw.buffer) +
+              (lossless > 1 ? "; make only the classes your traffic uses lossless (switch.pfc.classes)"
+                            : std::string()));
     }
   }
   for (uint32_t i = 0; i < topo.nicCount(); ++i)
@@ -143,12 +147,14 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
   nicParams_.pfcQuanta = spec.sw.pfc.quanta;
   nicParams_.pauseFrame = switchParams_.pauseFrame;
   watchdog_ = std::make_unique<PacketWatchdog>(sim, *this, spec.watchdog);
-  nvlink_ = std::make_unique<NvlinkModel>(sim, topo.gpuCount(), spec.hosts.nvlinkBandwidth, spec.hosts.nvlinkLatency,
+  nvlink_ = std::make_unique<NvlinkModel>(sim, topo.gpuCount(), spec.hosts.nvlinkBandwidth,
+                                          spec.hosts.nvlinkLatency,
                                           [this](uint32_t record) { complete(record, sim_.now()); });
 }
 
 uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) {
-  auto [it, inserted] = qpIndex_.try_emplace(qpKey(srcNic, dstNic, tc, qpIndex), static_cast<uint32_t>(qps_.size()));
+  auto [it, inserted] =
+      qpIndex_.try_emplace(qpKey(srcNic, dstNic, tc, qpIndex), static_cast<uint32_t>(qps_.size()));
   if (!inserted) return it->second;
   QueuePair q;
   q.srcNic = srcNic;
@@ -210,8 +216,10 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
   m.tag = r.tag;
   m.observer = observer;
   q.psnEnd += npkts;
-  if (q.msgTail == kNone) q.msgHead = msg;
-  else messages_[q.msgTail].next = msg;
+  if (q.msgTail == kNone)
+    q.msgHead = msg;
+  else
+    messages_[q.msgTail].next = msg;
   q.msgTail = msg;
   if (q.sendMsg == kNone) q.sendMsg = msg;
   if (q.rcvMsg == kNone) q.rcvMsg = msg;
@@ -334,14 +342,24 @@ size_t PacketFabric::failStalledConnections() {
   return n;
 }
 
+void PacketFabric::setLinkUp(uint32_t link, bool up) {
+  SIM_CHECK(link < topo_.linkCount(), "setLinkUp: unknown link");
+  const LinkInfo& info = topo_.link(link);
+  ports_[topo_.port(info.a, info.aPort)].setUp(up);
+  ports_[topo_.port(info.b, info.bPort)].setUp(up);
+}
+
 Time PacketFabric::idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const {
   // Path: NIC port, then one egress port per switch until the destination NIC.
   std::vector<PortId> hops;
   PortId p = topo_.nicPort(srcNic);
   hops.push_back(p);
   NodeId at = topo_.peerNode(p);
+  const EcmpFib& tables = path_.tables();
   while (!topo_.isHost(at)) {
-    p = fib_.nextHop(at, dstNic, tuple);
+    p = tables.nextHop(at, dstNic, tuple);
+    SIM_CHECK(p != kInvalid && hops.size() <= topo_.nodeCount(),
+              "the reference tables have no loop-free route to NIC " + std::to_string(dstNic));
     hops.push_back(p);
     at = topo_.peerNode(p);
   }
@@ -398,6 +416,7 @@ NetworkCounters PacketFabric::networkCounters() const {
   c.pfcStormDrops = counters_.pfcStormDrops;
   c.blackholedPackets = counters_.blackholedPackets;
   c.blackholedBytes = static_cast<Bytes>(counters_.blackholedBytes);
+  c.ttlExpiredPackets = counters_.ttlExpiredPackets;
   c.deadLinkPackets = counters_.deadLinkPackets;
   c.deadLinkBytes = static_cast<Bytes>(counters_.deadLinkBytes);
   c.lastRouteLoss = counters_.lastRouteLoss;
@@ -443,7 +462,7 @@ NetworkCounters PacketFabric::networkCounters() const {
     if (e.pauseFramesReceived() > 0) {
       ++c.pausedPorts;
       pausedList.push_back(PausedPort{topo_.node(n).name, topo_.portLocal(p), topo_.node(peer).name, paused,
-                                   e.pauseFramesReceived()});
+                                      e.pauseFramesReceived()});
     }
     if (e.creditsEnabled()) {
       c.creditsOutstanding += e.creditsOutstanding();
@@ -479,7 +498,8 @@ NetworkCounters PacketFabric::networkCounters() const {
       const uint32_t local = topo_.portLocal(p);
       if (const uint64_t peak = sw.mmu().peakHeadroom(local); peak > 0)
         c.headroomPeaks.push_back(HeadroomStat{topo_.node(n).name, local, topo_.node(peer).name,
-                                               static_cast<Bytes>(peak), static_cast<Bytes>(sw.headroom(local))});
+                                               static_cast<Bytes>(peak),
+                                               static_cast<Bytes>(sw.headroom(local))});
     }
     utilSum += util;
     ++directed;
@@ -511,8 +531,8 @@ NetworkCounters PacketFabric::networkCounters() const {
   for (const Switch& sw : switches_)
     for (const Switch::Violation& v : sw.violations()) {
       const PortId gp = topo_.port(sw.id(), v.port);
-      c.losslessViolations.push_back(LosslessViolation{topo_.node(sw.id()).name, v.port,
-                                                       topo_.node(topo_.peerNode(gp)).name, v.tc, v.drops, v.first});
+      c.losslessViolations.push_back(LosslessViolation{
+          topo_.node(sw.id()).name, v.port, topo_.node(topo_.peerNode(gp)).name, v.tc, v.drops, v.first});
     }
   c.queueP50 = std::min<Bytes>(static_cast<Bytes>(all.percentile(0.5)), c.maxQueueBytes);
   c.queueP90 = std::min<Bytes>(static_cast<Bytes>(all.percentile(0.9)), c.maxQueueBytes);

@@ -9,7 +9,8 @@
 // control (DCQCN, IB CC) follow the topology spec.
 // A connection whose retransmission timer runs out of retries fails with its undelivered
 // transfers (failures()) and stops the simulator.
-// Leaves out: alternative routing (adaptive, spraying) and failures.
+// Links fail and recover during the run (setLinkUp); the tables are changed by their owners (a
+// control plane, local fast failover). Ideal times are those of the intact fabric.
 // Units: bytes, Time (ps).
 #pragma once
 
@@ -18,14 +19,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/cc/CongestionControl.h"
 #include "sim/config/TopologySpec.h"
 #include "sim/core/Simulator.h"
 #include "sim/fabric/Fabric.h"
+#include "sim/fabric/LinkFraming.h"
+#include "sim/fabric/NvlinkModel.h"
 #include "sim/packet/EgressPort.h"
 #include "sim/packet/Nic.h"
-#include "sim/fabric/LinkFraming.h"
 #include "sim/packet/NicParams.h"
-#include "sim/fabric/NvlinkModel.h"
 #include "sim/packet/PacketCounters.h"
 #include "sim/packet/PacketPool.h"
 #include "sim/packet/PacketWatchdog.h"
@@ -34,7 +36,6 @@
 #include "sim/packet/ReorderBuffer.h"
 #include "sim/packet/Switch.h"
 #include "sim/packet/SwitchParams.h"
-#include "sim/cc/CongestionControl.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/GpuPath.h"
 #include "sim/topology/Topology.h"
@@ -52,6 +53,10 @@ class PacketFabric final : public Fabric {
   const std::vector<FlowRecord>& flowRecords() const override { return records_; }
   NetworkCounters networkCounters() const override;
   std::vector<TransferFailure> failures() const override { return failures_; }
+  void setLinkUp(uint32_t link, bool up) override;
+  /// Tables of the fault-free fabric, for unloaded latencies and ideal times (default: the live
+  /// tables, which a control plane may empty while it reconverges). Must outlive the fabric.
+  void setReferenceTables(const EcmpFib& reference) { path_.setTables(reference); }
 
   // ---- used by Nic ----
   QueuePair& qp(uint32_t id) { return qps_[id]; }
@@ -102,7 +107,8 @@ class PacketFabric final : public Fabric {
   /// unacknowledged (with no timer, as an infinite InfiniBand local ACK timeout leaves it, nothing
   /// would ever recover it) and returns how many. Their failures join failures().
   size_t failStalledConnections();
-  /// Unloaded time for `bytes` from srcNic to dstNic along the path the hash picks for `tuple`.
+  /// Unloaded time for `bytes` from srcNic to dstNic along the path the hash picks for `tuple`
+  /// in the fault-free reference tables.
   Time idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const;
 
  private:

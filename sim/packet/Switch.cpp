@@ -102,15 +102,17 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
     pool_->release(pkt);
     return;
   }
-  const PortId out = selectPort(p);
-  if (out == kInvalid) {  // no route: black hole
+  const PortId out = --p.ttl == 0 ? kInvalid : selectPort(p);
+  if (out == kInvalid) {  // no route (black hole) or no hops left (a loop)
     ++drops_;
     ++counters_->packetsDropped;
-    ++counters_->blackholedPackets;
-    counters_->lastRouteLoss = sim_->now();
-    if (p.type == PacketType::Data) {
-      counters_->dataBytesDropped += p.payload;
-      counters_->blackholedBytes += p.payload;
+    if (p.type == PacketType::Data) counters_->dataBytesDropped += p.payload;
+    if (p.ttl == 0) {
+      ++counters_->ttlExpiredPackets;
+    } else {
+      ++counters_->blackholedPackets;
+      counters_->lastRouteLoss = sim_->now();
+      if (p.type == PacketType::Data) counters_->blackholedBytes += p.payload;
     }
     pool_->release(pkt);
     return;

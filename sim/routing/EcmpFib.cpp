@@ -44,7 +44,8 @@ EcmpFib::EcmpFib(const Topology& topo, uint64_t hashSeed) : topo_(topo) {
   for (uint32_t c = 0; c < compSwitches.size(); ++c)
     for (NodeId s : compSwitches[c]) {
       bool hasHost = false;
-      for (uint32_t p = 0; p < topo.degree(s) && !hasHost; ++p) hasHost = topo.isHost(topo.peerNode(topo.port(s, p)));
+      for (uint32_t p = 0; p < topo.degree(s) && !hasHost; ++p)
+        hasHost = topo.isHost(topo.peerNode(topo.port(s, p)));
       if (hasHost) {
         leafIndex[s] = static_cast<uint32_t>(compLeaves[c].size());
         compLeaves[c].push_back(s);
@@ -141,7 +142,8 @@ uint32_t EcmpFib::intern(NodeId sw, std::span<const PortId> members) {
     auto it = table.find(key);
     if (it == table.end()) break;
     const Group& g = groups_[it->second];
-    if (g.size == members.size() && std::equal(members.begin(), members.end(), groupPorts_.begin() + g.offset))
+    if (g.size == members.size() &&
+        std::equal(members.begin(), members.end(), groupPorts_.begin() + g.offset))
       return it->second;
     key = FlowHash::mix(key + 1);
   }
@@ -158,7 +160,11 @@ void EcmpFib::setRoute(NodeId sw, NodeId leaf, std::span<const PortId> ports) {
   for (PortId p : ports) SIM_CHECK(topo_.portNode(p) == sw, "setRoute: port of another switch");
   std::vector<PortId> sorted(ports.begin(), ports.end());
   std::sort(sorted.begin(), sorted.end());
-  table_[switchRow_[sw] + leafIndex_[leaf]] = intern(sw, sorted);
+  const uint32_t gid = intern(sw, sorted);
+  uint32_t& entry = table_[switchRow_[sw] + leafIndex_[leaf]];
+  if (entry == gid) return;
+  entry = gid;
+  if (onChange_) onChange_(sw);
 }
 
 std::span<const PortId> EcmpFib::routeToLeaf(NodeId sw, NodeId leaf) const {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +44,9 @@ class EcmpFib {
   /// Replaces the group of switch `sw` toward destination leaf `leaf` (a switch with hosts in
   /// the same connected plane) by `ports` (egress ports of `sw`; empty: no route).
   void setRoute(NodeId sw, NodeId leaf, std::span<const PortId> ports);
+  /// Called with the switch after every change of its table (not on the per-packet path): the
+  /// flow backend re-routes its flows.
+  void setChangeListener(std::function<void(NodeId)> listener) { onChange_ = std::move(listener); }
   /// The group of switch `sw` toward leaf `leaf` (empty when sw == leaf or no route).
   std::span<const PortId> routeToLeaf(NodeId sw, NodeId leaf) const;
   /// Leaves (switches with hosts) of connected plane `component`.
@@ -86,6 +90,7 @@ class EcmpFib {
   static uint64_t internKey(std::span<const PortId> members);
   size_t internedBytes() const;
   std::vector<std::unordered_map<uint64_t, uint32_t>> interned_;
+  std::function<void(NodeId)> onChange_;
 };
 
 }  // namespace fabricsim

@@ -8,14 +8,14 @@
 namespace fabricsim {
 
 GpuPath::GpuPath(const Topology& topo, const EcmpFib& fib, const TopologySpec& spec, uint32_t frameBytes)
-    : topo_(topo), fib_(fib), spec_(spec), frameBytes_(frameBytes) {}
+    : topo_(topo), fib_(&fib), spec_(spec), frameBytes_(frameBytes) {}
 
 uint32_t GpuPath::sourceNic(uint32_t srcGpu, uint32_t dstGpu) const {
   const uint32_t own = topo_.nicOfGpu(srcGpu);
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
-  if (fib_.reachable(topo_.attachedSwitch(own), dstNic)) return own;
+  if (fib_->reachable(topo_.attachedSwitch(own), dstNic)) return own;
   const uint32_t alt = topo_.hostOfGpu(srcGpu) * topo_.nicsPerHost() + topo_.localNic(dstNic);
-  SIM_CHECK(fib_.reachable(topo_.attachedSwitch(alt), dstNic),
+  SIM_CHECK(fib_->reachable(topo_.attachedSwitch(alt), dstNic),
             "GPU " + std::to_string(srcGpu) + " cannot reach GPU " + std::to_string(dstGpu));
   return alt;
 }
@@ -24,9 +24,10 @@ Time GpuPath::networkLatency(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, u
   PortId p = topo_.nicPort(srcNic);
   Time latency = topo_.portLatency(p);
   NodeId at = topo_.peerNode(p);
-  while (!topo_.isHost(at)) {
-    const PortId next = fib_.nextHop(at, dstNic, tuple);
-    SIM_CHECK(next != kInvalid, "no route from switch " + topo_.node(at).name + " to NIC " + std::to_string(dstNic));
+  for (size_t hops = 0; !topo_.isHost(at); ++hops) {
+    const PortId next = fib_->nextHop(at, dstNic, tuple);
+    SIM_CHECK(next != kInvalid && hops <= topo_.nodeCount(),
+              "no loop-free route from switch " + topo_.node(at).name + " to NIC " + std::to_string(dstNic));
     latency += spec_.sw.latency + topo_.portLatency(next) + serializationTime(frame, topo_.portRate(next));
     at = topo_.peerNode(next);
   }

@@ -7,7 +7,8 @@
 // hop after the first); and the path's payload rate (the host links' line rate less framing;
 // the Clos fabric is no slower per flow). Inside a host the path is NVLink: its latency and
 // bandwidth.
-// Leaves out: queueing (an idle path). The path is the one the ECMP tables give the QP tuple.
+// Leaves out: queueing (an idle path). The path is the one the ECMP tables give the QP tuple
+// (the fault-free reference tables when the run sets them).
 // Units: Time (ps); frame bytes on the wire; rates in bytes per second.
 #pragma once
 
@@ -35,10 +36,14 @@ class GpuPath {
   Time latency(uint32_t srcGpu, uint32_t dstGpu) const;
   /// Payload rate from one GPU to another in bytes per second.
   double rate(uint32_t srcGpu, uint32_t dstGpu) const;
+  /// Walks `tables` from now on (the fault-free reference when a run changes its live tables:
+  /// unloaded latencies and ideal times are those of the intact fabric).
+  void setTables(const EcmpFib& tables) { fib_ = &tables; }
+  const EcmpFib& tables() const { return *fib_; }
 
  private:
   const Topology& topo_;
-  const EcmpFib& fib_;
+  const EcmpFib* fib_;
   const TopologySpec& spec_;
   uint32_t frameBytes_;
 };

@@ -71,8 +71,15 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
         if (leaf != s) fib_->setRoute(s, leaf, {});
     bgp_ = std::make_unique<BgpControlPlane>(*sim_, *topo_, *fib_, spec_.routing.bgp);
   }
+  if (bgp_ || !spec_.failures.empty()) {
+    // The live tables change during the run: ideal times and unloaded latencies come from
+    // tables of the intact fabric (same seed, so the same hashed paths).
+    referenceFib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed);
+    if (packet_) packet_->setReferenceTables(*referenceFib_);
+    if (flow_) flow_->setReferenceTables(*referenceFib_);
+  }
   if (!spec_.failures.empty())
-    failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *packet_, bgp_.get(), spec_);
+    failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, packet_, bgp_.get(), spec_);
   createJobs();
   if (!options_.probes.empty() && !packet_)
     throw InputError("", 0, 0, "--probe",
@@ -190,9 +197,6 @@ void Experiment::checkSupported() const {
   auto unsupported = [&](const std::string& key, const std::string& what) {
     d.push_back(Diagnostic{spec_.file, 0, 0, key, what});
   };
-  if (!spec_.failures.empty() && options_.backend != "packet")
-    unsupported("failures", "the " + options_.backend +
-                                " backend does not model failures during the run; use --backend packet");
   const std::string& cc = spec_.congestionControl.algorithm;
   if ((cc == "dcqcn" || cc == "ibcc") && !spec_.sw.ecn.enabled)
     unsupported("switch.ecn", "congestion_control.algorithm '" + cc +
@@ -219,6 +223,7 @@ void Experiment::run() {
     SIM_CHECK(bgp_->converged(), "BGP did not converge");
     origin_ = sim_->now();
   }
+  if (flow_) fib_->setChangeListener([this](NodeId) { flow_->routesChanged(); });
   for (auto& w : workloads_) w->start(origin_);
   if (failures_) failures_->start(origin_);
   for (auto& p : probes_) p->start();

@@ -31,15 +31,15 @@
 #include "sim/core/Simulator.h"
 #include "sim/flow/FlowFabric.h"
 #include "sim/packet/PacketFabric.h"
-#include "sim/routing/EcmpFib.h"
-#include "sim/routing/BgpControlPlane.h"
 #include "sim/report/TimelineWriter.h"
+#include "sim/routing/BgpControlPlane.h"
+#include "sim/routing/EcmpFib.h"
 #include "sim/runtime/FailureInjector.h"
 #include "sim/runtime/GpuAllocator.h"
-#include "sim/runtime/TimelineRecorder.h"
 #include "sim/runtime/PacketEpisodeModel.h"
 #include "sim/runtime/Probe.h"
 #include "sim/runtime/RunOptions.h"
+#include "sim/runtime/TimelineRecorder.h"
 #include "sim/topology/Topology.h"
 #include "sim/workload/CollectiveSweep.h"
 #include "sim/workload/JobExecutor.h"
@@ -73,12 +73,12 @@ class Experiment {
   struct Job {
     const WorkloadSpec* spec = nullptr;
     Workload* workload = nullptr;
-    JobExecutor* executor = nullptr;       ///< training and trace jobs
-    CollectiveSweep* sweep = nullptr;      ///< collective jobs
+    JobExecutor* executor = nullptr;   ///< training and trace jobs
+    CollectiveSweep* sweep = nullptr;  ///< collective jobs
     std::shared_ptr<const JobTrace> trace;
     std::vector<uint32_t> gpus;
-    CollectiveTuning tuning;               ///< what its collectives use
-    Time computeOnly;                      ///< JCT with zero-time communication (executor jobs)
+    CollectiveTuning tuning;  ///< what its collectives use
+    Time computeOnly;         ///< JCT with zero-time communication (executor jobs)
   };
   const std::vector<Job>& jobs() const { return jobs_; }
 
@@ -103,9 +103,10 @@ class Experiment {
   std::unique_ptr<Topology> topo_;
   std::unique_ptr<Simulator> sim_;
   std::unique_ptr<EcmpFib> fib_;
+  std::unique_ptr<EcmpFib> referenceFib_;  ///< the intact fabric's tables, when the live ones change
   std::unique_ptr<Fabric> fabric_;
-  PacketFabric* packet_ = nullptr;  ///< fabric_ when the backend is packet
-  FlowFabric* flow_ = nullptr;      ///< fabric_ when the backend is flow or hybrid
+  PacketFabric* packet_ = nullptr;                ///< fabric_ when the backend is packet
+  FlowFabric* flow_ = nullptr;                    ///< fabric_ when the backend is flow or hybrid
   std::unique_ptr<PacketEpisodeModel> episodes_;  ///< hybrid: congestion episodes at packet level
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<Job> jobs_;
@@ -120,7 +121,7 @@ class Experiment {
   nlohmann::json buildResults() const;
   std::vector<TransferFailure> connectionFailures_;
   bool ran_ = false;
-  bool finished_ = false;  ///< run() completed: the results no longer change
+  bool finished_ = false;                                  ///< run() completed: the results no longer change
   mutable std::shared_ptr<const nlohmann::json> results_;  ///< computed once after run()
 };
 

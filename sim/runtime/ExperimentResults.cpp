@@ -179,6 +179,7 @@ nlohmann::json Experiment::buildResults() const {
                   {"control_plane", spec_.routing.controlPlane},
                   {"bytes_blackholed", net.blackholedBytes},
                   {"packets_blackholed", net.blackholedPackets},
+                  {"packets_ttl_expired", net.ttlExpiredPackets},
                   {"bytes_lost_dead_links", net.deadLinkBytes},
                   {"packets_lost_dead_links", net.deadLinkPackets},
                   {"last_route_loss_s",

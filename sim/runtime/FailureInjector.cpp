@@ -4,9 +4,9 @@
 
 namespace fabricsim {
 
-FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, PacketFabric& fabric, BgpControlPlane* bgp,
-                                 const TopologySpec& spec)
-    : sim_(sim), topo_(topo), fabric_(fabric), bgp_(bgp) {
+FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, Fabric& fabric, PacketFabric* packet,
+                                 BgpControlPlane* bgp, const TopologySpec& spec)
+    : sim_(sim), topo_(topo), fabric_(fabric), packet_(packet), bgp_(bgp) {
   std::vector<Diagnostic> diags;
   for (size_t i = 0; i < spec.failures.size(); ++i) {
     const FailureSpec& f = spec.failures[i];
@@ -20,6 +20,10 @@ FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, PacketFab
         bad("no host named '" + f.host + "' (hosts are host-<i>)");
         continue;
       }
+      if (!packet) {
+        bad("a PFC storm needs the packet backend (PAUSE frames exist only there); use --backend packet");
+        continue;
+      }
       events_.push_back(std::move(e));
       continue;
     }
@@ -30,7 +34,8 @@ FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, PacketFab
       }
       const NodeId a = topo.findNode(f.link[0]), b = topo.findNode(f.link[1]);
       if (a == kInvalid || b == kInvalid) {
-        bad("no node named '" + (a == kInvalid ? f.link[0] : f.link[1]) + "' (names: host-<i>, leaf-<i>, spine-<j>, "
+        bad("no node named '" + (a == kInvalid ? f.link[0] : f.link[1]) +
+            "' (names: host-<i>, leaf-<i>, spine-<j>, "
             "edge-<pod>-<i>, agg-<pod>-<i>, core-<j>, rail<r>-...)");
         continue;
       }
@@ -41,7 +46,8 @@ FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, PacketFab
         continue;
       }
       if (topo.isHost(a) || topo.isHost(b)) {
-        bad("host links cannot fail in this version (a host has no other path); fail a switch-to-switch link");
+        bad("host links cannot fail in this version (a host has no other path); fail a switch-to-switch "
+            "link");
         continue;
       }
     } else {
@@ -56,12 +62,26 @@ FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, PacketFab
       }
       for (uint32_t p = 0; p < topo.degree(e.node); ++p) {
         if (topo.isHost(topo.peerNode(topo.port(e.node, p)))) {
-          bad("'" + f.node + "' has hosts attached; failing a leaf would cut them off (fail a spine, aggregation "
+          bad("'" + f.node +
+              "' has hosts attached; failing a leaf would cut them off (fail a spine, aggregation "
               "or core switch)");
           break;
         }
         e.links.push_back(topo.portLink(topo.port(e.node, p)));
       }
+    }
+    if (f.action == "flap") {
+      for (int k = 0; k < f.count; ++k) {
+        Event down = e;
+        down.spec.action = "down";
+        down.spec.at = f.at + (f.downFor + f.upFor) * k;
+        Event up = e;
+        up.spec.action = "up";
+        up.spec.at = down.spec.at + f.downFor;
+        events_.push_back(std::move(down));
+        events_.push_back(std::move(up));
+      }
+      continue;
     }
     events_.push_back(std::move(e));
   }
@@ -78,23 +98,23 @@ void FailureInjector::start(Time origin) {
 void FailureInjector::onEvent(uint32_t index) {
   const Event& e = events_[index];
   if (!e.spec.host.empty()) {
-    fabric_.setPfcStorm(e.node, e.spec.action == "pfc-storm");
+    packet_->setPfcStorm(e.node, e.spec.action == "pfc-storm");
     return;
   }
   const bool up = e.spec.action == "up";
-  for (LinkId l : e.links) {
-    const LinkInfo& info = topo_.link(l);
-    fabric_.mutablePort(topo_.port(info.a, info.aPort)).setUp(up);
-    fabric_.mutablePort(topo_.port(info.b, info.bPort)).setUp(up);
-  }
+  for (LinkId l : e.links) fabric_.setLinkUp(l, up);
   if (!bgp_) return;
   if (e.node != kInvalid) {
-    if (up) bgp_->switchUp(e.node);
-    else bgp_->switchDown(e.node);
+    if (up)
+      bgp_->switchUp(e.node);
+    else
+      bgp_->switchDown(e.node);
   } else {
     for (LinkId l : e.links) {
-      if (up) bgp_->linkUp(l);
-      else bgp_->linkDown(l);
+      if (up)
+        bgp_->linkUp(l);
+      else
+        bgp_->linkDown(l);
     }
   }
 }

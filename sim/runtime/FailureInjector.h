@@ -5,9 +5,10 @@
 // plane at once (both directions of each link; packets on a dead link are lost and counted),
 // and the control plane is told, which then reacts on its own timers (BGP: detection delay,
 // update processing, MRAI). A host's NICs can start and stop a PFC storm (PAUSE frames without
-// a break toward their leaf, as a NIC whose receive path hangs sends).
-// Leaves out: host links and NICs going down, partial (unidirectional) failures, flapping
-// detection.
+// a break toward their leaf, as a NIC whose receive path hangs sends). A flap is a link or
+// switch going down and up `count` times (down for `down_for`, then up for `up_for`), played
+// out as that many down and up events.
+// Leaves out: host links and NICs going down, partial (unidirectional) failures, flap damping.
 // Units: Time (ps).
 #pragma once
 
@@ -16,6 +17,7 @@
 
 #include "sim/config/TopologySpec.h"
 #include "sim/core/Simulator.h"
+#include "sim/fabric/Fabric.h"
 #include "sim/packet/PacketFabric.h"
 #include "sim/routing/BgpControlPlane.h"
 #include "sim/topology/Topology.h"
@@ -26,15 +28,16 @@ class FailureInjector final : public EventHandler {
  public:
   /// Resolves every event's node names; throws InputError (file, line, key) for unknown names,
   /// hosts, or nodes that share no link.
-  FailureInjector(Simulator& sim, const Topology& topo, PacketFabric& fabric, BgpControlPlane* bgp,
-                  const TopologySpec& spec);
+  /// `packet`: the packet backend when the run has one (PFC storms need it; nullptr otherwise).
+  FailureInjector(Simulator& sim, const Topology& topo, Fabric& fabric, PacketFabric* packet,
+                  BgpControlPlane* bgp, const TopologySpec& spec);
 
   /// Schedules every event at origin + its time.
   void start(Time origin);
   void onEvent(uint32_t index) override;
 
   struct Event {
-    FailureSpec spec;
+    FailureSpec spec;           ///< a flap becomes down and up events (action down | up)
     std::vector<LinkId> links;  ///< link failures: the links between the two nodes
     NodeId node = kInvalid;     ///< switch failures, or the host of a PFC storm
     Time at;                    ///< absolute time, set by start()
@@ -44,7 +47,8 @@ class FailureInjector final : public EventHandler {
  private:
   Simulator& sim_;
   const Topology& topo_;
-  PacketFabric& fabric_;
+  Fabric& fabric_;
+  PacketFabric* packet_;
   BgpControlPlane* bgp_;
   std::vector<Event> events_;
 };

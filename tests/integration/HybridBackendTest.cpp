@@ -106,13 +106,14 @@ TEST(HybridBackend, TrainingJobWhereCcBarelyMattersKeepsTheFlowAgreement) {
 
 TEST(HybridBackend, RefusesWhatItCannotModel) {
   TempDir dir;
+  // PAUSE frames exist only at packet level: a PFC storm is refused, with its key.
   const CliResult r = fabricsim::testsupport::runFabricsim(
       "run " + quoted(kRoot + "topologies/leafspine-16.yaml") +
-          " --backend hybrid --set routing.control_plane=bgp" +
-          " --set 'failures=[{at: 1ms, action: down, switch: spine-0}]' --quiet",
+          " --backend hybrid --set 'failures=[{at: 1ms, action: pfc-storm, host: host-0}]' --quiet",
       "2>&1");
-  EXPECT_NE(r.status, 0);
-  EXPECT_NE(r.out.find("hybrid backend does not model failures"), std::string::npos) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("failures[0]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PFC storm needs the packet backend"), std::string::npos) << r.out;
   const CliResult bad = fabricsim::testsupport::runFabricsim(
       "run " + quoted(kRoot + "topologies/leafspine-16.yaml") + " --backend fluid", "2>&1");
   EXPECT_NE(bad.status, 0);

@@ -44,6 +44,7 @@ class TapFabric final : public Fabric {
   double pathRate(uint32_t s, uint32_t d) const override { return inner_.pathRate(s, d); }
   const std::vector<FlowRecord>& flowRecords() const override { return inner_.flowRecords(); }
   NetworkCounters networkCounters() const override { return inner_.networkCounters(); }
+  void setLinkUp(uint32_t l, bool up) override { inner_.setLinkUp(l, up); }
   std::vector<TransferRequest> requests;
 
  private:
@@ -289,7 +290,8 @@ TEST(CollectiveEngineTest, ChannelsUseDistinctQueuePairsAndNvlinkInsideHosts) {
     for (uint16_t q : set) successors[{pair.first, q}].insert(pair.second);
   }
   EXPECT_EQ(interQps.size(), 8u);
-  for (const auto& [gpu, set] : interQps) EXPECT_EQ(set, (std::set<uint16_t>{static_cast<uint16_t>((gpu % 4 + 1) % 4)})) << gpu;
+  for (const auto& [gpu, set] : interQps)
+    EXPECT_EQ(set, (std::set<uint16_t>{static_cast<uint16_t>((gpu % 4 + 1) % 4)})) << gpu;
   EXPECT_EQ(successors.size(), 8u * 4);
   for (const auto& [key, set] : successors) EXPECT_EQ(set.size(), 1u);
 }

@@ -35,6 +35,7 @@ class NullFabric final : public Fabric {
   double pathRate(uint32_t, uint32_t) const override { return 1e9; }
   const std::vector<FlowRecord>& flowRecords() const override { return records_; }
   NetworkCounters networkCounters() const override { return {}; }
+  void setLinkUp(uint32_t, bool) override {}  // no links
   std::vector<TransferRequest> requests;
 
  private:
@@ -77,8 +78,9 @@ void expectDerangement(const Pairs& pairs, uint32_t first, uint32_t n) {
   }
 }
 
-std::string firstKey(const InputError& e) { return e.diagnostics().empty() ? "" : e.diagnostics()[0].key; }
-
+std::string firstKey(const InputError& e) {
+  return e.diagnostics().empty() ? "" : e.diagnostics()[0].key;
+}
 
 using Bench = testsupport::PacketBench;
 

@@ -1,0 +1,215 @@
+// FlowFabric under failures: flows that lose packets at a dead link or a missing route, and
+// their recovery by NAK or retransmission timer (see the model in FlowFabric.h).
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/Error.h"
+#include "sim/flow/FlowFabric.h"
+
+namespace fabricsim {
+
+void FlowFabric::setLinkUp(uint32_t link, bool up) {
+  SIM_CHECK(link < topo_.linkCount(), "setLinkUp: unknown link");
+  if (portUp_.empty()) portUp_.assign(topo_.portCount(), 1);
+  const LinkInfo& info = topo_.link(link);
+  portUp_[topo_.port(info.a, info.aPort)] = up ? 1 : 0;
+  portUp_[topo_.port(info.b, info.bPort)] = up ? 1 : 0;
+  routesChanged();
+}
+
+void FlowFabric::routesChanged() {
+  cacheStale_ = true;  // cleared at the next lookup: a control plane changes many rows at once
+  rerouteAll_ = true;
+  requestRecompute();
+}
+
+bool FlowFabric::routeWorks() const {
+  if (routeBroken_) return false;
+  if (portUp_.empty()) return true;
+  for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
+    if (!portUp_[hops_[i].resource]) return false;
+  return true;
+}
+
+uint32_t FlowFabric::newStalled() {
+  uint32_t slot;
+  if (!freeStalled_.empty()) {
+    slot = freeStalled_.back();
+    freeStalled_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(stalled_.size());
+    stalled_.emplace_back();
+  }
+  stalled_[slot] = Stalled{};
+  stalled_[slot].used = true;
+  return slot;
+}
+
+void FlowFabric::reroute() {
+  const Time now = sim_.now();
+  // Active flows: a flow whose path lost a port stalls (its packets in flight are gone); one
+  // whose path still works follows the tables' new choice at once.
+  for (uint32_t f = 0; f < active_.size(); ++f) {
+    Active& a = active_[f];
+    if (!a.live) continue;
+    const auto old = solver_.hops(f);
+    bool dead = false;
+    if (!portUp_.empty())
+      for (uint32_t i = 0; i < a.dataHops && !dead; ++i) dead = !portUp_[old[i].resource];
+    if (dead) {
+      stall(f, now);
+      continue;
+    }
+    const FlowRecord& rec = records_[a.record];
+    const Time latency = route(rec.srcGpu, rec.dstGpu, a.tc, a.qp, rec.bytes, a.record);
+    if (!routeWorks()) {  // the tables now send it into a black hole
+      stall(f, now);
+      continue;
+    }
+    bool same = hops_.size() == old.size();
+    for (size_t i = 0; same && i < hops_.size(); ++i)
+      same = hops_[i].resource == old[i].resource && hops_[i].weight == old[i].weight;
+    if (same) continue;
+    settle(f, now);
+    const Active moved = a;
+    a.live = false;
+    finishes_.erase(f);
+    solver_.removeFlow(f);
+    // hops_ still holds the new path (nothing above rewrote it).
+    start(moved.record, moved.remaining, latency, moved.burst, moved.tc, moved.qp);
+  }
+  // Stalled flows: if their path works again while the sender is still sending, the receiver
+  // sees a gap and NAKs: they resume one round trip later.
+  for (uint32_t slot = 0; slot < stalled_.size(); ++slot) {
+    Stalled& st = stalled_[slot];
+    if (!st.used || st.nak) continue;
+    const FlowRecord& rec = records_[st.record];
+    const double sentSince = st.rate * static_cast<double>((now - st.since).picos());
+    if (sentSince >= st.remaining) continue;  // it has sent everything: only its timer recovers it
+    const Time latency = route(rec.srcGpu, rec.dstGpu, st.tc, st.qp, rec.bytes, st.record);
+    if (!routeWorks()) continue;
+    st.nak = true;
+    st.due = now + latency * 2;
+    sim_.schedule(st.due, this, kStallBit | slot);
+  }
+}
+
+void FlowFabric::stall(uint32_t f, Time now) {
+  settle(f, now);
+  Active& a = active_[f];
+  const FlowRecord& rec = records_[a.record];
+  // Lost in flight: what the flow sent in the last round trip (2 x its one-way fixed delay),
+  // at most what it has sent at all. Go-back-N sends it again.
+  const double sent = static_cast<double>(rec.bytes) - std::max(0.0, a.remaining);
+  const double lost = std::min(sent, a.rate * 2 * static_cast<double>(a.latency.picos()));
+  const auto old = solver_.hops(f);
+  for (uint32_t i = 0; i < a.dataHops; ++i)  // what it will not send on this path after all
+    portBytes_[old[i].resource] -= std::max(0.0, a.remaining) * old[i].weight;
+  const uint32_t slot = newStalled();
+  Stalled& st = stalled_[slot];
+  st.record = a.record;
+  st.remaining = std::max(0.0, a.remaining) + lost;
+  st.rate = a.rate;
+  st.burst = a.burst;
+  st.tc = a.tc;
+  st.qp = a.qp;
+  st.lost = lost;
+  st.since = now;
+  ++stalls_;
+  a.live = false;
+  finishes_.erase(f);
+  solver_.removeFlow(f);
+  armTimer(slot);
+}
+
+void FlowFabric::armTimer(uint32_t slot) {
+  Stalled& st = stalled_[slot];
+  if (!retransmit_.enabled()) {  // no timer (InfiniBand local_ack_timeout 0): nothing recovers it
+    failStalled(slot, TransferFailure::Kind::Stalled);
+    return;
+  }
+  st.nak = false;
+  st.due = sim_.now() + retransmit_.at(st.timeouts);
+  sim_.schedule(st.due, this, kStallBit | slot);
+}
+
+void FlowFabric::onStallEvent(uint32_t slot) {
+  Stalled& st = stalled_[slot];
+  if (!st.used || st.due != sim_.now()) return;  // superseded
+  st.due = Time::max();
+  const FlowRecord& rec = records_[st.record];
+  if (!st.nak) {  // the retransmission timer expired
+    ++timeouts_;
+    if (static_cast<int>(st.timeouts) >= retransmit_.retryLimit) {
+      failStalled(slot, TransferFailure::Kind::RetryExceeded);
+      return;
+    }
+    ++st.timeouts;
+  }
+  route(rec.srcGpu, rec.dstGpu, st.tc, st.qp, rec.bytes, st.record);
+  if (!routeWorks()) {  // resent into the failure again
+    resentBytes_ +=
+        std::min(st.remaining, st.lost + st.rate * static_cast<double>((sim_.now() - st.since).picos()));
+    st.lost = 0;
+    st.since = sim_.now();
+    armTimer(slot);
+    return;
+  }
+  resume(slot, sim_.now());
+}
+
+void FlowFabric::resume(uint32_t slot, Time now) {
+  Stalled st = stalled_[slot];
+  stalled_[slot].used = false;
+  freeStalled_.push_back(slot);
+  const FlowRecord& rec = records_[st.record];
+  const Time latency = route(rec.srcGpu, rec.dstGpu, st.tc, st.qp, rec.bytes, st.record);
+  SIM_CHECK(routeWorks(), "resuming a flow on a broken path");
+  // Sent again: what was in flight when it stalled, and what it kept sending into the failure.
+  resentBytes_ += std::min(st.remaining, st.lost + st.rate * static_cast<double>((now - st.since).picos()));
+  for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
+    portBytes_[hops_[i].resource] += st.remaining * hops_[i].weight;
+  if (st.remaining <= 0) {
+    scheduleDelivery(st.record, sim_.now() + latency);
+    return;
+  }
+  start(st.record, st.remaining, latency, st.burst, st.tc, st.qp);
+  requestRecompute();
+}
+
+void FlowFabric::failStalled(uint32_t slot, TransferFailure::Kind kind) {
+  Stalled& st = stalled_[slot];
+  st.used = false;
+  freeStalled_.push_back(slot);
+  FlowRecord& rec = records_[st.record];
+  rec.failed = true;
+  TransferFailure f;
+  f.kind = kind;
+  f.at = sim_.now();
+  const uint32_t srcNic = path_.sourceNic(rec.srcGpu, rec.dstGpu);
+  const uint32_t dstNic = topo_.nicOfGpu(rec.dstGpu);
+  auto name = [&](uint32_t nic) {
+    const uint32_t perHost = static_cast<uint32_t>(topo_.nicsPerHost());
+    std::string n = topo_.node(nic / perHost).name;
+    if (perHost > 1) n += " nic " + std::to_string(nic % perHost);
+    return n;
+  };
+  f.source = name(srcNic);
+  f.destination = name(dstNic);
+  f.srcNic = srcNic;
+  f.dstNic = dstNic;
+  f.trafficClass = st.tc;
+  f.qpIndex = st.qp;
+  f.retries = static_cast<int>(st.timeouts);
+  f.transfers = 1;
+  f.message =
+      f.source + " -> " + f.destination + " QP " + std::to_string(st.qp) + ": " +
+      (kind == TransferFailure::Kind::Stalled
+           ? "packets lost at a failure and no retransmission timer (local_ack_timeout 0) to resend them"
+           : "transport retry counter exceeded after " + std::to_string(st.timeouts) +
+                 " retries without a working path");
+  failures_.push_back(std::move(f));
+  sim_.stop();  // the workload cannot complete: the run ends here
+}
+
+}  // namespace fabricsim
