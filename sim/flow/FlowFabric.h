@@ -52,6 +52,7 @@
 #include "sim/flow/MaxMinSolver.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/GpuPath.h"
+#include "sim/routing/IbSubnetManager.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -59,6 +60,10 @@ namespace fabricsim {
 class FlowFabric final : public Fabric, public EventHandler {
  public:
   FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib);
+
+  /// InfiniBand: route by the subnet manager's LFTs (the packet backend's paths for each QP's
+  /// DLID); with its adaptive routing, as `adaptive` over the SM's groups. Call before any transfer.
+  void setSubnetManager(const IbSubnetManager& sm);
 
   void send(const TransferRequest& request, TransferObserver* observer) override;
   std::string backendName() const override { return episodes_ ? "hybrid" : "flow"; }

@@ -147,6 +147,13 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
                                           [this](uint32_t record) { complete(record, sim_.now()); });
 }
 
+void PacketFabric::setSubnetManager(const IbSubnetManager& sm) {
+  SIM_CHECK(qps_.empty(), "the subnet manager must be set before any transfer");
+  switchParams_.ibLft = &sm.lft();
+  switchParams_.ibAdaptive = sm.adaptive();
+  path_.setIbRouting(&sm.lft(), &sm.lids());
+}
+
 uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) {
   auto [it, inserted] = qpIndex_.try_emplace(qpKey(srcNic, dstNic, tc, qpIndex), static_cast<uint32_t>(qps_.size()));
   if (!inserted) return it->second;
@@ -154,8 +161,10 @@ uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc
   q.srcNic = srcNic;
   q.dstNic = dstNic;
   q.tc = tc;
-  q.tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex);
-  q.reverseTuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
+  q.tuple = path_.queuePairTuple(srcNic, dstNic, tc, qpIndex);
+  // The ACK direction: the five-tuple reversed, or on InfiniBand the source's own DLID.
+  q.reverseTuple = switchParams_.ibLft ? path_.queuePairTuple(dstNic, srcNic, tc, qpIndex)
+                                       : FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
   qps_.push_back(q);
   if (cc_) cc_->addFlow(it->second, topo_.portRate(topo_.nicPort(srcNic)), sim_.now());
   return it->second;
@@ -341,7 +350,8 @@ Time PacketFabric::idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t t
   hops.push_back(p);
   NodeId at = topo_.peerNode(p);
   while (!topo_.isHost(at)) {
-    p = fib_.nextHop(at, dstNic, tuple);
+    p = path_.nextHop(at, dstNic, tuple);
+    if (p == kInvalid) break;  // no route: the packets will be black-holed here
     hops.push_back(p);
     at = topo_.peerNode(p);
   }

@@ -18,14 +18,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/cc/CongestionControl.h"
 #include "sim/config/TopologySpec.h"
 #include "sim/core/Simulator.h"
 #include "sim/fabric/Fabric.h"
+#include "sim/fabric/LinkFraming.h"
+#include "sim/fabric/NvlinkModel.h"
 #include "sim/packet/EgressPort.h"
 #include "sim/packet/Nic.h"
-#include "sim/fabric/LinkFraming.h"
 #include "sim/packet/NicParams.h"
-#include "sim/fabric/NvlinkModel.h"
 #include "sim/packet/PacketCounters.h"
 #include "sim/packet/PacketPool.h"
 #include "sim/packet/PacketWatchdog.h"
@@ -34,9 +35,9 @@
 #include "sim/packet/ReorderBuffer.h"
 #include "sim/packet/Switch.h"
 #include "sim/packet/SwitchParams.h"
-#include "sim/cc/CongestionControl.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/GpuPath.h"
+#include "sim/routing/IbSubnetManager.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -44,6 +45,10 @@ namespace fabricsim {
 class PacketFabric final : public Fabric {
  public:
   PacketFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib);
+
+  /// InfiniBand: forward by the subnet manager's LFTs (and its adaptive-routing groups) instead of
+  /// ECMP; QPs carry DLIDs. Call before any transfer; `sm` must outlive the fabric.
+  void setSubnetManager(const IbSubnetManager& sm);
 
   void send(const TransferRequest& request, TransferObserver* observer) override;
   std::string backendName() const override { return "packet"; }

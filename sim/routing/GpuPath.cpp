@@ -25,7 +25,7 @@ Time GpuPath::networkLatency(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, u
   Time latency = topo_.portLatency(p);
   NodeId at = topo_.peerNode(p);
   while (!topo_.isHost(at)) {
-    const PortId next = fib_.nextHop(at, dstNic, tuple);
+    const PortId next = nextHop(at, dstNic, tuple);
     SIM_CHECK(next != kInvalid, "no route from switch " + topo_.node(at).name + " to NIC " + std::to_string(dstNic));
     latency += spec_.sw.latency + topo_.portLatency(next) + serializationTime(frame, topo_.portRate(next));
     at = topo_.peerNode(next);
@@ -37,7 +37,11 @@ Time GpuPath::latency(uint32_t srcGpu, uint32_t dstGpu) const {
   if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu)) return spec_.hosts.nvlinkLatency;
   const uint32_t srcNic = sourceNic(srcGpu, dstGpu);
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
-  return networkLatency(srcNic, dstNic, FlowHash::queuePairTuple(srcNic, dstNic, 0, 0), frameBytes_);
+  return networkLatency(srcNic, dstNic, queuePairTuple(srcNic, dstNic, 0, 0), frameBytes_);
+}
+
+uint64_t GpuPath::queuePairTuple(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) const {
+  return lids_ ? lids_->dlid(dstNic, qpIndex) : FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex);
 }
 
 double GpuPath::rate(uint32_t srcGpu, uint32_t dstGpu) const {

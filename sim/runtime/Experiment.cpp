@@ -71,8 +71,15 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
         if (leaf != s) fib_->setRoute(s, leaf, {});
     bgp_ = std::make_unique<BgpControlPlane>(*sim_, *topo_, *fib_, spec_.routing.bgp);
   }
+  if (spec_.routing.algorithm == "ib-sm") {
+    ibSm_ = std::make_unique<IbSubnetManager>(*sim_, *topo_, spec_, fib_.get());
+    if (packet_)
+      packet_->setSubnetManager(*ibSm_);
+    else
+      flow_->setSubnetManager(*ibSm_);
+  }
   if (!spec_.failures.empty())
-    failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *packet_, bgp_.get(), spec_);
+    failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *packet_, bgp_.get(), ibSm_.get(), spec_);
   createJobs();
   if (!options_.probes.empty() && !packet_)
     throw InputError("", 0, 0, "--probe",

@@ -4,9 +4,9 @@
 
 namespace fabricsim {
 
-FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, PacketFabric& fabric, BgpControlPlane* bgp,
-                                 const TopologySpec& spec)
-    : sim_(sim), topo_(topo), fabric_(fabric), bgp_(bgp) {
+FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, PacketFabric& fabric,
+                                 BgpControlPlane* bgp, IbSubnetManager* sm, const TopologySpec& spec)
+    : sim_(sim), topo_(topo), fabric_(fabric), bgp_(bgp), sm_(sm) {
   std::vector<Diagnostic> diags;
   for (size_t i = 0; i < spec.failures.size(); ++i) {
     const FailureSpec& f = spec.failures[i];
@@ -87,6 +87,7 @@ void FailureInjector::onEvent(uint32_t index) {
     fabric_.mutablePort(topo_.port(info.a, info.aPort)).setUp(up);
     fabric_.mutablePort(topo_.port(info.b, info.bPort)).setUp(up);
   }
+  if (sm_) sm_->linksChanged(e.links, up);
   if (!bgp_) return;
   if (e.node != kInvalid) {
     if (up) bgp_->switchUp(e.node);

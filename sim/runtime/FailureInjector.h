@@ -4,8 +4,8 @@
 // parallel link between the two nodes) or switch (every link of it) goes down or up in the data
 // plane at once (both directions of each link; packets on a dead link are lost and counted),
 // and the control plane is told, which then reacts on its own timers (BGP: detection delay,
-// update processing, MRAI). A host's NICs can start and stop a PFC storm (PAUSE frames without
-// a break toward their leaf, as a NIC whose receive path hangs sends).
+// update processing, MRAI; the InfiniBand subnet manager: its reroute delay). A host's NICs can start and
+// stop a PFC storm (PAUSE frames without a break toward their leaf, as a NIC whose receive path hangs sends).
 // Leaves out: host links and NICs going down, partial (unidirectional) failures, flapping
 // detection.
 // Units: Time (ps).
@@ -18,6 +18,7 @@
 #include "sim/core/Simulator.h"
 #include "sim/packet/PacketFabric.h"
 #include "sim/routing/BgpControlPlane.h"
+#include "sim/routing/IbSubnetManager.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -27,7 +28,7 @@ class FailureInjector final : public EventHandler {
   /// Resolves every event's node names; throws InputError (file, line, key) for unknown names,
   /// hosts, or nodes that share no link.
   FailureInjector(Simulator& sim, const Topology& topo, PacketFabric& fabric, BgpControlPlane* bgp,
-                  const TopologySpec& spec);
+                  IbSubnetManager* sm, const TopologySpec& spec);
 
   /// Schedules every event at origin + its time.
   void start(Time origin);
@@ -46,6 +47,7 @@ class FailureInjector final : public EventHandler {
   const Topology& topo_;
   PacketFabric& fabric_;
   BgpControlPlane* bgp_;
+  IbSubnetManager* sm_;
   std::vector<Event> events_;
 };
 
