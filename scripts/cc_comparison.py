@@ -16,9 +16,10 @@ SCHEMES = [
     ("RoCEv2, PFC", []),
     ("RoCEv2, DCQCN, lossy", ["--set", "switch.pfc.enabled=false", "--cc", "dcqcn"]),
     ("RoCEv2, DCQCN + PFC", ["--cc", "dcqcn"]),
-    ("InfiniBand, credits", ["--set", "links.technology=infiniband", "--set", "switch.pfc.enabled=false"]),
+    ("InfiniBand, credits", ["--set", "links.technology=infiniband", "--routing", "ib-sm", "--set", "switch.pfc.enabled=false"]),
     ("InfiniBand, credits + IB CC",
-     ["--set", "links.technology=infiniband", "--set", "switch.pfc.enabled=false", "--cc", "ibcc"]),
+     ["--set", "links.technology=infiniband", "--routing", "ib-sm", "--set", "switch.pfc.enabled=false", "--cc",
+      "ibcc"]),
 ]
 
 

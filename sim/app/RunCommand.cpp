@@ -30,7 +30,7 @@ int runCommand(const std::vector<std::string>& args) {
       "scales to 100K GPUs; the results list what it leaves out) | hybrid (flow level, with each congested link "
       "slowed by its congestion episode simulated at packet level under the fabric's congestion control)")(
       "routing", po::value<std::string>(&opt.routing),
-      "override routing.algorithm: ecmp | flowlet | adaptive | spray (bgp = ecmp over BGP tables)")(
+      "override routing.algorithm: ecmp | flowlet | adaptive | spray (bgp = ecmp over BGP tables) | ib-sm (InfiniBand)")(
       "cc", po::value<std::string>(&opt.cc),
       "override congestion_control.algorithm: none | dcqcn (RoCEv2) | ibcc (InfiniBand)")(
       "set", po::value<std::vector<std::string>>(&opt.sets)->composing(),

@@ -177,6 +177,10 @@ nlohmann::json toJson(const TopologySpec& spec) {
                     {"detection", bgp.detection},
                     {"bfd_interval_ps", bgp.bfdInterval.picos()},
                     {"bfd_multiplier", bgp.bfdMultiplier}}}};
+  j["routing"]["ib_sm"] = {{"engine", spec.routing.ibSm.engine},
+                           {"lmc", spec.routing.ibSm.lmc},
+                           {"adaptive", spec.routing.ibSm.adaptive},
+                           {"reroute_delay_ps", spec.routing.ibSm.rerouteDelay.picos()}};
   j["nic"] = {
       {"reorder", spec.nic.reorder},        {"retransmit_timeout_ps", spec.nic.retransmitTimeout.picos()},
       {"rto_backoff", spec.nic.rtoBackoff}, {"max_rto_ps", spec.nic.maxRto.picos()},

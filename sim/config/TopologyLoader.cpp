@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sim/config/DcqcnPresets.h"
+#include "sim/config/IbSmSectionReader.h"
 #include "sim/config/NicSectionReader.h"
 #include "sim/config/RunSectionsReader.h"
 #include "sim/config/SetOverride.h"
@@ -533,9 +534,10 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
     const Node m = root["routing"];
     if (r.expectMap(m, "routing")) {
       r.checkKeys(m, "routing",
-                  {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias", "adaptive_quantum",
-                   "spray", "bgp"});
-      r.getChoice(m, "routing", "algorithm", spec.routing.algorithm, {"ecmp", "bgp", "adaptive", "flowlet", "spray"});
+                  {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias",
+                   "adaptive_quantum", "spray", "bgp", "ib_sm"});
+      r.getChoice(m, "routing", "algorithm", spec.routing.algorithm,
+                  {"ecmp", "bgp", "adaptive", "flowlet", "spray", "ib-sm"});
       r.getChoice(m, "routing", "control_plane", spec.routing.controlPlane, {"static", "bgp"});
       r.getUint64(m, "routing", "hash_seed", spec.routing.hashSeed);
       r.getTime(m, "routing", "flowlet_gap", spec.routing.flowletGap, Time::ps(1));
@@ -564,6 +566,7 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
     spec.routing.controlPlane = "bgp";
   }
   readNicSection(r, root, spec);
+  readIbSmSection(r, root, spec);
   readCongestionControl(r, root, spec);
 }
 

@@ -123,8 +123,21 @@ struct BgpSpec {
   int bfdMultiplier = 3;
 };
 
+/// InfiniBand subnet-manager routing (`routing.algorithm: ib-sm`, keys under `routing.ib_sm`).
+/// Source of the reroute default: README, "InfiniBand routing".
+struct IbSmSpec {
+  /// auto (ftree on a Clos fabric, updn otherwise) | ftree | dmodk | updn
+  std::string engine = "auto";
+  int lmc = 0;            ///< 2^lmc LIDs per NIC port (0..7)
+  bool adaptive = false;  ///< switch adaptive routing among the minimal ports of a DLID
+  /// From a topology change to the new tables being installed (trap, heavy sweep, LFT upload):
+  /// Mellanox quotes 10-20 s for a very large fabric; the lower end is the default.
+  Time rerouteDelay = Time::ms(10'000);
+};
+
 struct RoutingSpec {
-  /// Per-packet path selection: ecmp (five-tuple hash) | flowlet | adaptive | spray.
+  /// Per-packet path selection: ecmp (five-tuple hash) | flowlet | adaptive | spray, or ib-sm
+  /// (InfiniBand: destination-LID tables from the subnet manager; the default on infiniband).
   /// `bgp` is accepted as ecmp over BGP-derived tables (control_plane: bgp).
   std::string algorithm = "ecmp";
   /// Where forwarding tables come from: static (shortest paths computed from the graph) | bgp.
@@ -137,6 +150,7 @@ struct RoutingSpec {
   Bytes adaptiveQuantum = 0;
   std::string spray = "random";  ///< spray: random | round-robin
   BgpSpec bgp;
+  IbSmSpec ibSm;
 };
 
 /// The RC transport of the NICs. The retransmission timer depends on the link technology:

@@ -45,6 +45,15 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
       static_cast<double>(framing_.ack) / (std::max(1, spec.nic.ackEvery) * framing_.dataWireBytes(mtu_));
 }
 
+void FlowFabric::setSubnetManager(const IbSubnetManager& sm) {
+  SIM_CHECK(flowsStarted_ == 0, "the subnet manager must be set before any transfer");
+  path_.setIbRouting(&sm.lft(), &sm.lids());
+  if (sm.adaptive()) {
+    selection_ = Selection::Adaptive;
+    solver_.trackLoad(true);
+  }
+}
+
 std::vector<std::string> FlowFabric::unmodelledEffects() {
   return {"congestion-control transients (rates are the converged max-min fair share at once)",
           "queueing delay and buffer occupancy",
@@ -94,7 +103,7 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
 
 Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp, Bytes bytes,
                              uint32_t record) {
-  uint64_t tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qp);
+  uint64_t tuple = path_.queuePairTuple(srcNic, dstNic, tc, qp);
   if (selection_ == Selection::Flowlet) tuple = FlowHash::mix(tuple ^ (static_cast<uint64_t>(record) << 1));
   // The hashed (or least-loaded) path, hop by hop; it also gives the fixed latency.
   const uint32_t firstPayload = static_cast<uint32_t>(std::min<Bytes>(bytes, mtu_));
@@ -105,7 +114,7 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
   NodeId at = topo_.peerNode(p);
   while (!topo_.isHost(at)) {
     latency += spec_.sw.latency;
-    PortId next = fib_.nextHop(at, dstNic, tuple);
+    PortId next = path_.nextHop(at, dstNic, tuple);
     if (next == kInvalid) {  // no route (a control plane reconverging): black-holed here
       routeBroken_ = true;
       break;

@@ -63,6 +63,7 @@
 #include "sim/flow/MaxMinSolver.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/GpuPath.h"
+#include "sim/routing/IbSubnetManager.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -70,6 +71,10 @@ namespace fabricsim {
 class FlowFabric final : public Fabric, public EventHandler {
  public:
   FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib);
+
+  /// InfiniBand: route by the subnet manager's LFTs (the packet backend's paths for each QP's
+  /// DLID); with its adaptive routing, as `adaptive` over the SM's groups. Call before any transfer.
+  void setSubnetManager(const IbSubnetManager& sm);
 
   void send(const TransferRequest& request, TransferObserver* observer) override;
   std::string backendName() const override { return episodes_ ? "hybrid" : "flow"; }
@@ -85,7 +90,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   void routesChanged();
   /// Tables of the fault-free fabric, for the unloaded path latencies and ideal times (default:
   /// the live tables). Must outlive the fabric.
-  void setReferenceTables(const EcmpFib& reference) { path_.setTables(reference); }
+  void setReferenceTables(const EcmpFib& reference) { path_.setReferenceTables(reference); }
 
   /// Hybrid mode: congested switch links deliver `model`'s efficiency x their fluid capacity
   /// (nullptr: pure max-min, the default). `model` must outlive the run.

@@ -152,6 +152,13 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
                                           [this](uint32_t record) { complete(record, sim_.now()); });
 }
 
+void PacketFabric::setSubnetManager(const IbSubnetManager& sm) {
+  SIM_CHECK(qps_.empty(), "the subnet manager must be set before any transfer");
+  switchParams_.ibLft = &sm.lft();
+  switchParams_.ibAdaptive = sm.adaptive();
+  path_.setIbRouting(&sm.lft(), &sm.lids());
+}
+
 uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) {
   auto [it, inserted] =
       qpIndex_.try_emplace(qpKey(srcNic, dstNic, tc, qpIndex), static_cast<uint32_t>(qps_.size()));
@@ -160,8 +167,10 @@ uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc
   q.srcNic = srcNic;
   q.dstNic = dstNic;
   q.tc = tc;
-  q.tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex);
-  q.reverseTuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
+  q.tuple = path_.queuePairTuple(srcNic, dstNic, tc, qpIndex);
+  // The ACK direction: the five-tuple reversed, or on InfiniBand the source's own DLID.
+  q.reverseTuple = switchParams_.ibLft ? path_.queuePairTuple(dstNic, srcNic, tc, qpIndex)
+                                       : FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
   qps_.push_back(q);
   if (cc_) cc_->addFlow(it->second, topo_.portRate(topo_.nicPort(srcNic)), sim_.now());
   return it->second;
@@ -352,17 +361,7 @@ void PacketFabric::setLinkUp(uint32_t link, bool up) {
 Time PacketFabric::idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const {
   // Path: NIC port, then one egress port per switch until the destination NIC.
   std::vector<PortId> hops;
-  PortId p = topo_.nicPort(srcNic);
-  hops.push_back(p);
-  NodeId at = topo_.peerNode(p);
-  const EcmpFib& tables = path_.tables();
-  while (!topo_.isHost(at)) {
-    p = tables.nextHop(at, dstNic, tuple);
-    SIM_CHECK(p != kInvalid && hops.size() <= topo_.nodeCount(),
-              "the reference tables have no loop-free route to NIC " + std::to_string(dstNic));
-    hops.push_back(p);
-    at = topo_.peerNode(p);
-  }
+  path_.idealPath(srcNic, dstNic, tuple, hops);
   const uint32_t npkts = bytes == 0 ? 1 : static_cast<uint32_t>((bytes + mtu_ - 1) / mtu_);
   const uint32_t firstPayload = npkts == 1 ? static_cast<uint32_t>(bytes) : mtu_;
   const uint32_t lastPayload = static_cast<uint32_t>(bytes - static_cast<Bytes>(npkts - 1) * mtu_);

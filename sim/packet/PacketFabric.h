@@ -38,6 +38,7 @@
 #include "sim/packet/SwitchParams.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/GpuPath.h"
+#include "sim/routing/IbSubnetManager.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -45,6 +46,10 @@ namespace fabricsim {
 class PacketFabric final : public Fabric {
  public:
   PacketFabric(Simulator& sim, const Topology& topo, const TopologySpec& spec, const EcmpFib& fib);
+
+  /// InfiniBand: forward by the subnet manager's LFTs (and its adaptive-routing groups) instead of
+  /// ECMP; QPs carry DLIDs. Call before any transfer; `sm` must outlive the fabric.
+  void setSubnetManager(const IbSubnetManager& sm);
 
   void send(const TransferRequest& request, TransferObserver* observer) override;
   std::string backendName() const override { return "packet"; }
@@ -56,7 +61,7 @@ class PacketFabric final : public Fabric {
   void setLinkUp(uint32_t link, bool up) override;
   /// Tables of the fault-free fabric, for unloaded latencies and ideal times (default: the live
   /// tables, which a control plane may empty while it reconverges). Must outlive the fabric.
-  void setReferenceTables(const EcmpFib& reference) { path_.setTables(reference); }
+  void setReferenceTables(const EcmpFib& reference) { path_.setReferenceTables(reference); }
 
   // ---- used by Nic ----
   QueuePair& qp(uint32_t id) { return qps_[id]; }

@@ -32,7 +32,35 @@ bool Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* poo
   return fits;
 }
 
+PortId Switch::selectLid(const Packet& p) {
+  const uint8_t local = params_->ibLft->local(id_, p.tuple);
+  if (local == IbLft::kNoRoute) return kInvalid;
+  const PortId lft = firstPort_ + local;
+  if (!params_->ibAdaptive) return lft;
+  const std::span<const PortId> group = fib_->group(id_, p.dstNic);
+  if (group.size() <= 1) return lft;
+  // The least-queued live member in load grades (as the Adaptive case below), ties at random.
+  const uint64_t quantum = params_->adaptiveQuantum;
+  uint64_t bestQ = UINT64_MAX;
+  uint32_t ties = 0;
+  PortId pick = lft;
+  for (const PortId m : group) {
+    const EgressPort& port = ports_[m - firstPort_];
+    if (!port.up()) continue;  // a switch knows its own ports' state
+    const uint64_t q = port.queueBytes(p.tc) / quantum;
+    if (q < bestQ) {
+      bestQ = q;
+      ties = 1;
+      pick = m;
+    } else if (q == bestQ && rng_.below(++ties) == 0) {
+      pick = m;
+    }
+  }
+  return pick;
+}
+
 PortId Switch::selectPort(const Packet& p) {
+  if (params_->ibLft) return selectLid(p);
   if (params_->selection == PathSelection::Ecmp) return fib_->nextHop(id_, p.dstNic, p.tuple);
   const std::span<const PortId> group = fib_->group(id_, p.dstNic);
   if (group.size() <= 1) return fib_->nextHop(id_, p.dstNic, p.tuple);  // leaf port, single path, or none
@@ -113,6 +141,10 @@ void Switch::receive(uint32_t pkt, uint32_t inPort) {
       ++counters_->blackholedPackets;
       counters_->lastRouteLoss = sim_->now();
       if (p.type == PacketType::Data) counters_->blackholedBytes += p.payload;
+    }
+    if (params_->infiniband) {  // the frame leaves the receive buffer: its credits go back upstream
+      EgressPort& back = ports_[inPort];
+      back.reverse()->returnCredits(p.tc, p.wireBytes, sim_->now() + back.propagation());
     }
     pool_->release(pkt);
     return;

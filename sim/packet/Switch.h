@@ -35,6 +35,10 @@
 //   unless another is emptier by more than the bias (InfiniBand AR / Spectrum-X style); it sees
 //   only its own queues, so downstream congestion reaches it through back-pressure alone; spray
 //   picks a random member per packet, or round-robin.
+// - InfiniBand with subnet-manager routing (SwitchParams::ibLft): the egress is the LFT entry of
+//   the packet's DLID; with adaptive routing, the least-queued live member of the SM's group for
+//   the destination (graded as above, ties at random), which holds the LFT's port and every other
+//   port on a legal path of fewest hops.
 // - A packet for which the switch has no route (an empty group, e.g. while BGP reconverges) is
 //   black-holed and counted.
 // Buffer is held from admission until the packet starts transmission. The forwarding latency
@@ -115,6 +119,8 @@ class Switch final : public EventHandler {
   void countLosslessDrop(uint32_t inPort, uint8_t tc);
   /// Egress port (global id) for a packet, or kInvalid when there is no route.
   PortId selectPort(const Packet& p);
+  /// selectPort on InfiniBand subnet-manager routing.
+  PortId selectLid(const Packet& p);
   void sendPause(uint32_t inPort, uint8_t tc, int quanta);
   void armRefresh(uint32_t inPort, uint8_t tc);
 

@@ -7,6 +7,7 @@
 
 #include "sim/config/TopologySpec.h"
 #include "sim/core/Time.h"
+#include "sim/routing/IbLft.h"
 
 namespace fabricsim {
 
@@ -26,6 +27,10 @@ struct SwitchParams {
   bool infiniband = false;
   uint32_t maxFrame = 0;    ///< wire bytes of a full-MTU data packet
   uint32_t pauseFrame = 84;  ///< wire bytes of a PFC frame
+  /// InfiniBand subnet-manager routing: the LFTs (packets carry their DLID in `tuple`), and
+  /// whether switches route adaptively among the SM's groups. nullptr: Ethernet forwarding.
+  const IbLft* ibLft = nullptr;
+  bool ibAdaptive = false;
 };
 
 }  // namespace fabricsim

@@ -8,29 +8,45 @@
 namespace fabricsim {
 
 GpuPath::GpuPath(const Topology& topo, const EcmpFib& fib, const TopologySpec& spec, uint32_t frameBytes)
-    : topo_(topo), fib_(&fib), spec_(spec), frameBytes_(frameBytes) {}
+    : topo_(topo), fib_(fib), reference_(&fib), spec_(spec), frameBytes_(frameBytes) {}
 
 uint32_t GpuPath::sourceNic(uint32_t srcGpu, uint32_t dstGpu) const {
   const uint32_t own = topo_.nicOfGpu(srcGpu);
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
-  if (fib_->reachable(topo_.attachedSwitch(own), dstNic)) return own;
+  if (fib_.reachable(topo_.attachedSwitch(own), dstNic)) return own;
   const uint32_t alt = topo_.hostOfGpu(srcGpu) * topo_.nicsPerHost() + topo_.localNic(dstNic);
-  SIM_CHECK(fib_->reachable(topo_.attachedSwitch(alt), dstNic),
+  SIM_CHECK(fib_.reachable(topo_.attachedSwitch(alt), dstNic),
             "GPU " + std::to_string(srcGpu) + " cannot reach GPU " + std::to_string(dstGpu));
   return alt;
 }
 
+void GpuPath::idealPath(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, std::vector<PortId>& hops) const {
+  auto walk = [&](auto next) {
+    hops.clear();
+    PortId p = topo_.nicPort(srcNic);
+    hops.push_back(p);
+    for (NodeId at = topo_.peerNode(p); !topo_.isHost(at); at = topo_.peerNode(p)) {
+      p = next(at);
+      if (p == kInvalid || hops.size() > topo_.nodeCount()) return false;  // no route, or a loop
+      hops.push_back(p);
+    }
+    return true;
+  };
+  if (lft_ && walk([&](NodeId at) { return lft_->port(at, tuple); })) return;
+  // Ethernet, or LFTs being recomputed: the reference tables (any minimal path of a Clos has the
+  // same links per tier, so any tuple gives the same unloaded time).
+  const uint64_t hash = lft_ ? FlowHash::queuePairTuple(srcNic, dstNic, 0, 0) : tuple;
+  SIM_CHECK(walk([&](NodeId at) { return reference_->nextHop(at, dstNic, hash); }),
+            "the reference tables have no loop-free route to NIC " + std::to_string(dstNic));
+}
+
 Time GpuPath::networkLatency(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, uint32_t frame) const {
-  PortId p = topo_.nicPort(srcNic);
-  Time latency = topo_.portLatency(p);
-  NodeId at = topo_.peerNode(p);
-  for (size_t hops = 0; !topo_.isHost(at); ++hops) {
-    const PortId next = fib_->nextHop(at, dstNic, tuple);
-    SIM_CHECK(next != kInvalid && hops <= topo_.nodeCount(),
-              "no loop-free route from switch " + topo_.node(at).name + " to NIC " + std::to_string(dstNic));
-    latency += spec_.sw.latency + topo_.portLatency(next) + serializationTime(frame, topo_.portRate(next));
-    at = topo_.peerNode(next);
-  }
+  std::vector<PortId> hops;
+  idealPath(srcNic, dstNic, tuple, hops);
+  Time latency = topo_.portLatency(hops[0]);
+  for (size_t i = 1; i < hops.size(); ++i)
+    latency +=
+        spec_.sw.latency + topo_.portLatency(hops[i]) + serializationTime(frame, topo_.portRate(hops[i]));
   return latency;
 }
 
@@ -38,7 +54,11 @@ Time GpuPath::latency(uint32_t srcGpu, uint32_t dstGpu) const {
   if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu)) return spec_.hosts.nvlinkLatency;
   const uint32_t srcNic = sourceNic(srcGpu, dstGpu);
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
-  return networkLatency(srcNic, dstNic, FlowHash::queuePairTuple(srcNic, dstNic, 0, 0), frameBytes_);
+  return networkLatency(srcNic, dstNic, queuePairTuple(srcNic, dstNic, 0, 0), frameBytes_);
+}
+
+uint64_t GpuPath::queuePairTuple(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) const {
+  return lids_ ? lids_->dlid(dstNic, qpIndex) : FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex);
 }
 
 double GpuPath::rate(uint32_t srcGpu, uint32_t dstGpu) const {

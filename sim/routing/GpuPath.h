@@ -13,10 +13,13 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/config/TopologySpec.h"
 #include "sim/core/Time.h"
 #include "sim/routing/EcmpFib.h"
+#include "sim/routing/IbLft.h"
+#include "sim/routing/IbLidMap.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -25,6 +28,19 @@ class GpuPath {
  public:
   /// `frameBytes`: a full data frame on the wire (MTU payload plus framing).
   GpuPath(const Topology& topo, const EcmpFib& fib, const TopologySpec& spec, uint32_t frameBytes);
+
+  /// InfiniBand subnet-manager routing: paths follow `lft`, and a QP's `tuple` is its DLID.
+  void setIbRouting(const IbLft* lft, const IbLidMap* lids) {
+    lft_ = lft;
+    lids_ = lids;
+  }
+  /// The egress of switch `sw` toward `dstNic` for a packet carrying `tuple` (kInvalid: none).
+  PortId nextHop(NodeId sw, uint32_t dstNic, uint64_t tuple) const {
+    return lft_ ? lft_->port(sw, tuple) : fib_.nextHop(sw, dstNic, tuple);
+  }
+  /// The `tuple` packets of QP `qpIndex` (class `tc`) from srcNic to dstNic carry: the five-tuple
+  /// digest, or the DLID on InfiniBand subnet-manager routing.
+  uint64_t queuePairTuple(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) const;
 
   /// The NIC a transfer from srcGpu to dstGpu (on different hosts) leaves through.
   /// Throws (SIM_CHECK) when no NIC of the source host can reach the destination.
@@ -38,14 +54,21 @@ class GpuPath {
   double rate(uint32_t srcGpu, uint32_t dstGpu) const;
   /// Walks `tables` from now on (the fault-free reference when a run changes its live tables:
   /// unloaded latencies and ideal times are those of the intact fabric).
-  void setTables(const EcmpFib& tables) { fib_ = &tables; }
-  const EcmpFib& tables() const { return *fib_; }
+  void setReferenceTables(const EcmpFib& tables) { reference_ = &tables; }
+  /// The path of the intact fabric from srcNic to dstNic for `tuple` into `hops` (the NIC's port,
+  /// then one egress port per switch): along the live InfiniBand LFTs while they route it, else
+  /// along the reference tables (a subnet manager rerouting, or a control plane reconverging,
+  /// must not change what "unloaded" means).
+  void idealPath(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, std::vector<PortId>& hops) const;
 
  private:
   const Topology& topo_;
-  const EcmpFib* fib_;
+  const EcmpFib& fib_;
+  const EcmpFib* reference_;
   const TopologySpec& spec_;
   uint32_t frameBytes_;
+  const IbLft* lft_ = nullptr;
+  const IbLidMap* lids_ = nullptr;
 };
 
 }  // namespace fabricsim

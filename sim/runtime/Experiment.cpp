@@ -71,6 +71,13 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
         if (leaf != s) fib_->setRoute(s, leaf, {});
     bgp_ = std::make_unique<BgpControlPlane>(*sim_, *topo_, *fib_, spec_.routing.bgp);
   }
+  if (spec_.routing.algorithm == "ib-sm") {
+    ibSm_ = std::make_unique<IbSubnetManager>(*sim_, *topo_, spec_, fib_.get());
+    if (packet_)
+      packet_->setSubnetManager(*ibSm_);
+    else
+      flow_->setSubnetManager(*ibSm_);
+  }
   if (bgp_ || !spec_.failures.empty()) {
     // The live tables change during the run: ideal times and unloaded latencies come from
     // tables of the intact fabric (same seed, so the same hashed paths).
@@ -79,7 +86,8 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
     if (flow_) flow_->setReferenceTables(*referenceFib_);
   }
   if (!spec_.failures.empty())
-    failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, packet_, bgp_.get(), spec_);
+    failures_ =
+        std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, packet_, bgp_.get(), ibSm_.get(), spec_);
   createJobs();
   if (!options_.probes.empty() && !packet_)
     throw InputError("", 0, 0, "--probe",
@@ -223,7 +231,10 @@ void Experiment::run() {
     SIM_CHECK(bgp_->converged(), "BGP did not converge");
     origin_ = sim_->now();
   }
-  if (flow_) fib_->setChangeListener([this](NodeId) { flow_->routesChanged(); });
+  if (flow_) {
+    fib_->setChangeListener([this](NodeId) { flow_->routesChanged(); });
+    if (ibSm_) ibSm_->setSweepListener([this] { flow_->routesChanged(); });
+  }
   for (auto& w : workloads_) w->start(origin_);
   if (failures_) failures_->start(origin_);
   for (auto& p : probes_) p->start();

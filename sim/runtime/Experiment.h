@@ -34,6 +34,7 @@
 #include "sim/report/TimelineWriter.h"
 #include "sim/routing/BgpControlPlane.h"
 #include "sim/routing/EcmpFib.h"
+#include "sim/routing/IbSubnetManager.h"
 #include "sim/runtime/FailureInjector.h"
 #include "sim/runtime/GpuAllocator.h"
 #include "sim/runtime/PacketEpisodeModel.h"
@@ -114,6 +115,7 @@ class Experiment {
   std::vector<std::unique_ptr<TimelineRecorder>> recorders_;
   std::vector<std::unique_ptr<Probe>> probes_;
   std::unique_ptr<BgpControlPlane> bgp_;
+  std::unique_ptr<IbSubnetManager> ibSm_;  ///< InfiniBand subnet-manager routing (ib-sm)
   std::unique_ptr<FailureInjector> failures_;
   Time origin_;  ///< when the workloads start (after BGP's initial convergence)
   double wallSeconds_ = 0;

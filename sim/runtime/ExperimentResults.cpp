@@ -184,6 +184,16 @@ nlohmann::json Experiment::buildResults() const {
                   {"packets_lost_dead_links", net.deadLinkPackets},
                   {"last_route_loss_s",
                    net.lastRouteLoss >= Time::zero() ? json(net.lastRouteLoss.seconds()) : json(nullptr)}};
+  if (ibSm_)
+    routing["ib_sm"] = {{"engine", ibSm_->engine()},
+                        {"lmc", ibSm_->lids().lmc()},
+                        {"adaptive", ibSm_->adaptive()},
+                        {"reroute_delay_s", ibSm_->rerouteDelay().seconds()},
+                        {"sweeps", ibSm_->sweeps()},
+                        {"last_sweep_s", ibSm_->sweeps() > 0 ? json((ibSm_->lastSweep() - origin_).seconds())
+                                                             : json(nullptr)},
+                        {"lft_bytes", ibSm_->memoryBytes()},
+                        {"compute_s", ibSm_->computeSeconds()}};
   if (bgp_) {
     static const char* kKinds[] = {"link_down", "link_up", "switch_down", "switch_up"};
     auto groups = [](const BgpControlPlane::GroupSummary& g) {

@@ -5,8 +5,8 @@
 namespace fabricsim {
 
 FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, Fabric& fabric, PacketFabric* packet,
-                                 BgpControlPlane* bgp, const TopologySpec& spec)
-    : sim_(sim), topo_(topo), fabric_(fabric), packet_(packet), bgp_(bgp) {
+                                 BgpControlPlane* bgp, IbSubnetManager* sm, const TopologySpec& spec)
+    : sim_(sim), topo_(topo), fabric_(fabric), packet_(packet), bgp_(bgp), sm_(sm) {
   std::vector<Diagnostic> diags;
   for (size_t i = 0; i < spec.failures.size(); ++i) {
     const FailureSpec& f = spec.failures[i];
@@ -103,6 +103,7 @@ void FailureInjector::onEvent(uint32_t index) {
   }
   const bool up = e.spec.action == "up";
   for (LinkId l : e.links) fabric_.setLinkUp(l, up);
+  if (sm_) sm_->linksChanged(e.links, up);
   if (!bgp_) return;
   if (e.node != kInvalid) {
     if (up)

@@ -4,10 +4,10 @@
 // parallel link between the two nodes) or switch (every link of it) goes down or up in the data
 // plane at once (both directions of each link; packets on a dead link are lost and counted),
 // and the control plane is told, which then reacts on its own timers (BGP: detection delay,
-// update processing, MRAI). A host's NICs can start and stop a PFC storm (PAUSE frames without
-// a break toward their leaf, as a NIC whose receive path hangs sends). A flap is a link or
-// switch going down and up `count` times (down for `down_for`, then up for `up_for`), played
-// out as that many down and up events.
+// update processing, MRAI; the InfiniBand subnet manager: its reroute delay). A host's NICs can
+// start and stop a PFC storm (PAUSE frames without a break toward their leaf, as a NIC whose
+// receive path hangs sends). A flap is a link or switch going down and up `count` times (down
+// for `down_for`, then up for `up_for`), played out as that many down and up events.
 // Leaves out: host links and NICs going down, partial (unidirectional) failures, flap damping.
 // Units: Time (ps).
 #pragma once
@@ -20,6 +20,7 @@
 #include "sim/fabric/Fabric.h"
 #include "sim/packet/PacketFabric.h"
 #include "sim/routing/BgpControlPlane.h"
+#include "sim/routing/IbSubnetManager.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -28,9 +29,10 @@ class FailureInjector final : public EventHandler {
  public:
   /// Resolves every event's node names; throws InputError (file, line, key) for unknown names,
   /// hosts, or nodes that share no link.
-  /// `packet`: the packet backend when the run has one (PFC storms need it; nullptr otherwise).
+  /// `packet`: the packet backend when the run has one (PFC storms need it; nullptr otherwise);
+  /// `sm`: the InfiniBand subnet manager, when it routes.
   FailureInjector(Simulator& sim, const Topology& topo, Fabric& fabric, PacketFabric* packet,
-                  BgpControlPlane* bgp, const TopologySpec& spec);
+                  BgpControlPlane* bgp, IbSubnetManager* sm, const TopologySpec& spec);
 
   /// Schedules every event at origin + its time.
   void start(Time origin);
@@ -50,6 +52,7 @@ class FailureInjector final : public EventHandler {
   Fabric& fabric_;
   PacketFabric* packet_;
   BgpControlPlane* bgp_;
+  IbSubnetManager* sm_;
   std::vector<Event> events_;
 };
 

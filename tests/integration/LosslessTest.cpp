@@ -178,9 +178,9 @@ TEST(LosslessInfiniBand, FailureAndRepairCompleteWithEveryCreditBack) {
   o.topologyPath = std::string(FABRICSIM_SOURCE_DIR) + "/topologies/leafspine-64.yaml";
   o.workloadPaths = {std::string(FABRICSIM_SOURCE_DIR) + "/workloads/permutation-1mib.yaml"};
   o.progress = false;
+  o.routing = "ib-sm";  // InfiniBand forwards by the subnet manager's tables
   o.sets = {
-      "links.technology=infiniband", "switch.credit_buffer=64KiB", "routing.control_plane=bgp",
-      "routing.bgp={detection: bfd, bfd_interval: 50us, bfd_multiplier: 3, update_delay: 50us}",
+      "links.technology=infiniband", "switch.credit_buffer=64KiB", "routing.ib_sm={reroute_delay: 100us}",
       "failures=[{at: 20us, action: down, link: [leaf-0, spine-0]}, {at: 300us, action: up, link: [leaf-0, "
       "spine-0]}]"};
   Experiment e(o);

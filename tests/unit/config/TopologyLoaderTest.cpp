@@ -69,7 +69,7 @@ TEST(TopologyLoaderTest, ReadsEveryKey) {
                            "        tier_speeds: [200Gbps], latency: 500ns, mtu: 4096}\n"
                            "switch: {buffer: 64MiB, latency: 300ns, dt_alpha: 2,\n"
                            "         ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.1}, pfc: {xoff: 60KB, xon: 48KB}}\n"
-                           "routing: {algorithm: adaptive, hash_seed: 7}\n"
+                           "routing: {algorithm: ib-sm, hash_seed: 7, ib_sm: {engine: updn, lmc: 2}}\n"
                            "nic: {local_ack_timeout: 14, retry_count: 5, ack_every: 4, window: 1MiB}\n"
                            "congestion_control: {algorithm: ibcc}\n"
                            "workload: ../w/perm.yaml\n"
@@ -93,7 +93,9 @@ TEST(TopologyLoaderTest, ReadsEveryKey) {
   EXPECT_EQ(s.sw.ecn.kmax, 400'000);
   EXPECT_TRUE(s.sw.pfc.enabled);
   EXPECT_EQ(s.sw.pfc.xon, 48'000);
-  EXPECT_EQ(s.routing.algorithm, "adaptive");
+  EXPECT_EQ(s.routing.algorithm, "ib-sm");
+  EXPECT_EQ(s.routing.ibSm.engine, "updn");
+  EXPECT_EQ(s.routing.ibSm.lmc, 2);
   EXPECT_EQ(s.routing.hashSeed, 7u);
   EXPECT_EQ(s.nic.localAckTimeout, 14);
   EXPECT_EQ(s.nic.retryCount, 5);

@@ -1,0 +1,62 @@
+#include "sim/config/IbSmSectionReader.h"
+
+#include <string>
+
+namespace fabricsim {
+
+void readIbSmSection(YamlReader& r, const YAML::Node& root, TopologySpec& spec) {
+  YAML::Node routing;
+  if (YamlReader::has(root, "routing") && root["routing"].IsMap()) routing = root["routing"];
+  const bool ib = spec.links.technology == "infiniband";
+  RoutingSpec& rs = spec.routing;
+  IbSmSpec& sm = rs.ibSm;
+  YAML::Node m;
+  const std::string p = "routing.ib_sm";
+  if (routing.IsDefined() && YamlReader::has(routing, "ib_sm")) {
+    m = routing["ib_sm"];
+    if (!r.expectMap(m, p)) m = YAML::Node();
+  }
+  if (m.IsDefined()) {
+    r.checkKeys(m, p, {"engine", "lmc", "adaptive", "reroute_delay"});
+    r.getChoice(m, p, "engine", sm.engine, {"auto", "ftree", "dmodk", "updn"});
+    r.getInt(m, p, "lmc", sm.lmc, 0, 7);
+    r.getBool(m, p, "adaptive", sm.adaptive);
+    r.getTime(m, p, "reroute_delay", sm.rerouteDelay);
+  }
+
+  const bool algorithmGiven = routing.IsDefined() && YamlReader::has(routing, "algorithm");
+  const std::string ap = "routing.algorithm";
+  if (ib && rs.controlPlane == "bgp") {
+    const bool viaAlgorithm = algorithmGiven && routing["algorithm"].Scalar() == "bgp";
+    r.error(
+        viaAlgorithm ? routing["algorithm"] : routing["control_plane"],
+        viaAlgorithm ? ap : std::string("routing.control_plane"),
+        "BGP is an Ethernet/IP control plane; InfiniBand switches forward by destination LID from the subnet "
+        "manager's tables: use routing.algorithm: ib-sm (the default on links.technology: infiniband)");
+    return;
+  }
+  if (ib && !algorithmGiven) rs.algorithm = "ib-sm";
+  if (ib && rs.algorithm != "ib-sm")
+    r.error(routing["algorithm"], ap,
+            "'" + rs.algorithm +
+                "' selects among Ethernet ECMP paths by a five-tuple hash; InfiniBand switches forward by "
+                "destination LID from the subnet manager's tables: use ib-sm (--routing ib-sm; "
+                "routing.ib_sm.adaptive: true "
+                "for InfiniBand adaptive routing)");
+  if (!ib && rs.algorithm == "ib-sm")
+    r.error(routing["algorithm"], ap,
+            "ib-sm is InfiniBand subnet-manager routing: it needs links.technology: infiniband, found '" +
+                spec.links.technology + "'");
+  if (rs.algorithm == "ib-sm" && sm.adaptive && spec.nic.reorder != "tolerant") {
+    const bool nicGiven =
+        YamlReader::has(root, "nic") && root["nic"].IsMap() && YamlReader::has(root["nic"], "reorder");
+    r.error(nicGiven ? root["nic"]["reorder"] : m["adaptive"],
+            nicGiven ? std::string("nic.reorder") : p + ".adaptive",
+            "InfiniBand adaptive routing sends one QP's packets over several paths, so they arrive out of "
+            "order: it "
+            "needs nic.reorder: tolerant, found '" +
+                spec.nic.reorder + "'");
+  }
+}
+
+}  // namespace fabricsim
