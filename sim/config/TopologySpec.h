@@ -119,7 +119,11 @@ struct BgpSpec {
   Time updateDelay = Time::us(50);  ///< processing delay of one received UPDATE
   Time mrai = Time::zero();         ///< min route advertisement interval per neighbour (0: at once)
   std::string detection = "bfd";    ///< bfd (interval x multiplier) | los (loss of light: at once)
-  Time bfdInterval = Time::ms(50);
+  /// BFD (RFC 5880) detection time = interval x multiplier. RFC 5880 leaves the timers to the
+  /// operator; the default is FRRouting bfdd's (300 ms transmit/receive, multiplier 3, as SONiC
+  /// switches run it): 900 ms. Data-centre fabrics run 100-300 ms x 3; BFD offloaded to
+  /// hardware 3.3 ms x 3 (`bfd_interval: 3300us`).
+  Time bfdInterval = Time::ms(300);
   int bfdMultiplier = 3;
 };
 

@@ -24,28 +24,40 @@
 //    not delayed (RFC 4271 section 9.2.1.1 allows this). A new session starts without MRAI
 //    history and exchanges the full table at once.
 //  - Failures: linkDown/linkUp/switchDown/switchUp act on the control plane after the
-//    detection delay (bfd: bfdInterval x bfdMultiplier; los: 0). Messages on a link that is
-//    down are lost; a switch that is down processes nothing, forgets its state and its FIB
-//    rows are emptied at the moment it fails. Sessions are torn down at detection (dropping
-//    their Adj-RIB-In routes, re-running selection, sending withdrawals and changes) and
-//    re-established at detection of the repair, with a full table exchange.
+//    detection delay (bfd: bfdInterval x bfdMultiplier; los: 0). Messages on the wire of a link
+//    when it fails are lost; a switch that is down processes nothing, forgets its state and its
+//    FIB rows are emptied at the moment it fails. Sessions are torn down at detection (dropping
+//    their Adj-RIB-In routes and the messages queued from them, re-running selection, sending
+//    withdrawals and changes) and re-established at detection of the repair, with a full table
+//    exchange.
+//  - Attribution: every message carries the event that caused it (a failure or repair, or the
+//    start). Processing a message works on behalf of its event, so the messages it provokes,
+//    the FIB changes it makes and the withdrawals a detection sends belong to that event, and
+//    overlapping events are each counted apart (FailureStats).
 // start() takes the FIB as it finds it: a group is only rewritten when BGP's selection for
 // it differs from what the FIB holds, so a run may start from converged static tables.
-// Leaves out: BGP message encoding, TCP, keepalive and hold timers (BFD or loss of light
-// stands for them), route-flap damping, graceful restart, iBGP, policies and communities,
-// packing several prefixes into one UPDATE, weighted ECMP.
-// Units: Time in ps (the simulator clock); counts are messages.
+// Storage: AS_PATHs are interned (AsPathTable: a RIB row is a 4-byte reference); per switch,
+// the Adj-RIB-In and Adj-RIB-Out rows of one prefix over all its sessions are contiguous (4 and
+// 1 bytes per row); messages are shared records (BgpInbox). MRAI state (last advertisement
+// time and path per row) is kept only when MRAI > 0.
+// Leaves out: message contents beyond what routing needs (attributes other than AS_PATH, BGP
+// message encoding, TCP, keepalive and hold timers: BFD or loss of light stands for them),
+// route-flap damping, graceful restart, iBGP, policies and communities, packing several
+// prefixes into one UPDATE, weighted ECMP.
+// Units: Time in ps (the simulator clock); counts are messages; memory in bytes.
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <vector>
 
 #include "sim/config/TopologySpec.h"
 #include "sim/core/EventHandler.h"
 #include "sim/core/Simulator.h"
 #include "sim/core/Time.h"
+#include "sim/routing/AsPathTable.h"
 #include "sim/routing/AsnPlan.h"
+#include "sim/routing/BgpInbox.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/topology/Topology.h"
 
@@ -65,26 +77,36 @@ class BgpControlPlane final : public EventHandler {
 
   enum class EventKind : uint8_t { LinkDown, LinkUp, SwitchDown, SwitchUp };
 
-  /// One failure or repair and what the control plane did about it. Messages and FIB changes
-  /// are attributed to the most recent event.
+  /// One failure or repair and what the control plane did about it: the messages and FIB
+  /// changes it caused (see Attribution in the header comment), overlapping events apart.
   struct FailureStats {
     EventKind kind = EventKind::LinkDown;
-    uint32_t element = kInvalid;   ///< LinkId or NodeId
-    Time failed;                   ///< when the call was made
-    Time detected;                 ///< failed + detection delay
-    Time lastFibChange;            ///< last FIB change attributed to it (== failed when none)
+    uint32_t element = kInvalid;  ///< LinkId or NodeId
+    Time failed;                  ///< when the call was made
+    Time detected;                ///< failed + detection delay
+    Time lastFibChange;           ///< last FIB change it caused (== failed when none)
     bool fibChanged = false;
-    uint64_t updatesSent = 0;      ///< UPDATE messages sent since this event (until the next)
+    uint64_t updatesSent = 0;  ///< UPDATE messages it caused
     uint64_t withdrawalsSent = 0;
-    GroupSummary before;           ///< at the call
-    GroupSummary after;            ///< when the control plane next became quiet (or at the next event)
+    GroupSummary before;  ///< at the call
+    GroupSummary after;   ///< when its last message was processed (its work done)
     /// Convergence time: last FIB change minus the failure time.
     Time convergence() const { return lastFibChange - failed; }
+  };
+
+  /// What the initial convergence (start()) cost.
+  struct StartStats {
+    Time lastFibChange;  ///< last FIB change caused by the start
+    Time quiet;          ///< when the start's last message was processed
+    uint64_t updatesSent = 0;
+    uint64_t withdrawalsSent = 0;
+    uint64_t fibChanges = 0;
   };
 
   /// Keeps references to all four; they must outlive the control plane. `fib` is written
   /// with setRoute only.
   BgpControlPlane(Simulator& sim, const Topology& topo, EcmpFib& fib, const BgpSpec& spec);
+  ~BgpControlPlane() override;
 
   /// Establishes every session and originates every leaf's prefix at sim.now(); the rest
   /// happens in simulator events. Call once.
@@ -105,6 +127,7 @@ class BgpControlPlane final : public EventHandler {
   uint64_t withdrawalsSent() const { return withdrawalsSent_; }
   uint64_t fibChanges() const { return fibChanges_; }
   const std::vector<FailureStats>& failureStats() const { return failures_; }
+  const StartStats& startStats() const { return start_; }
   /// Current ECMP group sizes (see GroupSummary).
   GroupSummary groupSummary() const;
   const AsnPlan& asnPlan() const { return asns_; }
@@ -112,71 +135,62 @@ class BgpControlPlane final : public EventHandler {
   Time detectionDelay() const { return detection_; }
   /// True when the session on link `l` is established.
   bool sessionUp(LinkId l) const { return sessionUp_[l] != 0; }
+  /// Distinct AS_PATHs built so far.
+  size_t distinctPaths() const { return paths_.size(); }
+  /// Most messages on the wire or queued at one time.
+  size_t peakQueuedMessages() const { return inbox_->peakQueued(); }
+  /// Bytes held by the control plane's own state (RIBs, paths, queues; the FIB is EcmpFib's).
+  size_t memoryBytes() const;
 
   void onEvent(uint32_t tag) override;
 
  private:
-  using Path = std::vector<Asn>;
-  struct RibIn {
-    bool valid = false;
-    Path path;
-  };
-  struct RibOut {
-    bool advertised = false;  ///< the peer holds our route (last message was an UPDATE)
-    bool pending = false;     ///< an advertisement waits for MRAI
-    bool hasLastAdv = false;
-    Time lastAdv;
-    Path lastSent;
-  };
+  using Ref = AsPathTable::Ref;
   struct LocRib {
-    bool reachable = false;
-    PortId bestPort = kInvalid;  ///< kInvalid for the leaf's own prefix
-    Path path;                   ///< AS_PATH of the best route as received (empty: own prefix)
+    Ref path =
+        AsPathTable::kNone;    ///< best route's AS_PATH as received; kEmpty: own prefix; kNone: unreachable
+    uint32_t best = kInvalid;  ///< session index of the best route (kInvalid: own prefix or none)
   };
-  struct Message {
-    NodeId leaf = kInvalid;
-    uint32_t epoch = 0;
-    bool withdraw = false;
-    Path path;
-  };
-  struct Received {
-    PortId port;  ///< receiving port
-    Message msg;
-  };
+  /// Adj-RIB-Out flags of one (session, prefix).
+  enum : uint8_t { kAdvertised = 1, kPending = 2 };
   struct Action {
     EventKind kind;
     uint32_t element;
+    uint32_t cause;
+  };
+  struct Cause {
+    uint64_t work = 0;  // messages queued, advertisements held by MRAI, detections pending
+    bool open = false;
   };
 
-  enum Tag : uint32_t { kArrive = 1, kProcess = 2, kMrai = 3, kDetect = 4 };
-  static constexpr uint32_t kTagBits = 3;
+  enum Tag : uint32_t { kProcess = 1, kMrai = 2, kDetect = 3 };
+  static constexpr uint32_t kTagBits = 2;
   static uint32_t tag(Tag kind, uint32_t index) { return (index << kTagBits) | kind; }
 
-  bool isSessionPort(PortId p) const { return rowBase_[p] != kNoRow; }
-  size_t leafCountOf(NodeId sw) const { return fib_.leavesOf(fib_.component(sw)).size(); }
-  RibIn& ribIn(PortId p, uint32_t leafPos) { return ribIn_[rowBase_[p] + leafPos]; }
-  RibOut& ribOut(PortId p, uint32_t leafPos) { return ribOut_[rowBase_[p] + leafPos]; }
-  LocRib& locRib(NodeId sw, uint32_t leafPos) { return locRib_[locBase_[sw] + leafPos]; }
+  uint32_t sessions(NodeId sw) const { return static_cast<uint32_t>(sessBase_[sw + 1] - sessBase_[sw]); }
+  PortId sessPort(NodeId sw, uint32_t i) const { return sessPort_[sessBase_[sw] + i]; }
+  size_t row(NodeId sw, uint32_t pos) const { return ribBase_[sw] + static_cast<size_t>(pos) * sessions(sw); }
+  const std::vector<NodeId>& leavesOf(NodeId sw) const { return fib_.leavesOf(fib_.component(sw)); }
 
-  void onArrive(PortId sendPort);
   void onProcess(NodeId sw);
-  void onMrai(PortId port);
+  void onMrai(uint32_t slot);
   void onDetect(uint32_t action);
-  void apply(NodeId sw, PortId rxPort, const Message& m);
+  void apply(NodeId sw, uint32_t sess, const BgpInbox::Message& m);
   void select(NodeId sw, uint32_t leafPos);
   void advertise(NodeId sw, uint32_t leafPos);
-  void sendCurrent(PortId port, uint32_t leafPos);
-  void send(PortId port, NodeId leaf, bool withdraw, Path path);
+  /// Sends the current route of (sw, pos) on session `i` if due. `shared`: the message record
+  /// this announcement uses on every session (kInvalid until the first send creates it).
+  void sendCurrent(NodeId sw, uint32_t i, uint32_t pos, uint32_t& shared);
+  void post(NodeId sw, uint32_t i, uint32_t& shared, uint32_t pos, Ref path);
   void establish(LinkId l);
   void teardown(LinkId l);
-  void clearSide(PortId p);
+  void clearSide(NodeId sw, uint32_t i);
   void killSwitch(NodeId s);
   void bootSwitch(NodeId s);
   void setFib(NodeId sw, NodeId leaf, const std::vector<PortId>& ports);
-  void record(EventKind kind, uint32_t element);
-  void closeOpenRecord();
-
-  static constexpr size_t kNoRow = static_cast<size_t>(-1);
+  uint32_t record(EventKind kind, uint32_t element);
+  void addWork(uint32_t cause, int64_t n);
+  void closeFinished();
 
   Simulator& sim_;
   const Topology& topo_;
@@ -185,25 +199,34 @@ class BgpControlPlane final : public EventHandler {
   AsnPlan asns_;
   Time detection_;
   bool started_ = false;
+  bool mrai_ = false;
 
   std::vector<uint32_t> leafPos_;  // per node: index among its plane's leaves, or kInvalid
-  std::vector<size_t> rowBase_;    // per directed port: row in ribIn_/ribOut_, kNoRow if no session
-  std::vector<size_t> locBase_;    // per node: row in locRib_
-  std::vector<RibIn> ribIn_;
-  std::vector<RibOut> ribOut_;
+  std::vector<size_t> sessBase_;   // per node (+1): first session slot
+  std::vector<PortId> sessPort_;   // per session slot: the switch's port
+  std::vector<uint32_t> sessOf_;   // per directed port: session index at its switch, or kInvalid
+  std::vector<uint8_t> slotUp_;    // per session slot: session established
+  std::vector<size_t> ribBase_;    // per node: first row of its (prefix, session) block
+  std::vector<size_t> locBase_;    // per node: first Loc-RIB row
+  std::vector<Ref> ribIn_;         // Adj-RIB-In: per (switch, prefix, session), kNone = no route
+  std::vector<uint8_t> ribOut_;    // Adj-RIB-Out flags, same rows
   std::vector<LocRib> locRib_;
+  // MRAI only (empty when MRAI is 0), same rows as ribOut_:
+  std::vector<Time> lastAdv_;                       // last advertisement (kNever: none)
+  std::vector<Ref> lastSent_;                       // AS_PATH of the last advertisement
+  std::vector<uint32_t> heldCause_;                 // cause of the advertisement MRAI holds
+  std::vector<std::vector<uint32_t>> mraiPending_;  // per session slot: prefixes held
+  std::vector<Time> mraiAt_;                        // per session slot: due time of the timer, or max
+
+  AsPathTable paths_;
+  std::unique_ptr<BgpInbox> inbox_;
+  std::vector<TimerId> procTimer_;  // per node
+  std::vector<Time> procAt_;        // per node: when the timer is armed for, or max
 
   std::vector<uint8_t> alive_;      // per node: switch control plane running
   std::vector<uint8_t> linkPhys_;   // per link: physically up
   std::vector<uint8_t> linkCp_;     // per link: up as far as the control plane knows
   std::vector<uint8_t> sessionUp_;  // per link
-  std::vector<uint32_t> epoch_;     // per link: bumped at every session change
-
-  std::vector<std::deque<Message>> inFlight_;  // per sending port
-  std::vector<std::deque<Received>> rxQueue_;  // per node
-  std::vector<Time> processAt_;                // per node: due time of the next processing, or max
-  std::vector<std::vector<uint32_t>> mraiPending_;  // per sending port: leaf positions
-  std::vector<Time> mraiAt_;                   // per sending port: due time of the timer, or max
   std::vector<Action> actions_;
 
   uint64_t pendingWork_ = 0;
@@ -211,9 +234,14 @@ class BgpControlPlane final : public EventHandler {
   uint64_t withdrawalsSent_ = 0;
   uint64_t fibChanges_ = 0;
   Time lastChange_ = Time::zero();
-  std::vector<FailureStats> failures_;
-  bool recordOpen_ = false;  // the last record's `after` is still to be taken
-  std::vector<PortId> scratch_;
+  StartStats start_;
+  std::vector<FailureStats> failures_;  // cause c > 0 is failures_[c - 1]; cause 0 is the start
+  std::vector<Cause> causes_;
+  std::vector<uint32_t> openCauses_;
+  uint32_t cause_ = 0;                 // the event the current work belongs to
+  std::vector<PortId> scratch_;        // ports of the group being selected
+  std::vector<uint32_t> scratchSess_;  // their session indices
+  std::vector<PortId> have_;           // the FIB's group, sorted
 };
 
 }  // namespace fabricsim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <future>
 
@@ -226,9 +227,13 @@ void Experiment::run() {
   Bytes requested = 0;
   if (bgp_) {
     // Initial convergence: BGP alone runs until quiet; the workloads start then.
+    const auto w0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();
     bgp_->start();
     sim_->run();
     SIM_CHECK(bgp_->converged(), "BGP did not converge");
+    bgpStartCpuSeconds_ = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    bgpStartWallSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
     origin_ = sim_->now();
   }
   if (flow_) {

@@ -120,6 +120,8 @@ class Experiment {
   Time origin_;  ///< when the workloads start (after BGP's initial convergence)
   double wallSeconds_ = 0;
   double buildSeconds_ = 0;
+  double bgpStartWallSeconds_ = 0;  // initial BGP convergence, host wall clock
+  double bgpStartCpuSeconds_ = 0;   // and host CPU time of this process
   nlohmann::json buildResults() const;
   std::vector<TransferFailure> connectionFailures_;
   bool ran_ = false;

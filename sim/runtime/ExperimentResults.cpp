@@ -202,6 +202,23 @@ nlohmann::json Experiment::buildResults() const {
     routing["bgp_updates_sent"] = bgp_->updatesSent();
     routing["bgp_withdrawals_sent"] = bgp_->withdrawalsSent();
     routing["initial_convergence_s"] = origin_.seconds();
+    // BGP's own cost and behaviour. Simulated times are from the start of the run (BGP starts
+    // at 0); wall and CPU times are the host's, for the initial convergence only.
+    const BgpControlPlane::StartStats& st = bgp_->startStats();
+    routing["bgp"] = {{"start_wall_s", bgpStartWallSeconds_},
+                      {"start_cpu_s", bgpStartCpuSeconds_},
+                      {"start_last_fib_change_s", st.lastFibChange.seconds()},
+                      {"start_quiet_s", st.quiet.seconds()},
+                      {"start_updates_sent", st.updatesSent},
+                      {"start_withdrawals_sent", st.withdrawalsSent},
+                      {"start_fib_changes", st.fibChanges},
+                      {"updates_sent", bgp_->updatesSent()},
+                      {"withdrawals_sent", bgp_->withdrawalsSent()},
+                      {"fib_changes", bgp_->fibChanges()},
+                      {"detection_delay_s", bgp_->detectionDelay().seconds()},
+                      {"as_paths", bgp_->distinctPaths()},
+                      {"peak_queued_messages", bgp_->peakQueuedMessages()},
+                      {"memory_bytes", bgp_->memoryBytes()}};
     json events = json::array();
     for (const auto& f : bgp_->failureStats()) {
       const bool isLink =

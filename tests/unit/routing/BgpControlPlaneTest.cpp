@@ -67,6 +67,8 @@ TopologySpec railSpec(int rails, bool shared, TopologyKind railKind) {
   return s;
 }
 
+/// Deliberately fast timers so that the tests stay short and their hand-derived bounds small:
+/// BFD at 3 x 50 us is far below what fabrics run (see BgpSpec's defaults), not a default.
 BgpSpec testBgp(const std::string& scheme = "rfc7938") {
   BgpSpec b;
   b.asnScheme = scheme;
@@ -99,10 +101,18 @@ class Script final : public EventHandler {
   void onEvent(uint32_t tag) override {
     const auto [op, e] = steps_[tag];
     switch (op) {
-      case Op::LinkDown: cp_.linkDown(e); break;
-      case Op::LinkUp: cp_.linkUp(e); break;
-      case Op::SwitchDown: cp_.switchDown(e); break;
-      case Op::SwitchUp: cp_.switchUp(e); break;
+      case Op::LinkDown:
+        cp_.linkDown(e);
+        break;
+      case Op::LinkUp:
+        cp_.linkUp(e);
+        break;
+      case Op::SwitchDown:
+        cp_.switchDown(e);
+        break;
+      case Op::SwitchUp:
+        cp_.switchUp(e);
+        break;
     }
   }
 
@@ -185,7 +195,8 @@ size_t checkGroupsAgainstBfs(const Fixture& f, const std::string& what) {
       std::vector<PortId> got(r.begin(), r.end());
       std::sort(got.begin(), got.end());
       EXPECT_FALSE(expected.empty());
-      EXPECT_EQ(got, expected) << what << ": group at " << topo.node(sw).name << " toward " << topo.node(leaf).name;
+      EXPECT_EQ(got, expected) << what << ": group at " << topo.node(sw).name << " toward "
+                               << topo.node(leaf).name;
       ++checked;
     }
   }
@@ -213,8 +224,8 @@ void checkForwarding(const Fixture& f, const std::string& what, const std::set<L
           auto& [at, next] = stack.back();
           const auto group = f.fib.routeToLeaf(at, dst);
           if (next == 0) {
-            ASSERT_FALSE(group.empty()) << what << ": black hole at " << topo.node(at).name << " toward "
-                                        << topo.node(dst).name;
+            ASSERT_FALSE(group.empty())
+                << what << ": black hole at " << topo.node(at).name << " toward " << topo.node(dst).name;
           }
           if (next == group.size()) {
             color[at] = 2;
@@ -224,10 +235,12 @@ void checkForwarding(const Fixture& f, const std::string& what, const std::set<L
           const PortId p = group[next++];
           ASSERT_EQ(topo.portNode(p), at);
           ASSERT_FALSE(downLinks.count(topo.portLink(p)))
-              << what << ": " << topo.node(at).name << " forwards on a failed link toward " << topo.node(dst).name;
+              << what << ": " << topo.node(at).name << " forwards on a failed link toward "
+              << topo.node(dst).name;
           const NodeId w = topo.peerNode(p);
           ASSERT_FALSE(topo.isHost(w));
-          ASSERT_FALSE(deadSwitches.count(w)) << what << ": " << topo.node(at).name << " forwards to a dead switch";
+          ASSERT_FALSE(deadSwitches.count(w))
+              << what << ": " << topo.node(at).name << " forwards to a dead switch";
           if (w == dst) continue;
           ASSERT_NE(color[w], 1) << what << ": forwarding loop through " << topo.node(w).name << " toward "
                                  << topo.node(dst).name;
@@ -347,11 +360,10 @@ TEST(BgpControlPlane, SpineLeafLinkFailureConvergesWithinTheTimerBound) {
     const Time bound = 150_us + (50_us + f.topo->link(l).latency) * diameter + f.bgp.mrai;
     EXPECT_GE(fs.convergence(), 150_us) << what << ": nothing can change before detection";
     EXPECT_LE(fs.convergence(), bound) << what;
-    EXPECT_EQ(fs.lastFibChange, f.cp->lastChange());
     if (linksPerSpine == 1) {
       // leaf-1..3 lose spine-0 toward leaf-0; leaf-0 loses spine-0 toward everyone.
       EXPECT_EQ(fs.before.minSize, 1u);  // a spine toward a leaf: the one direct link
-      EXPECT_EQ(fs.after.minSize, 0u);  // spine-0 has no route to leaf-0 (RFC 7938 numbering)
+      EXPECT_EQ(fs.after.minSize, 0u);   // spine-0 has no route to leaf-0 (RFC 7938 numbering)
       EXPECT_LT(fs.after.mean(), fs.before.mean());
     } else {
       // One of two parallel links: spine-0 keeps leaf-0 over the other one.
@@ -359,12 +371,13 @@ TEST(BgpControlPlane, SpineLeafLinkFailureConvergesWithinTheTimerBound) {
       EXPECT_EQ(fs.after.emptyGroups, 0u);
       EXPECT_EQ(fs.after.minSize, 1u);
     }
-    std::printf("[ bgp ] %s link failure: convergence %.1f us (bound %.1f us), %llu updates, %llu withdrawals, "
-                "mean group %.3f -> %.3f\n",
-                what.c_str(), fs.convergence().micros(), bound.micros(),
-                static_cast<unsigned long long>(f.cp->updatesSent() - updates0),
-                static_cast<unsigned long long>(f.cp->withdrawalsSent() - withdrawals0), fs.before.mean(),
-                fs.after.mean());
+    std::printf(
+        "[ bgp ] %s link failure: convergence %.1f us (bound %.1f us), %llu updates, %llu withdrawals, "
+        "mean group %.3f -> %.3f\n",
+        what.c_str(), fs.convergence().micros(), bound.micros(),
+        static_cast<unsigned long long>(f.cp->updatesSent() - updates0),
+        static_cast<unsigned long long>(f.cp->withdrawalsSent() - withdrawals0), fs.before.mean(),
+        fs.after.mean());
     // Repair: the original groups come back.
     script.at(f.sim.now() + 1_ms, Script::Op::LinkUp, l);
     f.sim.run();
@@ -416,13 +429,15 @@ TEST(BgpControlPlane, SwitchFailureConvergesAndRepairRestoresGroups) {
     f.sim.run();
     ASSERT_TRUE(f.cp->converged());
     std::set<LinkId> dead;
-    for (uint32_t lp = 0; lp < f.topo->degree(victim); ++lp) dead.insert(f.topo->portLink(f.topo->port(victim, lp)));
+    for (uint32_t lp = 0; lp < f.topo->degree(victim); ++lp)
+      dead.insert(f.topo->portLink(f.topo->port(victim, lp)));
     for (const auto& [key, ports] : f.groups()) {
       if (key.first == victim) {
         EXPECT_TRUE(ports.empty()) << c.what << ": a dead switch keeps no routes";
         continue;
       }
-      for (PortId p : ports) EXPECT_NE(f.topo->peerNode(p), victim) << c.what << ": dead switch still in a group";
+      for (PortId p : ports)
+        EXPECT_NE(f.topo->peerNode(p), victim) << c.what << ": dead switch still in a group";
     }
     checkForwarding(f, c.what + " after switch failure", dead, {victim});
     const auto& fs = f.cp->failureStats().at(0);
@@ -435,11 +450,12 @@ TEST(BgpControlPlane, SwitchFailureConvergesAndRepairRestoresGroups) {
     EXPECT_LE(fs.convergence(), bound) << c.what;
     EXPECT_EQ(fs.after.emptyGroups, c.emptyAfter) << c.what;
     EXPECT_LT(fs.after.mean(), fs.before.mean());
-    std::printf("[ bgp ] %s down: convergence %.1f us (bound %.1f us), %llu updates, %llu withdrawals, "
-                "min group %u -> %u, mean %.3f -> %.3f\n",
-                c.what.c_str(), fs.convergence().micros(), bound.micros(),
-                static_cast<unsigned long long>(fs.updatesSent), static_cast<unsigned long long>(fs.withdrawalsSent),
-                fs.before.minSize, fs.after.minSize, fs.before.mean(), fs.after.mean());
+    std::printf(
+        "[ bgp ] %s down: convergence %.1f us (bound %.1f us), %llu updates, %llu withdrawals, "
+        "min group %u -> %u, mean %.3f -> %.3f\n",
+        c.what.c_str(), fs.convergence().micros(), bound.micros(),
+        static_cast<unsigned long long>(fs.updatesSent), static_cast<unsigned long long>(fs.withdrawalsSent),
+        fs.before.minSize, fs.after.minSize, fs.before.mean(), fs.after.mean());
     script.at(f.sim.now() + 1_ms, Script::Op::SwitchUp, victim);
     f.sim.run();
     ASSERT_TRUE(f.cp->converged());
@@ -466,7 +482,8 @@ TEST(BgpControlPlane, MraiCoalescesABurstOfFlaps) {
     // Idle well past any MRAI interval, then flap the link 3 times, 40 us apart.
     const Time t = f.sim.now() + 10_ms;
     Script script(f.sim, *f.cp);
-    for (int i = 0; i < 6; ++i) script.at(t + 40_us * i, i % 2 == 0 ? Script::Op::LinkDown : Script::Op::LinkUp, l);
+    for (int i = 0; i < 6; ++i)
+      script.at(t + 40_us * i, i % 2 == 0 ? Script::Op::LinkDown : Script::Op::LinkUp, l);
     f.sim.run();
     EXPECT_TRUE(f.cp->converged());
     checkGroupsAgainstBfs(f, "after the burst");
@@ -479,11 +496,12 @@ TEST(BgpControlPlane, MraiCoalescesABurstOfFlaps) {
   };
   const Outcome plain = run(Time::zero());
   const Outcome mrai = run(1_ms);
-  std::printf("[ bgp ] burst of 3 flaps: mrai 0: %llu updates %llu withdrawals, convergence %.1f us; "
-              "mrai 1ms: %llu updates %llu withdrawals, convergence %.1f us\n",
-              static_cast<unsigned long long>(plain.updates), static_cast<unsigned long long>(plain.withdrawals),
-              plain.convergence.micros(), static_cast<unsigned long long>(mrai.updates),
-              static_cast<unsigned long long>(mrai.withdrawals), mrai.convergence.micros());
+  std::printf(
+      "[ bgp ] burst of 3 flaps: mrai 0: %llu updates %llu withdrawals, convergence %.1f us; "
+      "mrai 1ms: %llu updates %llu withdrawals, convergence %.1f us\n",
+      static_cast<unsigned long long>(plain.updates), static_cast<unsigned long long>(plain.withdrawals),
+      plain.convergence.micros(), static_cast<unsigned long long>(mrai.updates),
+      static_cast<unsigned long long>(mrai.withdrawals), mrai.convergence.micros());
   EXPECT_LT(mrai.updates + mrai.withdrawals, plain.updates + plain.withdrawals);
   EXPECT_LT(mrai.updates, plain.updates);
   EXPECT_GE(mrai.convergence, 1_ms) << "the last advertisement waits for MRAI";
@@ -515,4 +533,179 @@ TEST(BgpControlPlane, RunsAreDeterministic) {
   EXPECT_EQ(std::get<4>(a), std::get<4>(b));
   EXPECT_EQ(std::get<5>(a), std::get<5>(b));
   EXPECT_GT(std::get<0>(a), 0u);
+}
+
+// RFC 7938 with multipath relax converges to every shortest path, so the groups BGP installs
+// from empty tables must equal, group by group, the static tables EcmpFib's constructor builds
+// by breadth-first search (an independent computation of the same answer).
+TEST(BgpControlPlane, ConvergedGroupsEqualTheStaticShortestPathTables) {
+  for (const auto& [what, spec] : std::vector<std::pair<std::string, TopologySpec>>{
+           {"fat-tree k=4", fatTreeSpec(4)},
+           {"fat-tree k=8", fatTreeSpec(8)},
+           {"leaf-spine 6x4 links_per_spine 2", leafSpineSpec(6, 4, 2, 2)}}) {
+    for (const std::string scheme : {"rfc7938", "unique"}) {
+      Fixture f(spec, testBgp(scheme));
+      const EcmpFib reference(*f.topo, 7);
+      f.startAndRun();
+      size_t compared = 0;
+      for (NodeId sw = static_cast<NodeId>(f.topo->hostCount()); sw < f.topo->nodeCount(); ++sw)
+        for (NodeId leaf : reference.leavesOf(reference.component(sw))) {
+          if (leaf == sw) continue;
+          auto r = reference.routeToLeaf(sw, leaf);
+          auto b = f.fib.routeToLeaf(sw, leaf);
+          std::vector<PortId> want(r.begin(), r.end()), got(b.begin(), b.end());
+          std::sort(want.begin(), want.end());
+          std::sort(got.begin(), got.end());
+          EXPECT_EQ(got, want) << what << " " << scheme << ": " << f.topo->node(sw).name << " toward "
+                               << f.topo->node(leaf).name;
+          ++compared;
+        }
+      EXPECT_GT(compared, 0u) << what;
+    }
+  }
+}
+
+// Path hunting on a withdrawal (RFC 7938 section 5.2.1: one ASN for all the switches of a
+// tier, so that AS_PATH loop prevention rejects every leaf -> spine -> leaf detour and BGP does
+// not hunt through them; with an ASN per switch the detours are legal and it does).
+// Leaf-spine, L = 4 leaves, S = 3 spines, MRAI 0; leaf-0 fails at T. Every spine detects it at
+// T + det (bfd 3 x 50 us) and tears its session down.
+//  rfc7938: each spine loses its only route to leaf-0 (what the other leaves sent it,
+//    [leaf-x, spine, leaf-0], holds the shared spine ASN, so it was never eligible) and
+//    withdraws it from the L-1 other leaves: S x (L-1) withdrawals at T + det. Each leaf
+//    receives S withdrawals at T + det + lat and processes one per update delay d; the S-th, at
+//    T + det + lat + S x d, empties its group (the last FIB change) and makes it withdraw its own
+//    announcement from the S spines: another S x (L-1) withdrawals, which change nothing (the
+//    spines had rejected those routes). Total: 2 x S x (L-1) = 18 withdrawals, 0 updates,
+//    convergence det + lat + S x d.
+//  unique: leaf-x had announced [leaf-x, b(x), leaf-0] with b(x) its best spine; a spine j !=
+//    b(x) holds it as a valid 3-hop route, and with S >= 2 some spine does, so at T + det it
+//    announces that detour to the L-1 leaves instead of withdrawing: at least L-1 UPDATEs, and
+//    the hunt goes on until every detour has been tried. It still ends with nobody holding a
+//    route, so every session that carried an announcement carries a withdrawal last: at least
+//    the 2 x S x (L-1) withdrawals above, and it takes longer than rfc7938's convergence.
+TEST(BgpControlPlane, LeafWithdrawalPathHuntingFollowsTheAsnScheme) {
+  const int L = 4, S = 3;
+  struct Outcome {
+    uint64_t updates, withdrawals;
+    Time convergence;
+  };
+  auto run = [&](const std::string& scheme) {
+    Fixture f(leafSpineSpec(L, S, 1), testBgp(scheme));
+    f.startAndRun();
+    const Groups healthy = f.groups();
+    const NodeId leaf0 = f.node("leaf-0");
+    const Time t = f.sim.now() + 1_ms;
+    Script script(f.sim, *f.cp);
+    script.at(t, Script::Op::SwitchDown, leaf0);
+    f.sim.run();
+    EXPECT_TRUE(f.cp->converged());
+    // Afterwards nobody routes toward leaf-0 and every other group is as it was.
+    for (const auto& [key, ports] : f.groups()) {
+      if (key.first == leaf0) continue;
+      if (key.second == leaf0) {
+        EXPECT_TRUE(ports.empty()) << scheme << ": " << f.topo->node(key.first).name
+                                   << " keeps a route to leaf-0";
+      } else {
+        EXPECT_EQ(ports, healthy.at(key)) << scheme;
+      }
+    }
+    const auto& fs = f.cp->failureStats().at(0);
+    return Outcome{fs.updatesSent, fs.withdrawalsSent, fs.convergence()};
+  };
+  const Time det = 150_us, lat = 1_us, d = 50_us;
+  const Outcome shared = run("rfc7938");
+  EXPECT_EQ(shared.updates, 0u);
+  EXPECT_EQ(shared.withdrawals, static_cast<uint64_t>(2 * S * (L - 1)));
+  EXPECT_EQ(shared.convergence, det + lat + d * S);
+  const Outcome unique = run("unique");
+  std::printf(
+      "[ bgp ] leaf-0 fails, leaf-spine %dx%d: rfc7938 %llu updates %llu withdrawals %.1f us; "
+      "unique %llu updates %llu withdrawals %.1f us\n",
+      L, S, static_cast<unsigned long long>(shared.updates),
+      static_cast<unsigned long long>(shared.withdrawals), shared.convergence.micros(),
+      static_cast<unsigned long long>(unique.updates), static_cast<unsigned long long>(unique.withdrawals),
+      unique.convergence.micros());
+  EXPECT_GE(unique.updates, static_cast<uint64_t>(L - 1)) << "unique ASNs: the spines hunt through detours";
+  EXPECT_GE(unique.withdrawals, static_cast<uint64_t>(2 * S * (L - 1)));
+  EXPECT_GT(unique.convergence, shared.convergence);
+}
+
+// Two failures whose control-plane work overlaps in time are each charged with their own
+// messages and FIB changes.
+//  (a) Two planes of a rail-optimized fabric (separate BGP fabrics): a link fails in rail 0,
+//      and 20 us later, while rail 0 is still converging, one in rail 1. Each must report what
+//      it reports when it happens alone (the reference: the same run with only that failure).
+//  (b) One leaf-spine, L = 4 leaves, S = 3 spines: leaf-0 -- spine-0 fails at T, leaf-3 --
+//      spine-2 at T + 20 us. By hand (det 150 us, lat 1 us, d 50 us): at detection spine-0
+//      withdraws leaf-0 from leaf-1..3 and spine-2 withdraws leaf-3 from leaf-0..2 (3 each; the
+//      leaves' best AS_PATHs, [spine ASN, leaf], do not change, so nothing else is sent). A's
+//      withdrawals reach leaf-1..3 at T + 151 us and are processed at T + 201 us: A converges
+//      in det + lat + d = 201 us, as alone. B's reach leaf-0..2 at T + 171 us; leaf-0 processes
+//      it at T + 221 us, but leaf-1 and leaf-2 are busy with A's until T + 201 us and process it
+//      at T + 251 us: B converges in 251 - 20 = 231 us, d - 20 us later than alone.
+TEST(BgpControlPlane, OverlappingFailuresAreChargedToTheirOwnEvent) {
+  using Op = Script::Op;
+  struct Event {
+    std::string a, b;
+    Time at;
+  };
+  auto run = [](const TopologySpec& spec, const std::vector<Event>& events) {
+    Fixture f(spec, testBgp());
+    f.startAndRun();
+    const Time t0 = f.sim.now() + 1_ms;
+    Script script(f.sim, *f.cp);
+    for (const auto& e : events) script.at(t0 + e.at, Op::LinkDown, f.linkBetween(e.a, e.b));
+    f.sim.run();
+    EXPECT_TRUE(f.cp->converged());
+    uint64_t updates = 0, withdrawals = 0;
+    for (const auto& fs : f.cp->failureStats()) {
+      updates += fs.updatesSent;
+      withdrawals += fs.withdrawalsSent;
+    }
+    // Conservation: every message is charged to exactly one event (nothing else ran).
+    EXPECT_EQ(updates, f.cp->updatesSent() - f.cp->startStats().updatesSent);
+    EXPECT_EQ(withdrawals, f.cp->withdrawalsSent() - f.cp->startStats().withdrawalsSent);
+    return f.cp->failureStats();
+  };
+  // (a) separate planes.
+  const TopologySpec rails = railSpec(2, false, TopologyKind::LeafSpine);
+  const Event a{"rail0-leaf-0", "rail0-spine-0", Time::zero()};
+  const Event b{"rail1-leaf-1", "rail1-spine-1", 20_us};
+  const auto both = run(rails, {a, b});
+  const auto aloneA = run(rails, {a});
+  const auto aloneB = run(rails, {Event{b.a, b.b, Time::zero()}});
+  ASSERT_EQ(both.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    const auto& x = both[i];
+    const auto& ref = i == 0 ? aloneA[0] : aloneB[0];
+    EXPECT_EQ(x.updatesSent, ref.updatesSent) << "rail " << i;
+    EXPECT_EQ(x.withdrawalsSent, ref.withdrawalsSent) << "rail " << i;
+    EXPECT_EQ(x.convergence(), ref.convergence()) << "rail " << i;
+    EXPECT_EQ(x.fibChanged, ref.fibChanged) << "rail " << i;
+    // Each rail is a 3 x 2 leaf-spine: the spine withdraws the leaf from the 2 other leaves.
+    EXPECT_EQ(x.withdrawalsSent, 2u) << "rail " << i;
+    EXPECT_EQ(x.convergence(), 150_us + 1_us + 50_us) << "rail " << i;
+  }
+  // (b) one plane, hand-derived.
+  const auto ls =
+      run(leafSpineSpec(4, 3, 1), {{"leaf-0", "spine-0", Time::zero()}, {"leaf-3", "spine-2", 20_us}});
+  ASSERT_EQ(ls.size(), 2u);
+  EXPECT_EQ(ls[0].updatesSent, 0u);
+  EXPECT_EQ(ls[0].withdrawalsSent, 3u);
+  EXPECT_EQ(ls[0].convergence(), 201_us);
+  EXPECT_EQ(ls[1].updatesSent, 0u);
+  EXPECT_EQ(ls[1].withdrawalsSent, 3u);
+  EXPECT_EQ(ls[1].convergence(), 231_us);
+}
+
+// The default failure detection is BFD as data-centre fabrics run it (RFC 5880 leaves the
+// timers to the operator; typical deployments use 100-300 ms intervals with a multiplier of 3),
+// not the microsecond timers the tests above use to stay short.
+TEST(BgpControlPlane, DefaultBfdTimersAreTheDataCentreRange) {
+  const BgpSpec def;
+  EXPECT_EQ(def.detection, "bfd");
+  EXPECT_EQ(def.bfdMultiplier, 3);
+  EXPECT_GE(def.bfdInterval, 100_ms);
+  EXPECT_LE(def.bfdInterval, 300_ms);
 }
