@@ -528,6 +528,30 @@ void readCongestionControl(YamlReader& r, const Node& root, TopologySpec& spec) 
                 "' (RoCEv2 uses dcqcn)");
 }
 
+/// adaptive and spray send one flow's packets over several paths, so they arrive out of order;
+/// a strict (go-back-N) receiver answers every gap with a NACK and the sender resends from there
+/// (a retransmission storm, README "Routing"): the pair is refused, at nic.reorder if the file
+/// sets it, else at routing.algorithm.
+void checkReorderTolerance(YamlReader& r, const Node& root, const TopologySpec& spec) {
+  const std::string& algo = spec.routing.algorithm;
+  if ((algo != "adaptive" && algo != "spray") || spec.nic.reorder != "strict") return;
+  const auto has = [&](const char* section, const char* key) {
+    return YamlReader::has(root, section) && root[section].IsMap() && YamlReader::has(root[section], key);
+  };
+  const bool set = has("nic", "reorder");
+  r.error(set                           ? root["nic"]["reorder"]
+          : has("routing", "algorithm") ? root["routing"]["algorithm"]
+                                        : root,
+          "nic.reorder",
+          "routing.algorithm '" + algo +
+              "' sends the packets of a flow over several paths, so they arrive out " +
+              "of order, and a strict NIC (go-back-N" +
+              (set ? std::string() : ", the default for links.technology 'roce'") +
+              ") answers each gap with a NACK and a retransmission: set nic.reorder: tolerant (a NIC that " +
+              "places out-of-order packets, as InfiniBand HCAs and Spectrum-X SuperNICs do), or use " +
+              "routing.algorithm ecmp or flowlet");
+}
+
 void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
   if (YamlReader::has(root, "routing")) {
     const Node m = root["routing"];
@@ -564,6 +588,7 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
     spec.routing.controlPlane = "bgp";
   }
   readNicSection(r, root, spec);
+  checkReorderTolerance(r, root, spec);
   readCongestionControl(r, root, spec);
 }
 

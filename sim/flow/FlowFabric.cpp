@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/config/SpecError.h"
 #include "sim/core/Error.h"
 #include "sim/routing/FlowHash.h"
 
@@ -29,7 +30,14 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
                : algo == "adaptive" ? Selection::Adaptive
                : algo == "spray"    ? Selection::Spray
                                     : Selection::Ecmp;
-  solver_.trackLoad(selection_ == Selection::Adaptive);  // only the adaptive router reads loads
+  // Modes without a fluid form are refused (README "Routing").
+  if (selection_ == Selection::Adaptive && spec.routing.adaptiveBias > 0)
+    throw specError(
+        spec, "routing.adaptive_bias",
+        "the flow and hybrid backends split an adaptive flow evenly over the members (per-packet "
+        "adaptive routing in fluid form) and cannot keep it on its hashed member until a queue differs "
+        "by a bias: remove routing.adaptive_bias or use --backend packet");
+  solver_.trackLoad(selection_ == Selection::Flowlet);  // only flowlet placement reads loads
   // Payload capacity: a full MTU of payload costs its framed size on the wire.
   const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
   for (PortId p = 0; p < topo.portCount(); ++p) solver_.addResource(bytesPerPs(topo.portRate(p)) * efficiency);
@@ -95,11 +103,13 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
     PortId next = fib_.nextHop(at, dstNic, tuple);
     SIM_CHECK(next != kInvalid, "switch " + topo_.node(at).name + " has no route to NIC " + std::to_string(dstNic) +
                                     " (the flow backend does not model black-holed traffic)");
-    if (selection_ == Selection::Adaptive) {
+    if (selection_ == Selection::Flowlet) {
       const auto group = fib_.group(at, dstNic);
       if (group.size() > 1) {
-        // Least loaded member; scanning from the hashed member breaks ties as the hash would.
-        const uint32_t start = FlowHash::select(tuple, fib_.switchSeed(at), static_cast<uint32_t>(group.size()));
+        // The least-loaded member; scanning from the transfer's hashed member breaks ties as the
+        // packet backend's random choice would, reproducibly.
+        const uint32_t start =
+            FlowHash::select(tuple, fib_.switchSeed(at), static_cast<uint32_t>(group.size()));
         double best = solver_.load(group[start]);
         next = group[start];
         for (size_t k = 1; k < group.size(); ++k) {
@@ -116,7 +126,7 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
     latency += topo_.portLatency(next) + serializationTime(frame, topo_.portRate(next));
     at = topo_.peerNode(next);
   }
-  if (selection_ == Selection::Spray) {
+  if (selection_ == Selection::Spray || selection_ == Selection::Adaptive) {
     // Even split: at each switch the fraction arriving is divided equally over its group.
     hops_.resize(1);
     frontier_.assign(1, {topo_.peerNode(hops_[0].resource), 1.0});

@@ -4,17 +4,30 @@
 // of the resources on its path: each directed link's payload capacity (line rate x MTU
 // payload / framed MTU, so RoCEv2 and InfiniBand framing cost what they cost in the packet
 // backend). Transfers inside a host ride NvlinkModel, as on the packet backend (each GPU's
-// NVLink egress serves its transfers in order). NIC limits are the host links themselves; a flow's ACKs take their share (one ACK frame per
-// ackEvery data frames) of the two NIC links in the reverse direction. Paths are the packet backend's: the same RoCEv2
-// queue-pair five-tuple (FlowHash::queuePairTuple) hashed by the same ECMP tables (EcmpFib,
-// static or installed by BGP), with PXN for GPUs whose NIC is on another rail, so ECMP
-// collisions are the same. Routing at flow level is the ideal of each scheme:
-//   ecmp, bgp  the hashed path;
-//   flowlet    a fresh hash per transfer (messages are separated by more than a flowlet gap);
-//   adaptive   at each switch the member of the ECMP group with the least load (sum of the
-//              active flows' weights) when the flow starts, ties broken by the hash;
-//   spray      an even split over every equal-cost path (each link used with weight = its
-//              share of the flow).
+// NVLink egress serves its transfers in order). NIC limits are the host links themselves; a flow's ACKs take
+// their share (one ACK frame per ackEvery data frames) of the two NIC links in the reverse direction. Paths
+// are the packet backend's: the same RoCEv2 queue-pair five-tuple (FlowHash::queuePairTuple) hashed by the
+// same ECMP tables (EcmpFib, static or installed by BGP), with PXN for GPUs whose NIC is on another rail, so
+// ECMP collisions are the same. Each routing mode means what it means at packet level (README, "Routing"), in
+// fluid form:
+//   ecmp, bgp  the hashed path (per flow, the same as the packet backend's);
+//   flowlet    one flowlet per transfer: at each switch the member of the ECMP group with the
+//              least load (the sum of the active flows' weights on it), ties broken from the
+//              transfer's own hash; loads count every flow placed so far, so transfers that
+//              start together see each other as the packet backend's flowlets do. The
+//              approximation: a transfer is one flowlet. A fluid flow never idles, so it is
+//              never re-placed in mid-transfer (the packet backend re-selects after a PFC pause
+//              or a retransmission timeout longer than the gap), and a transfer that follows
+//              its queue pair's previous one within the gap is re-placed here but not there.
+//   adaptive   per packet at packet level, hence a split of the flow over every member: each
+//              packet joining the least-loaded queue keeps the members' queues level, and with
+//              every flow split the same way the members of a group carry equal loads, so the
+//              fluid split is even: the same as spray. They differ at packet level only in
+//              transients (spray's random overloads), which the fluid leaves out.
+//              routing.adaptive_bias (keep the hashed member until another is emptier by the
+//              bias) has no fluid form and is refused.
+//   spray      an even split over every equal-cost path (random or round-robin per packet are
+//              even in the mean); each link used with weight = its share of the flow.
 // Rates are recomputed when flows start or finish; all changes at one timestamp are batched
 // into one recomputation of the connected parts of the fabric they touch (incremental).
 // Hashed paths are looked up once per queue pair (ring steps and micro-batches reuse them), and
@@ -31,7 +44,8 @@
 // Leaves out (reported in the results' backend_model.not_modelled): congestion-control
 // transients (rates are the converged fair share at once), queueing delay and buffer
 // occupancy, ECN marks, PFC pauses and head-of-line blocking, drops and retransmission, CNP
-// traffic, ACKs beyond the NIC links, packet reordering, and failures during the run.
+// traffic, ACKs beyond the NIC links, packet reordering, flowlets within a transfer, and failures
+// during the run.
 // Units: Bytes, Time (ps), rates in bytes per picosecond internally.
 #pragma once
 

@@ -2,10 +2,10 @@
 // section 7, byte conservation, and exit status 2 with a precise message on bad input.
 #include <gtest/gtest.h>
 
-#include "tests/support/CliRunner.h"
-#include "tests/support/TempDir.h"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tests/support/CliRunner.h"
+#include "tests/support/TempDir.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -207,7 +207,8 @@ TEST(RunCli, SettingsTheFabricCannotHonourExitTwoPointingAtTheKey) {
 TEST(RunCli, UnknownFailureNodesAndUnknownSchemesExitTwo) {
   // An unknown node name in a failure is refused, with BGP on.
   const CliResult r3 = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
-                                 " --set routing.control_plane=bgp --set 'failures=[{at: 10us, action: down, switch: spine-99}]' --quiet");
+                              " --set routing.control_plane=bgp --set 'failures=[{at: 10us, action: down, "
+                              "switch: spine-99}]' --quiet");
   EXPECT_EQ(r3.status, 2) << r3.out;
   EXPECT_NE(r3.out.find("spine-99"), std::string::npos) << r3.out;
   // An unknown path-selection scheme through --routing is refused with the choices.
@@ -215,6 +216,20 @@ TEST(RunCli, UnknownFailureNodesAndUnknownSchemesExitTwo) {
       runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing magic --quiet");
   EXPECT_EQ(r2.status, 2) << r2.out;
   EXPECT_NE(r2.out.find("routing.algorithm"), std::string::npos) << r2.out;
+  // Adaptive routing and spraying with RoCE's default in-order NIC are refused, naming nic.reorder.
+  const CliResult r4 =
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing spray --quiet");
+  EXPECT_EQ(r4.status, 2) << r4.out;
+  EXPECT_NE(r4.out.find("'nic.reorder'"), std::string::npos) << r4.out;
+  EXPECT_NE(r4.out.find("set nic.reorder: tolerant"), std::string::npos) << r4.out;
+  // The flow backend cannot keep an adaptive flow on its hashed member (adaptive_bias).
+  const CliResult r5 =
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
+             " --routing adaptive --set nic.reorder=tolerant --set routing.adaptive_bias=10KB"
+             " --backend flow --quiet");
+  EXPECT_EQ(r5.status, 2) << r5.out;
+  EXPECT_NE(r5.out.find("'routing.adaptive_bias'"), std::string::npos) << r5.out;
+  EXPECT_NE(r5.out.find("flow and hybrid backends"), std::string::npos) << r5.out;
   // Supported schemes run.
   for (const char* scheme : {"flowlet", "adaptive", "spray"}) {
     const CliResult ok = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing " +

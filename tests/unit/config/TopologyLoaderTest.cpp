@@ -114,7 +114,8 @@ TEST(TopologyLoaderTest, ReadsEveryKey) {
 
 TEST(TopologyLoaderTest, RailOptimizedDefaultsAndRules) {
   const std::string rail =
-      "topology: {kind: rail-optimized, rails: 4, rail: {kind: fat-tree, radix: 8, pods: 2}, shared_spines: true}\n";
+      "topology: {kind: rail-optimized, rails: 4, rail: {kind: fat-tree, radix: 8, pods: 2}, shared_spines: "
+      "true}\n";
   const TopologySpec s = parseTopologyYaml(rail, "r.yaml");
   EXPECT_EQ(s.rail.rails, 4);
   EXPECT_EQ(s.rail.railKind, TopologyKind::FatTree);
@@ -159,6 +160,38 @@ TEST(TopologyLoaderTest, ValueErrorsNameKeyAndLine) {
 
 TEST(TopologyLoaderTest, DuplicateKeysAreErrors) {
   EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "name: a\nname: b\n"), "name", 7, "duplicate"));
+}
+
+TEST(TopologyLoaderTest, ReorderingModesNeedAReorderTolerantNic) {
+  // adaptive and spray reorder a flow's packets; RoCE's default NIC is strict (go-back-N).
+  // kLeafSpine is 5 lines, so the routing line is 6 and a nic line after it 7.
+  for (const char* algo : {"adaptive", "spray"}) {
+    SCOPED_TRACE(algo);
+    const std::string routing = std::string("routing: {algorithm: ") + algo + "}\n";
+    // The default strict NIC: reported at routing.algorithm's line, naming nic.reorder.
+    const auto d = diagnosticsOf(kLeafSpine + routing);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_TRUE(hasDiag(d, "nic.reorder", 6, "set nic.reorder: tolerant")) << d[0].message;
+    EXPECT_EQ(d[0].file, "dir/t.yaml");
+    // An explicit strict NIC: reported at its own line.
+    EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + routing + "nic: {reorder: strict}\n"), "nic.reorder", 7));
+    // Through --set, as --routing does it.
+    EXPECT_TRUE(
+        hasDiag(diagnosticsOf(kLeafSpine, {std::string("routing.algorithm=") + algo}), "nic.reorder", -1));
+    // A tolerant NIC, or InfiniBand's default (tolerant), is accepted.
+    EXPECT_EQ(
+        parseTopologyYaml(kLeafSpine + routing + "nic: {reorder: tolerant}\n", "t.yaml").routing.algorithm,
+        algo);
+    EXPECT_EQ(
+        parseTopologyYaml(kLeafSpine + routing + "links: {technology: infiniband}\n", "t.yaml").nic.reorder,
+        "tolerant");
+  }
+  // ecmp and flowlet never move a flow inside a flowlet: a strict NIC is fine.
+  for (const char* algo : {"ecmp", "flowlet"})
+    EXPECT_EQ(parseTopologyYaml(kLeafSpine + "routing: {algorithm: " + algo + "}\nnic: {reorder: strict}\n",
+                                "t.yaml")
+                  .nic.reorder,
+              "strict");
 }
 
 TEST(TopologyLoaderTest, SetOverridesApplyBeforeValidation) {
