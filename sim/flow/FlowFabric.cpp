@@ -78,6 +78,27 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
       return c->latency;
     }
   }
+  const bool keyed = dstNic < (1u << 21) && srcNic < (1u << 23);
+  if (selection_ == Selection::Flowlet && keyed) {
+    // The queue pair's flowlet goes on while it has a transfer in the fluid or has been idle no
+    // longer than the gap; a new one is placed afresh (hashedRoute) and replaces it.
+    Flowlet* f = flowlets_.find(key);
+    if (f && (f->active > 0 || (f->ended && sim_.now() - f->lastEnd <= spec_.routing.flowletGap))) {
+      hops_.assign(flowletHops_.begin() + f->offset, flowletHops_.begin() + f->offset + f->count);
+      ackHops_ = f->ackHops;
+      return latencyOf(bytes);
+    }
+    const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, record);
+    if (f && f->count == hops_.size()) {  // every member is a minimal path: the same length
+      std::copy(hops_.begin(), hops_.end(), flowletHops_.begin() + f->offset);
+      f->ackHops = static_cast<uint16_t>(ackHops_);
+    } else if (!f) {
+      flowlets_.insert(key, Flowlet{static_cast<uint32_t>(flowletHops_.size()), static_cast<uint16_t>(hops_.size()),
+                                    static_cast<uint16_t>(ackHops_), 0, false, Time::zero()});
+      if (flowlets_.find(key)) flowletHops_.insert(flowletHops_.end(), hops_.begin(), hops_.end());
+    }
+    return latency;
+  }
   const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, record);
   if (cacheable && routeCache_.size() < kRouteCacheEntries) {
     routeCache_.insert(key, CachedRoute{static_cast<uint32_t>(routeHops_.size()), static_cast<uint16_t>(hops_.size()),
@@ -173,6 +194,15 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
   return latency;
 }
 
+Time FlowFabric::latencyOf(Bytes bytes) const {
+  const uint32_t frame = framing_.dataWireBytes(static_cast<uint32_t>(std::min<Bytes>(bytes, mtu_)));
+  Time latency = topo_.portLatency(hops_[0].resource);
+  for (size_t i = 1; i + ackHops_ < hops_.size(); ++i)
+    latency += spec_.sw.latency + topo_.portLatency(hops_[i].resource) +
+               serializationTime(frame, topo_.portRate(hops_[i].resource));
+  return latency;
+}
+
 double FlowFabric::pathRate(uint32_t srcGpu, uint32_t dstGpu) const {
   return path_.rate(srcGpu, dstGpu);
 }
@@ -234,6 +264,15 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   if (f >= active_.size()) active_.resize(f + 1);
   Active& a = active_[f];
   a = Active{};
+  if (selection_ == Selection::Flowlet) {
+    const uint32_t srcNic = path_.sourceNic(r.srcGpu, r.dstGpu), dstNic = topo_.nicOfGpu(r.dstGpu);
+    const uint64_t key = (static_cast<uint64_t>(srcNic) << 40) | (static_cast<uint64_t>(dstNic) << 19) |
+                         (static_cast<uint64_t>(r.trafficClass & 7) << 16) | r.qp;
+    if (Flowlet* fl = flowlets_.find(key)) {
+      ++fl->active;
+      a.flowletKey = key;
+    }
+  }
   a.remaining = static_cast<double>(r.bytes);
   a.dataHops = static_cast<uint32_t>(hops_.size() - ackHops_);
   a.burst = r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes;
@@ -368,6 +407,13 @@ void FlowFabric::completeDue() {
     const uint32_t f = finishes_.top().flow;
     finishes_.erase(f);
     const Active& a = active_[f];
+    if (a.flowletKey != 0) {
+      if (Flowlet* fl = flowlets_.find(a.flowletKey)) {
+        --fl->active;
+        fl->ended = true;
+        fl->lastEnd = now;
+      }
+    }
     solver_.removeFlow(f);
     scheduleDelivery(a.record, now + a.latency);
     any = true;
@@ -425,7 +471,8 @@ size_t FlowFabric::memoryBytes() const {
          records_.capacity() * sizeof(FlowRecord) + pending_.capacity() * sizeof(Pending) +
          deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
          nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +
-         routeCache_.memoryBytes() + latencyCache_.memoryBytes();
+         routeCache_.memoryBytes() + latencyCache_.memoryBytes() + flowlets_.memoryBytes() +
+         flowletHops_.capacity() * sizeof(MaxMinSolver::Hop);
 }
 
 NetworkCounters FlowFabric::networkCounters() const {

@@ -354,6 +354,49 @@ TEST(FlowBackend, FlowletAvoidsACollisionEcmpMakesAndAdaptiveSplitsEvenly) {
   }
 }
 
+TEST(FlowBackend, AQueuePairKeepsItsFlowletUntilItIdlesLongerThanTheGap) {
+  // Leaf-spine 2 x 4 x 4: transfers from leaf 0 to leaf 1 choose among 4 uplinks.
+  TopologySpec s = leafSpineSpec(2, 4, 4);
+  s.routing.algorithm = "flowlet";
+  const Bytes bytes = 1 << 20;
+  for (const Time gap : {Time::ms(1), Time::ps(1)}) {
+    SCOPED_TRACE(gap.picos());
+    s.routing.flowletGap = gap;
+    FlowBench fb(s);
+    const Topology& topo = *fb.topo;
+    std::vector<uint32_t> left, right;
+    for (uint32_t g = 0; g < topo.gpuCount(); ++g)
+      (topo.attachedSwitch(topo.nicOfGpu(g)) == topo.attachedSwitch(topo.nicOfGpu(0)) ? left : right).push_back(g);
+    DeliveryLog log;
+    const TransferRequest a = transfer(left[0], right[0], bytes, 1);
+    fb.fabric.send(a, &log);
+    const PortId up = fb.fabric.pathOf(a)[1].resource;  // a is in flight: its flowlet's path
+    EXPECT_EQ(fb.fabric.solver().load(up), 1.0);
+    // The same queue pair while a is in flight continues a's flowlet, on the loaded uplink;
+    // another queue pair of the same host is placed on an idle one.
+    EXPECT_EQ(fb.fabric.pathOf(transfer(left[0], right[0], bytes, 2))[1].resource, up);
+    EXPECT_NE(fb.fabric.pathOf(transfer(left[0], right[0], bytes, 3, 1))[1].resource, up);
+    fb.sim.run();
+    ASSERT_EQ(log.at.count(1), 1u);
+    // Idle now. A transfer of another host whose placement lands on a's uplink loads it.
+    TransferRequest b;
+    bool found = false;
+    for (uint16_t qp = 0; qp < 64 && !found; ++qp) {
+      b = transfer(left[1], right[1], bytes, 4, qp);
+      found = fb.fabric.pathOf(b)[1].resource == up;
+    }
+    ASSERT_TRUE(found);
+    fb.fabric.send(b, &log);
+    // a's queue pair again, some microseconds after its last byte: within a 1 ms gap it is still
+    // a's flowlet, on the uplink b now shares; past a 1 ps gap a new flowlet, on an idle one.
+    const PortId again = fb.fabric.pathOf(transfer(left[0], right[0], bytes, 5))[1].resource;
+    if (gap == Time::ms(1))
+      EXPECT_EQ(again, up);
+    else
+      EXPECT_NE(again, up);
+  }
+}
+
 TEST(FlowBackend, SameRunTwiceGivesIdenticalRecords) {
   for (const char* algo : {"ecmp", "adaptive", "spray", "flowlet"}) {
     SCOPED_TRACE(algo);
