@@ -39,11 +39,15 @@ bool readKind(YamlReader& r, const Node& m, const std::string& p, TopologyKind& 
     return false;
   }
   s = v.Scalar();
-  if (s == "leaf-spine") out = TopologyKind::LeafSpine;
-  else if (s == "fat-tree") out = TopologyKind::FatTree;
-  else if (s == "rail-optimized" && !railLevel) out = TopologyKind::RailOptimized;
+  if (s == "leaf-spine")
+    out = TopologyKind::LeafSpine;
+  else if (s == "fat-tree")
+    out = TopologyKind::FatTree;
+  else if (s == "rail-optimized" && !railLevel)
+    out = TopologyKind::RailOptimized;
   else {
-    const std::string supported = railLevel ? "leaf-spine | fat-tree" : "leaf-spine | fat-tree | rail-optimized";
+    const std::string supported =
+        railLevel ? "leaf-spine | fat-tree" : "leaf-spine | fat-tree | rail-optimized";
     if (s == "explicit" || s == "multi-plane")
       r.error(v, kp, "kind '" + s + "' is not supported yet; supported: " + supported);
     else
@@ -91,8 +95,9 @@ void readTopologySection(YamlReader& r, const Node& t, TopologySpec& spec, bool&
   if (!r.expectMap(t, p)) return;
   kindOk = readKind(r, t, p, spec.kind, false);
   if (!kindOk) {
-    r.checkKeys(t, p, {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine", "radix", "pods",
-                       "hosts_per_edge", "rails", "rail", "shared_spines"});
+    r.checkKeys(t, p,
+                {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine", "radix", "pods",
+                 "hosts_per_edge", "rails", "rail", "shared_spines"});
     return;
   }
   switch (spec.kind) {
@@ -113,8 +118,9 @@ void readTopologySection(YamlReader& r, const Node& t, TopologySpec& spec, bool&
       const std::string rp = "topology.rail";
       if (!r.expectMap(rail, rp)) break;
       if (!readKind(r, rail, rp, spec.rail.railKind, true)) {
-        r.checkKeys(rail, rp, {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine", "radix", "pods",
-                               "hosts_per_edge"});
+        r.checkKeys(rail, rp,
+                    {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine", "radix", "pods",
+                     "hosts_per_edge"});
         kindOk = false;
         break;
       }
@@ -163,7 +169,7 @@ ShapeSize shapeSize(const TopologySpec& spec) {
       return fatTreeSize(spec.fatTree, nics);
     case TopologyKind::RailOptimized: {
       ShapeSize z = spec.rail.railKind == TopologyKind::LeafSpine ? leafSpineSize(spec.rail.leafSpine, 1)
-                                                                   : fatTreeSize(spec.rail.fatTree, 1);
+                                                                  : fatTreeSize(spec.rail.fatTree, 1);
       z.links *= std::max(1, spec.rail.rails);
       return z;
     }
@@ -203,11 +209,12 @@ void readHosts(YamlReader& r, const Node& root, TopologySpec& spec) {
   const std::string atKey = YamlReader::has(h, "nics_per_host") ? "hosts.nics_per_host" : "hosts";
   if (rail && rails > 0 && n != rails) {
     r.error(at, atKey,
-            "a rail-optimized host has one NIC per rail: expected nics_per_host = rails (" + std::to_string(rails) +
-                "), found " + std::to_string(n));
+            "a rail-optimized host has one NIC per rail: expected nics_per_host = rails (" +
+                std::to_string(rails) + "), found " + std::to_string(n));
   } else if (n > g || g % n != 0) {
     r.error(at, atKey,
-            "expected nics_per_host to divide gpus_per_host (" + std::to_string(g) + "), found " + std::to_string(n));
+            "expected nics_per_host to divide gpus_per_host (" + std::to_string(g) + "), found " +
+                std::to_string(n));
   }
 }
 
@@ -228,8 +235,8 @@ void readLinks(YamlReader& r, const Node& root, TopologySpec& spec, int switchTi
       if (ts.size() > maxLen) {
         r.error(ts, tp,
                 "expected at most " + std::to_string(maxLen) + " rates (one per switch-to-switch tier: " +
-                    (maxLen == 1 ? std::string("leaf-spine") : std::string("edge-agg, agg-core")) + "), found " +
-                    std::to_string(ts.size()));
+                    (maxLen == 1 ? std::string("leaf-spine") : std::string("edge-agg, agg-core")) +
+                    "), found " + std::to_string(ts.size()));
       } else {
         std::vector<BitRate> rates;
         bool ok = true;
@@ -246,7 +253,8 @@ void readLinks(YamlReader& r, const Node& root, TopologySpec& spec, int switchTi
   Bytes mtu = 0;
   if (r.getBytes(l, p, "mtu", mtu, true, 0)) {
     if (mtu < 64 || mtu > 1024 * 1024)
-      r.error(l["mtu"], "links.mtu", "expected an MTU between 64 and 1048576 bytes, found " + std::to_string(mtu));
+      r.error(l["mtu"], "links.mtu",
+              "expected an MTU between 64 and 1048576 bytes, found " + std::to_string(mtu));
     else
       spec.links.mtu = mtu;
   }
@@ -294,7 +302,8 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
   double alpha = 0;
   if (r.getDouble(s, p, "dt_alpha", alpha, -1e6, 1e6)) {  // <= 0 gets the message below
     if (alpha <= 0)
-      r.error(s["dt_alpha"], "switch.dt_alpha", "expected a positive number, found " + s["dt_alpha"].Scalar());
+      r.error(s["dt_alpha"], "switch.dt_alpha",
+              "expected a positive number, found " + s["dt_alpha"].Scalar());
     else
       spec.sw.dtAlpha = alpha;
   }
@@ -312,7 +321,8 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
       r.getDouble(e, ep, "pmax", spec.sw.ecn.pmax, 0.0, 1.0, enabled);
       if (kmin && kmax && spec.sw.ecn.kmin > spec.sw.ecn.kmax)
         r.error(e["kmin"], "switch.ecn.kmin",
-                "expected kmin <= kmax (" + formatBytes(spec.sw.ecn.kmax) + "), found " + formatBytes(spec.sw.ecn.kmin));
+                "expected kmin <= kmax (" + formatBytes(spec.sw.ecn.kmax) + "), found " +
+                    formatBytes(spec.sw.ecn.kmin));
       if (kmax && spec.sw.ecn.kmax > buffer)
         r.error(e["kmax"], "switch.ecn.kmax",
                 "expected kmax within the switch buffer (" + formatBytes(buffer) + "), found " +
@@ -328,8 +338,8 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
     const std::string fp = "switch.pfc";
     if (r.expectMap(f, fp)) {
       r.checkKeys(f, fp,
-                  {"enabled", "xoff", "xon", "dynamic_alpha", "xon_delta", "headroom", "quanta", "response_time",
-                   "storm_watchdog", "classes"});
+                  {"enabled", "xoff", "xon", "dynamic_alpha", "xon_delta", "headroom", "quanta",
+                   "response_time", "storm_watchdog", "classes"});
       bool enabled = true;
       r.getBool(f, fp, "enabled", enabled);
       spec.sw.pfc.enabled = enabled;
@@ -349,7 +359,8 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
       const bool xon = r.getBytes(f, fp, "xon", spec.sw.pfc.xon, false, 0, needStatic);
       if (xoff && xon && spec.sw.pfc.xon > spec.sw.pfc.xoff)
         r.error(f["xon"], "switch.pfc.xon",
-                "expected xon <= xoff (" + formatBytes(spec.sw.pfc.xoff) + "), found " + formatBytes(spec.sw.pfc.xon));
+                "expected xon <= xoff (" + formatBytes(spec.sw.pfc.xoff) + "), found " +
+                    formatBytes(spec.sw.pfc.xon));
       if (xoff && spec.sw.pfc.xoff > buffer)
         r.error(f["xoff"], "switch.pfc.xoff",
                 "expected xoff within the switch buffer (" + formatBytes(buffer) + "), found " +
@@ -529,6 +540,30 @@ void readCongestionControl(YamlReader& r, const Node& root, TopologySpec& spec) 
                 "' (RoCEv2 uses dcqcn)");
 }
 
+/// adaptive and spray send one flow's packets over several paths, so they arrive out of order;
+/// a strict (go-back-N) receiver answers every gap with a NACK and the sender resends from there
+/// (a retransmission storm, README "Routing"): the pair is refused, at nic.reorder if the file
+/// sets it, else at routing.algorithm.
+void checkReorderTolerance(YamlReader& r, const Node& root, const TopologySpec& spec) {
+  const std::string& algo = spec.routing.algorithm;
+  if ((algo != "adaptive" && algo != "spray") || spec.nic.reorder != "strict") return;
+  const auto has = [&](const char* section, const char* key) {
+    return YamlReader::has(root, section) && root[section].IsMap() && YamlReader::has(root[section], key);
+  };
+  const bool set = has("nic", "reorder");
+  r.error(set                           ? root["nic"]["reorder"]
+          : has("routing", "algorithm") ? root["routing"]["algorithm"]
+                                        : root,
+          "nic.reorder",
+          "routing.algorithm '" + algo +
+              "' sends the packets of a flow over several paths, so they arrive out " +
+              "of order, and a strict NIC (go-back-N" +
+              (set ? std::string() : ", the default for links.technology 'roce'") +
+              ") answers each gap with a NACK and a retransmission: set nic.reorder: tolerant (a NIC that " +
+              "places out-of-order packets, as InfiniBand HCAs and Spectrum-X SuperNICs do), or use " +
+              "routing.algorithm ecmp or flowlet");
+}
+
 void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
   if (YamlReader::has(root, "routing")) {
     const Node m = root["routing"];
@@ -548,7 +583,8 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
         const Node b = m["bgp"];
         const std::string bp = "routing.bgp";
         if (r.expectMap(b, bp)) {
-          r.checkKeys(b, bp, {"asn_scheme", "update_delay", "mrai", "detection", "bfd_interval", "bfd_multiplier"});
+          r.checkKeys(b, bp,
+                      {"asn_scheme", "update_delay", "mrai", "detection", "bfd_interval", "bfd_multiplier"});
           BgpSpec& g = spec.routing.bgp;
           r.getChoice(b, bp, "asn_scheme", g.asnScheme, {"rfc7938", "unique"});
           r.getTime(b, bp, "update_delay", g.updateDelay);
@@ -567,6 +603,7 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
   }
   readNicSection(r, root, spec);
   readIbSmSection(r, root, spec);
+  checkReorderTolerance(r, root, spec);
   readCongestionControl(r, root, spec);
 }
 
@@ -586,7 +623,8 @@ const char* toString(TopologyKind k) {
 
 std::string readInputFile(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, 0, "", "is a directory, expected a file");
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path, 0, 0, "", "is a directory, expected a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, "", "cannot open file");
   std::ostringstream ss;
@@ -605,8 +643,8 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
   try {
     root = YAML::Load(yamlText);
   } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1, "",
-                     "invalid YAML: " + e.msg);
+    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
+                     "", "invalid YAML: " + e.msg);
   }
   YamlReader r(file);
   for (const auto& a : setOverrides) {
@@ -625,12 +663,14 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
   spec.setOverrides = setOverrides;
   spec.name = std::filesystem::path(file).stem().string();
   if (!root.IsMap()) {
-    r.error(root, "", "expected a map of topology keys (name, topology, hosts, links, ...), found " +
-                          YamlReader::describe(root));
+    r.error(root, "",
+            "expected a map of topology keys (name, topology, hosts, links, ...), found " +
+                YamlReader::describe(root));
     r.throwIfErrors();
   }
-  r.checkKeys(root, "", {"name", "topology", "hosts", "links", "switch", "routing", "nic", "congestion_control",
-                         "workload", "failures", "watchdog"});
+  r.checkKeys(root, "",
+              {"name", "topology", "hosts", "links", "switch", "routing", "nic", "congestion_control",
+               "workload", "failures", "watchdog"});
   r.getString(root, "", "name", spec.name);
 
   bool kindOk = false;
@@ -644,8 +684,9 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
   std::string workload;
   if (r.getString(root, "", "workload", workload)) {
     const std::filesystem::path w(workload);
-    spec.workload = w.is_absolute() ? w.lexically_normal().string()
-                                    : (std::filesystem::path(file).parent_path() / w).lexically_normal().string();
+    spec.workload = w.is_absolute()
+                        ? w.lexically_normal().string()
+                        : (std::filesystem::path(file).parent_path() / w).lexically_normal().string();
   }
   readFailures(r, root, spec);
   readWatchdog(r, root, spec);
@@ -655,8 +696,8 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
         size.links > kMaxLinksTotal) {
       r.error(root["topology"], "topology",
               "the fabric is too large to build: " + std::to_string(size.hosts) + " hosts and about " +
-                  std::to_string(size.links) + " links (limits: " + std::to_string(kMaxHostsTotal) + " hosts, " +
-                  std::to_string(kMaxLinksTotal) + " links)");
+                  std::to_string(size.links) + " links (limits: " + std::to_string(kMaxHostsTotal) +
+                  " hosts, " + std::to_string(kMaxLinksTotal) + " links)");
     }
   }
   r.throwIfErrors();

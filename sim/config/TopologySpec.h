@@ -140,14 +140,16 @@ struct IbSmSpec {
 };
 
 struct RoutingSpec {
-  /// Per-packet path selection: ecmp (five-tuple hash) | flowlet | adaptive | spray, or ib-sm
-  /// (InfiniBand: destination-LID tables from the subnet manager; the default on infiniband).
+  /// Path selection among equal-cost members (README "Routing", one meaning on every backend):
+  /// ecmp (per flow, five-tuple hash) | flowlet (per flowlet, the least-loaded member at each
+  /// flowlet start) | adaptive (per packet, the least-loaded member) | spray (per packet, any).
+  /// | ib-sm (InfiniBand: destination-LID tables from the subnet manager; the default there).
   /// `bgp` is accepted as ecmp over BGP-derived tables (control_plane: bgp).
   std::string algorithm = "ecmp";
   /// Where forwarding tables come from: static (shortest paths computed from the graph) | bgp.
   std::string controlPlane = "static";
   uint64_t hashSeed = 0;          ///< mixed with each switch's id to give per-switch seeds
-  Time flowletGap = Time::us(5);  ///< flowlet: idle gap after which a flow may be re-hashed
+  Time flowletGap = Time::us(5);  ///< flowlet: idle gap that starts a new flowlet
   Bytes adaptiveBias = 0;         ///< adaptive: keep the hashed port unless another is this much emptier
   /// adaptive: queues are compared in units of this many bytes (0 = eight maximum frames), the way
   /// switch ASICs grade port load into a few bands rather than comparing exact byte counts.

@@ -29,6 +29,7 @@ class FlatCache {
       if (s.key == kEmpty) return nullptr;
     }
   }
+  Value* find(uint64_t key) { return const_cast<Value*>(static_cast<const FlatCache*>(this)->find(key)); }
   /// Stores `value` for a key not yet present; ignored once the cache is full.
   void insert(uint64_t key, const Value& value) {
     if (size_ >= maxEntries_) return;

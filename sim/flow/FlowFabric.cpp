@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/config/SpecError.h"
 #include "sim/core/Error.h"
 #include "sim/routing/FlowHash.h"
 
@@ -30,7 +31,14 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
                : algo == "adaptive" ? Selection::Adaptive
                : algo == "spray"    ? Selection::Spray
                                     : Selection::Ecmp;
-  solver_.trackLoad(selection_ == Selection::Adaptive);  // only the adaptive router reads loads
+  // Modes without a fluid form are refused (README "Routing").
+  if (selection_ == Selection::Adaptive && spec.routing.adaptiveBias > 0)
+    throw specError(
+        spec, "routing.adaptive_bias",
+        "the flow and hybrid backends split an adaptive flow evenly over the members (per-packet "
+        "adaptive routing in fluid form) and cannot keep it on its hashed member until a queue differs "
+        "by a bias: remove routing.adaptive_bias or use --backend packet");
+  solver_.trackLoad(selection_ == Selection::Flowlet);  // only flowlet placement reads loads
   // Payload capacity: a full MTU of payload costs its framed size on the wire.
   const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
   for (PortId p = 0; p < topo.portCount(); ++p)
@@ -72,6 +80,8 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
   if (cacheStale_) {
     routeCache_.clear();
     routeHops_.clear();
+    flowlets_.clear();  // a flowlet's path may cross what failed: the next transfer re-places it
+    flowletHops_.clear();
     cacheStale_ = false;
   }
   if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu))
@@ -90,6 +100,29 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
       ackHops_ = c->ackHops;
       return c->latency;
     }
+  }
+  const bool keyed = dstNic < (1u << 21) && srcNic < (1u << 23);
+  if (selection_ == Selection::Flowlet && keyed) {
+    // The queue pair's flowlet goes on while it has a transfer in the fluid or has been idle no
+    // longer than the gap; a new one is placed afresh (hashedRoute) and replaces it.
+    Flowlet* f = flowlets_.find(key);
+    if (f && (f->active > 0 || (f->ended && sim_.now() - f->lastEnd <= spec_.routing.flowletGap))) {
+      hops_.assign(flowletHops_.begin() + f->offset, flowletHops_.begin() + f->offset + f->count);
+      ackHops_ = f->ackHops;
+      return latencyOf(bytes);
+    }
+    const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, record);
+    if (routeBroken_) return latency;     // black-holed: nothing to remember
+    if (f && f->count == hops_.size()) {  // every member is a minimal path: the same length
+      std::copy(hops_.begin(), hops_.end(), flowletHops_.begin() + f->offset);
+      f->ackHops = static_cast<uint16_t>(ackHops_);
+    } else if (!f) {
+      flowlets_.insert(
+          key, Flowlet{static_cast<uint32_t>(flowletHops_.size()), static_cast<uint16_t>(hops_.size()),
+                       static_cast<uint16_t>(ackHops_), 0, false, Time::zero()});
+      if (flowlets_.find(key)) flowletHops_.insert(flowletHops_.end(), hops_.begin(), hops_.end());
+    }
+    return latency;
   }
   const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, record);
   if (cacheable && !routeBroken_ && routeCache_.size() < kRouteCacheEntries) {
@@ -119,10 +152,11 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
       routeBroken_ = true;
       break;
     }
-    if (selection_ == Selection::Adaptive) {
+    if (selection_ == Selection::Flowlet) {
       const auto group = fib_.group(at, dstNic);
       if (group.size() > 1) {
-        // Least loaded member; scanning from the hashed member breaks ties as the hash would.
+        // The least-loaded member; scanning from the transfer's hashed member breaks ties as the
+        // packet backend's random choice would, reproducibly.
         const uint32_t start =
             FlowHash::select(tuple, fib_.switchSeed(at), static_cast<uint32_t>(group.size()));
         double best = solver_.load(group[start]);
@@ -141,7 +175,7 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
     latency += topo_.portLatency(next) + serializationTime(frame, topo_.portRate(next));
     at = topo_.peerNode(next);
   }
-  if (selection_ == Selection::Spray && !routeBroken_) {
+  if ((selection_ == Selection::Spray || selection_ == Selection::Adaptive) && !routeBroken_) {
     // Even split: at each switch the fraction arriving is divided equally over its group.
     hops_.resize(1);
     frontier_.assign(1, {topo_.peerNode(hops_[0].resource), 1.0});
@@ -193,6 +227,15 @@ Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint1
     hops_.push_back({topo_.peerPort(topo_.nicPort(srcNic)), static_cast<float>(ackWeight_)});
     ackHops_ = 2;
   }
+  return latency;
+}
+
+Time FlowFabric::latencyOf(Bytes bytes) const {
+  const uint32_t frame = framing_.dataWireBytes(static_cast<uint32_t>(std::min<Bytes>(bytes, mtu_)));
+  Time latency = topo_.portLatency(hops_[0].resource);
+  for (size_t i = 1; i + ackHops_ < hops_.size(); ++i)
+    latency += spec_.sw.latency + topo_.portLatency(hops_[i].resource) +
+               serializationTime(frame, topo_.portRate(hops_[i].resource));
   return latency;
 }
 
@@ -286,6 +329,16 @@ uint32_t FlowFabric::start(uint32_t record, double remaining, Time latency, Byte
   if (f >= active_.size()) active_.resize(f + 1);
   Active& a = active_[f];
   a = Active{};
+  if (selection_ == Selection::Flowlet) {
+    const FlowRecord& rec = records_[record];
+    const uint32_t srcNic = path_.sourceNic(rec.srcGpu, rec.dstGpu), dstNic = topo_.nicOfGpu(rec.dstGpu);
+    const uint64_t key = (static_cast<uint64_t>(srcNic) << 40) | (static_cast<uint64_t>(dstNic) << 19) |
+                         (static_cast<uint64_t>(tc & 7) << 16) | qp;
+    if (Flowlet* fl = flowlets_.find(key)) {
+      ++fl->active;
+      a.flowletKey = key;
+    }
+  }
   a.remaining = remaining;
   a.dataHops = static_cast<uint32_t>(hops_.size() - ackHops_);
   a.burst = burst;
@@ -429,6 +482,13 @@ void FlowFabric::completeDue() {
     finishes_.erase(f);
     Active& a = active_[f];
     a.live = false;
+    if (a.flowletKey != 0) {
+      if (Flowlet* fl = flowlets_.find(a.flowletKey)) {
+        --fl->active;
+        fl->ended = true;
+        fl->lastEnd = now;
+      }
+    }
     solver_.removeFlow(f);
     scheduleDelivery(a.record, now + a.latency);
     any = true;
@@ -488,7 +548,8 @@ size_t FlowFabric::memoryBytes() const {
          records_.capacity() * sizeof(FlowRecord) + pending_.capacity() * sizeof(Pending) +
          deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
          nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +
-         routeCache_.memoryBytes() + latencyCache_.memoryBytes() + stalled_.capacity() * sizeof(Stalled);
+         routeCache_.memoryBytes() + latencyCache_.memoryBytes() + flowlets_.memoryBytes() +
+         flowletHops_.capacity() * sizeof(MaxMinSolver::Hop) + stalled_.capacity() * sizeof(Stalled);
 }
 
 NetworkCounters FlowFabric::networkCounters() const {

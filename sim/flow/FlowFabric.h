@@ -8,13 +8,27 @@
 // their share (one ACK frame per ackEvery data frames) of the two NIC links in the reverse direction. Paths
 // are the packet backend's: the same RoCEv2 queue-pair five-tuple (FlowHash::queuePairTuple) hashed by the
 // same ECMP tables (EcmpFib, static or installed by BGP), with PXN for GPUs whose NIC is on another rail, so
-// ECMP collisions are the same. Routing at flow level is the ideal of each scheme:
-//   ecmp, bgp  the hashed path;
-//   flowlet    a fresh hash per transfer (messages are separated by more than a flowlet gap);
-//   adaptive   at each switch the member of the ECMP group with the least load (sum of the
-//              active flows' weights) when the flow starts, ties broken by the hash;
-//   spray      an even split over every equal-cost path (each link used with weight = its
-//              share of the flow).
+// ECMP collisions are the same. Each routing mode means what it means at packet level (README, "Routing"), in
+// fluid form:
+//   ecmp, bgp  the hashed path (per flow, the same as the packet backend's);
+//   flowlet    a transfer starts a new flowlet when its queue pair has nothing in flight and
+//              has been idle longer than routing.flowlet_gap since its last transfer's fluid
+//              end (otherwise it continues the pair's flowlet, on the same path). A new flowlet
+//              takes at each switch the member of the ECMP group with the least load (the sum
+//              of the active flows' weights on it), ties broken from the transfer's own hash;
+//              loads count every flow placed so far, so transfers that start together see each
+//              other as the packet backend's flowlets do. The approximation: a fluid flow never
+//              idles, so it is never re-placed in mid-transfer (the packet backend re-selects
+//              after a PFC pause or a retransmission timeout longer than the gap).
+//   adaptive   per packet at packet level, hence a split of the flow over every member: each
+//              packet joining the least-loaded queue keeps the members' queues level, and with
+//              every flow split the same way the members of a group carry equal loads, so the
+//              fluid split is even: the same as spray. They differ at packet level only in
+//              transients (spray's random overloads), which the fluid leaves out.
+//              routing.adaptive_bias (keep the hashed member until another is emptier by the
+//              bias) has no fluid form and is refused.
+//   spray      an even split over every equal-cost path (random or round-robin per packet are
+//              even in the mean); each link used with weight = its share of the flow.
 // Rates are recomputed when flows start or finish; all changes at one timestamp are batched
 // into one recomputation of the connected parts of the fabric they touch (incremental).
 // Hashed paths are looked up once per queue pair (ring steps and micro-batches reuse them), and
@@ -122,8 +136,9 @@ class FlowFabric final : public Fabric, public EventHandler {
     Time last;
     Time latency;  ///< fixed delay added after the fluid part
     uint32_t record = 0;
-    uint32_t dataHops = 0;  ///< hops before the ACK share
-    Bytes burst = 0;        ///< the request's burst (its bytes if it has none): an episode's size
+    uint32_t dataHops = 0;    ///< hops before the ACK share
+    Bytes burst = 0;          ///< the request's burst (its bytes if it has none): an episode's size
+    uint64_t flowletKey = 0;  ///< flowlet routing: its queue pair's entry in flowlets_ (0: none)
     uint8_t tc = 0;
     uint16_t qp = 0;
     bool live = false;  ///< in the solver (not finished, not stalled)
@@ -229,6 +244,19 @@ class FlowFabric final : public Fabric, public EventHandler {
   static constexpr size_t kRouteCacheEntries = size_t{1} << 22;  ///< bound on the cache's memory
   FlatCache<CachedRoute> routeCache_{kRouteCacheEntries};
   std::vector<MaxMinSolver::Hop> routeHops_;
+  /// Flowlet routing: per queue pair (the route cache's key), its current flowlet's path.
+  struct Flowlet {
+    uint32_t offset = 0;  ///< first hop in flowletHops_ (data hops and ACK share)
+    uint16_t count = 0;
+    uint16_t ackHops = 0;
+    uint32_t active = 0;  ///< its transfers in the fluid now
+    bool ended = false;   ///< lastEnd is set
+    Time lastEnd;         ///< when its last transfer left the fluid
+  };
+  FlatCache<Flowlet> flowlets_{kRouteCacheEntries};
+  std::vector<MaxMinSolver::Hop> flowletHops_;
+  /// The fixed latency of the path in hops_ for a first frame of `bytes` (see hashedRoute).
+  Time latencyOf(Bytes bytes) const;
   mutable FlatCache<Time> latencyCache_{kRouteCacheEntries};        ///< pathLatency by (src GPU, dst GPU)
   std::vector<std::pair<NodeId, double>> frontier_, nextFrontier_;  ///< scratch: spraying
   // ---- failures ----

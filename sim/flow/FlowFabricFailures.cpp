@@ -60,6 +60,8 @@ void FlowFabric::reroute() {
       stall(f, now);
       continue;
     }
+    // A flowlet whose path works goes on where it is (a switch keeps a live flowlet's member).
+    if (selection_ == Selection::Flowlet) continue;
     const FlowRecord& rec = records_[a.record];
     const Time latency = route(rec.srcGpu, rec.dstGpu, a.tc, a.qp, rec.bytes, a.record);
     if (!routeWorks()) {  // the tables now send it into a black hole
@@ -117,6 +119,13 @@ void FlowFabric::stall(uint32_t f, Time now) {
   st.since = now;
   ++stalls_;
   a.live = false;
+  if (a.flowletKey != 0) {
+    if (Flowlet* fl = flowlets_.find(a.flowletKey)) {  // its flowlet ends with the loss
+      --fl->active;
+      fl->ended = true;
+      fl->lastEnd = now;
+    }
+  }
   finishes_.erase(f);
   solver_.removeFlow(f);
   armTimer(slot);

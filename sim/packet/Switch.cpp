@@ -28,7 +28,11 @@ bool Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* poo
   const bool fits = mmu_.init(&mmuConfig_, headroom);
   if (mmuConfig_.losslessMask) refresh_.assign(static_cast<size_t>(degree) * kTrafficClasses, kNoTimer);
   rng_ = sim->rngStream(Rng::streamId("switch/ecn") ^ (static_cast<uint64_t>(id) << 20));
-  if (params->selection == PathSelection::Flowlet) flowlets_.assign(kFlowletEntries, Flowlet{});
+  if (params->selection == PathSelection::Flowlet) {
+    flowlets_.assign(kFlowletEntries, Flowlet{});
+    flowletAssigned_.assign(degree, Time::zero());
+  }
+  if (params->selection == PathSelection::Adaptive) rotation_.assign(kRotationEntries, 0);
   return fits;
 }
 
@@ -69,34 +73,36 @@ PortId Switch::selectPort(const Packet& p) {
     case PathSelection::Flowlet: {
       Flowlet& f = flowlets_[FlowHash::mix(p.tuple ^ fib_->switchSeed(id_)) & (kFlowletEntries - 1)];
       const Time now = sim_->now();
-      // The table is indexed by hash without a tag, as flowlet tables in switch ASICs are:
-      // flows that collide in it share an entry, and so a path, rather than evicting each other.
-      if (now - f.lastSeen > params_->flowletGap || f.member >= n) {
-        f.member = static_cast<uint32_t>(rng_.below(n));  // a new flowlet may take any member
+      // A flowlet starts at the first packet an entry sees, or after an idle gap; only then may
+      // the member change. Colliding flows share the entry (see the header comment), and a
+      // flow whose group is smaller than the entry's member index folds it.
+      if (!f.seen || now - f.lastSeen > params_->flowletGap) {
+        f.member = newFlowletMember(group, p.tc);
+        f.seen = true;
       }
       f.lastSeen = now;
-      return group[f.member];
+      return group[f.member % n];
     }
     case PathSelection::Adaptive: {
-      // The least-loaded member by bytes queued in this class. With a bias, the hashed member is
-      // kept unless another is emptier by more than the bias; without one, ties are broken at
-      // random, so an idle fabric spreads packets instead of degenerating to ECMP.
+      // The least-loaded member by bytes queued in this class; among equal grades the first after
+      // the member this flow's previous packet took, so the flow cycles over them (see Switch.h).
+      // With a bias, the hashed member is kept unless another is emptier by more than the bias.
       // Queues are compared in grades (routing.adaptive_quantum, default eight maximum frames), as
       // switch ASICs grade port load coarsely: exact byte counts make packets arriving in lock-step
       // settle into a fixed rotation that pins each flow to one port.
       const uint64_t quantum = params_->adaptiveQuantum;
+      uint16_t& last = rotation_[FlowHash::mix(p.tuple ^ fib_->switchSeed(id_)) & (kRotationEntries - 1)];
       uint64_t bestQ = UINT64_MAX;
-      uint32_t ties = 0, pick = 0;
-      for (uint32_t i = 0; i < n; ++i) {
+      uint32_t pick = 0;
+      for (uint32_t k = 0, i = last % n; k < n; ++k) {
+        if (++i == n) i = 0;
         const uint64_t q = ports_[group[i] - firstPort_].queueBytes(p.tc) / quantum;
         if (q < bestQ) {
           bestQ = q;
-          ties = 1;
           pick = i;
-        } else if (q == bestQ && rng_.below(++ties) == 0) {
-          pick = i;  // reservoir sampling: uniform among the tied members
         }
       }
+      last = static_cast<uint16_t>(pick);
       if (params_->adaptiveBias > 0) {
         const uint32_t hashed = FlowHash::select(p.tuple, fib_->switchSeed(id_), n);
         if (ports_[group[hashed] - firstPort_].queueBytes(p.tc) <= bestQ * quantum + params_->adaptiveBias)
@@ -111,6 +117,32 @@ PortId Switch::selectPort(const Packet& p) {
       break;
   }
   return fib_->nextHop(id_, p.dstNic, p.tuple);
+}
+
+uint32_t Switch::newFlowletMember(std::span<const PortId> group, uint8_t tc) {
+  // Least loaded by the graded queue of the class; among equal grades the member that has gone
+  // longest without a new flowlet (never = time zero); then uniformly at random.
+  const uint64_t quantum = params_->adaptiveQuantum;
+  const auto n = static_cast<uint32_t>(group.size());
+  uint64_t bestQ = UINT64_MAX;
+  Time bestAt = Time::max();
+  uint32_t ties = 0, pick = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t local = group[i] - firstPort_;
+    const uint64_t q = ports_[local].queueBytes(tc) / quantum;
+    const Time at = flowletAssigned_[local];
+    if (q < bestQ || (q == bestQ && at < bestAt)) {
+      bestQ = q;
+      bestAt = at;
+      ties = 1;
+      pick = i;
+    } else if (q == bestQ && at == bestAt && rng_.below(++ties) == 0) {
+      pick = i;  // reservoir sampling: uniform among the tied members
+    }
+  }
+  // Strictly later than "never": a port chosen at time zero is no longer tied with the unchosen.
+  flowletAssigned_[group[pick] - firstPort_] = sim_->now() + Time::ps(1);
+  return pick;
 }
 
 bool Switch::redMark(uint64_t q) {

@@ -27,14 +27,32 @@
 //   frame behind it could follow. Judged before spending, a departing full frame would always
 //   find a frame of credit and only the port's recent waits would keep a victim from marking on
 //   dequeue. Ports toward NICs have no credits and are never victims.
-// - Path selection among the ECMP group (routing.algorithm): ecmp hashes the five-tuple with
-//   the switch's seed; flowlet keeps a flow on its port until it pauses longer than the flowlet
-//   gap, then picks again (a 1,024-entry flowlet table indexed by the flow hash, as switch ASICs
-//   keep, so colliding flows share an entry); adaptive sends each packet to the member with the
-//   least queued in its class, graded in quanta (ties broken at random), keeping the hashed member
-//   unless another is emptier by more than the bias (InfiniBand AR / Spectrum-X style); it sees
-//   only its own queues, so downstream congestion reaches it through back-pressure alone; spray
-//   picks a random member per packet, or round-robin.
+// - Path selection among the ECMP group (routing.algorithm; the one definition of each mode is
+//   the README's "Routing" section, which the flow backend follows in fluid form):
+//   ecmp hashes the five-tuple with the switch's seed (per flow).
+//   flowlet is flowlet switching with load-aware re-selection (LetFlow / CONGA style): a
+//   flowlet starts at a flow's first packet (an entry never seen) or after the flow has been
+//   idle longer than routing.flowlet_gap; its member is then re-selected as the least loaded by
+//   the egress queue of the packet's class, graded as adaptive grades it, ties going to the
+//   member least recently given a new flowlet (so flowlets starting in one burst, which all see
+//   the same empty queues, spread over the members as the flow backend's loads updated flow by
+//   flow spread them), then at random. Within a flowlet the flow stays on its member, so a flow
+//   is never reordered when the gap exceeds the spread of path delays. The flowlet table has
+//   1,024 entries indexed by the flow hash without a tag, as switch ASICs keep it: flows that
+//   collide share an entry, hence a member and a flowlet, and a newcomer joins an active
+//   entry's flowlet. (A tagged table that evicts on a mismatch would move the evicted flow in
+//   mid-flowlet and reorder it; a tagged table that does not evict behaves as this one does.)
+//   adaptive is per packet (InfiniBand AR / Spectrum-X): each packet goes to the member with the
+//   least queued in its class, graded in quanta; among equal grades, to the first after the
+//   member the flow's previous packet took (a per-flow pointer in an 8,192-entry table indexed
+//   by the flow hash), so a flow's packets cycle over the equally loaded members and every flow
+//   splits evenly over them. Random ties would make each flow's split a random walk whose
+//   excursions overload downlinks that no upstream switch sees (last FCT 1.10-1.14x ideal on a
+//   k=8 permutation, against 1.04-1.07x). With a bias, the hashed member is kept unless another
+//   is emptier by more than the bias. It sees only its own queues, so downstream congestion
+//   reaches it through back-pressure alone.
+//   spray picks a random member per packet, or round-robin.
+//   adaptive and spray reorder flows: the loader refuses them with nic.reorder: strict.
 // - InfiniBand with subnet-manager routing (SwitchParams::ibLft): the egress is the LFT entry of
 //   the packet's DLID; with adaptive routing, the least-queued live member of the SM's group for
 //   the destination (graded as above, ties at random), which holds the LFT's port and every other
@@ -48,6 +66,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "sim/core/Rng.h"
@@ -140,12 +159,18 @@ class Switch final : public EventHandler {
   std::vector<TimerId> refresh_;  // per (port, class): PAUSE refresh timer, created on first XOFF
   std::vector<Violation> violations_;
   Rng rng_;
+  /// The member of `group` a new flowlet of class `tc` takes now (see the header comment).
+  uint32_t newFlowletMember(std::span<const PortId> group, uint8_t tc);
   struct Flowlet {
     Time lastSeen;
     uint32_t member = 0;
+    bool seen = false;  ///< no packet has used the entry yet: the next one starts a flowlet
   };
   static constexpr uint32_t kFlowletEntries = 1024;
-  std::vector<Flowlet> flowlets_;  // allocated only for flowlet switching
+  static constexpr uint32_t kRotationEntries = 8192;
+  std::vector<Flowlet> flowlets_;      // allocated only for flowlet switching
+  std::vector<Time> flowletAssigned_;  // per local port: when it last got a new flowlet (flowlet only)
+  std::vector<uint16_t> rotation_;     // adaptive: per flow-hash entry, the member its last packet took
   uint32_t sprayNext_ = 0;
 };
 

@@ -1,8 +1,8 @@
 // The flow backend (FlowFabric) on small fabrics: a lone transfer takes bytes / payload rate plus
 // the fixed path latency and agrees with the packet backend; an incast shares the receiver's
-// link equally and conserves bytes; ECMP paths are exactly the packet backend's (same five-tuple
-// hash, same tables, PXN included); adaptive routing avoids a collision ECMP makes and spraying
-// splits evenly; the same run twice gives identical records.
+// link equally and conserves bytes; ECMP paths are exactly the ports the packet backend's packets
+// cross (PXN included); flowlet placement avoids a collision ECMP makes, and adaptive routing and
+// spraying split evenly; adaptive_bias is refused; the same run twice gives identical records.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -72,7 +72,8 @@ std::vector<PortId> packetPath(const Topology& topo, const EcmpFib& fib, uint32_
 
 /// Fixed latency of a path computed from first principles: every link's propagation, and per
 /// switch its latency and one frame's serialization on the port it forwards to.
-Time fixedLatency(const Topology& topo, const TopologySpec& s, const std::vector<PortId>& ports, uint32_t frame) {
+Time fixedLatency(const Topology& topo, const TopologySpec& s, const std::vector<PortId>& ports,
+                  uint32_t frame) {
   Time t = topo.portLatency(ports[0]);
   for (size_t i = 1; i < ports.size(); ++i)
     t += s.sw.latency + topo.portLatency(ports[i]) + serializationTime(frame, topo.portRate(ports[i]));
@@ -115,7 +116,8 @@ TEST(FlowBackend, LoneTransferTakesBytesOverPayloadRatePlusFixedLatency) {
       const std::vector<PortId> ports = packetPath(*fb.topo, fb.fib, 0, dst, 0, 0);
       ASSERT_EQ(ports.size(), 4u);  // NIC, leaf up, spine down, leaf down
       const LinkFraming f = std::string(tech) == "infiniband" ? LinkFraming::ib() : LinkFraming::roce();
-      const Time latency = fixedLatency(*fb.topo, s, ports, f.dataWireBytes(static_cast<uint32_t>(s.links.mtu)));
+      const Time latency =
+          fixedLatency(*fb.topo, s, ports, f.dataWireBytes(static_cast<uint32_t>(s.links.mtu)));
       const double fluidPs = static_cast<double>(bytes) / payloadRate(s, BitRate::gbps(100));
       const double expected = static_cast<double>(latency.picos()) + fluidPs;
       const double got = static_cast<double>(log.at[7].picos());
@@ -136,11 +138,14 @@ TEST(FlowBackend, LoneTransferTakesBytesOverPayloadRatePlusFixedLatency) {
       ASSERT_EQ(plog.at.count(7), 1u);
       const double packetIdeal = static_cast<double>(pb.fabric.flowRecords().at(0).ideal.picos());
       const double packetActual = static_cast<double>(plog.at[7].picos());
-      EXPECT_NEAR(got / packetIdeal, 1.0, 0.01) << "flow " << got << " ps, packet ideal " << packetIdeal << " ps";
+      EXPECT_NEAR(got / packetIdeal, 1.0, 0.01)
+          << "flow " << got << " ps, packet ideal " << packetIdeal << " ps";
       EXPECT_NEAR(got / packetActual, 1.0, 0.01) << "flow " << got << " ps, packet " << packetActual << " ps";
       EXPECT_EQ(pb.fabric.pathLatency(0, dst), fb.fabric.pathLatency(0, dst));
-      std::printf("[ lone %s %lld B ] flow %.6f us, packet ideal %.6f us, packet %.6f us (flow/packet %.5f)\n", tech,
-                  static_cast<long long>(bytes), got / 1e6, packetIdeal / 1e6, packetActual / 1e6, got / packetActual);
+      std::printf(
+          "[ lone %s %lld B ] flow %.6f us, packet ideal %.6f us, packet %.6f us (flow/packet %.5f)\n", tech,
+          static_cast<long long>(bytes), got / 1e6, packetIdeal / 1e6, packetActual / 1e6,
+          got / packetActual);
     }
   }
 }
@@ -174,7 +179,10 @@ TEST(FlowBackend, IncastSharesTheReceiverEquallyAndConservesBytes) {
   EXPECT_LE(c.linkUtilMax, 1.0);
 }
 
-TEST(FlowBackend, EcmpPathsAreThePacketBackendsPaths) {
+TEST(FlowBackend, EcmpPathsAreThePortsThePacketBackendsPacketsCross) {
+  // Not a second walk through the tables: each transfer (one full frame) is sent on an idle
+  // packet-level fabric built independently from the same spec and seed, and the ports whose
+  // wire counters grew by at least a data frame (ACKs are smaller) are the path its packet took.
   struct Case {
     const char* name;
     TopologySpec spec;
@@ -208,14 +216,17 @@ TEST(FlowBackend, EcmpPathsAreThePacketBackendsPaths) {
       FlowBench fb(c.spec, seed);
       PacketBench pb(c.spec, seed);
       const Topology& topo = *fb.topo;
+      const Bytes frame = c.spec.links.mtu;
       std::mt19937_64 rng(seed);
       std::uniform_int_distribution<uint32_t> gpu(0, static_cast<uint32_t>(topo.gpuCount() - 1));
       std::uniform_int_distribution<int> tc(0, 6), qp(0, 15);
-      std::set<std::vector<PortId>> distinct;
+      std::set<std::set<PortId>> distinct;
       int interHost = 0;
-      for (int i = 0; i < 3000; ++i) {
+      std::vector<uint64_t> before(topo.portCount());
+      for (int i = 0; i < 400; ++i) {
         const uint32_t src = gpu(rng), dst = gpu(rng);
-        TransferRequest r = transfer(src, dst, 1 << 20, 0, static_cast<uint16_t>(qp(rng)));
+        TransferRequest r =
+            transfer(src, dst, frame, static_cast<uint64_t>(i), static_cast<uint16_t>(qp(rng)));
         r.trafficClass = static_cast<uint8_t>(tc(rng));
         const auto hops = fb.fabric.pathOf(r);
         if (topo.hostOfGpu(src) == topo.hostOfGpu(dst)) {
@@ -224,25 +235,31 @@ TEST(FlowBackend, EcmpPathsAreThePacketBackendsPaths) {
           continue;
         }
         ++interHost;
-        // The packet backend's tables (pb.fib: built independently from the same seed).
-        const std::vector<PortId> want = packetPath(*pb.topo, pb.fib, src, dst, r.trafficClass, r.qp);
-        ASSERT_EQ(hops.size(), want.size()) << src << " -> " << dst << " qp " << r.qp;
-        for (size_t k = 0; k < want.size(); ++k) {
-          EXPECT_EQ(hops[k].resource, want[k]) << src << " -> " << dst << " qp " << r.qp << " hop " << k;
-          EXPECT_EQ(hops[k].weight, 1.0f);
+        for (PortId p = 0; p < topo.portCount(); ++p) before[p] = pb.fabric.port(p).wireBytesSent();
+        DeliveryLog log;
+        pb.fabric.send(r, &log);
+        pb.sim.run();
+        ASSERT_EQ(log.at.count(r.tag), 1u);
+        std::set<PortId> crossed, routed;
+        for (PortId p = 0; p < topo.portCount(); ++p)
+          if (pb.fabric.port(p).wireBytesSent() - before[p] >= static_cast<uint64_t>(frame))
+            crossed.insert(p);
+        for (const auto& h : hops) {
+          routed.insert(h.resource);
+          EXPECT_EQ(h.weight, 1.0f);
         }
-        distinct.insert(want);
-        EXPECT_EQ(fb.fabric.pathLatency(src, dst), pb.fabric.pathLatency(src, dst));
+        EXPECT_EQ(routed, crossed) << src << " -> " << dst << " qp " << r.qp << " tc " << int(r.trafficClass);
+        distinct.insert(crossed);
       }
-      EXPECT_GT(interHost, 2000);
-      // The hash really spreads paths: many more distinct paths than one per pair (the small
-      // rail-optimized case has 136 in all, the others several hundred).
+      EXPECT_GT(interHost, 250);
+      // The hash really spreads paths: many more distinct paths than one per 20 transfers (the
+      // small rail-optimized case has 136 in all, the others several hundred).
       EXPECT_GT(distinct.size(), static_cast<size_t>(interHost / 20));
     }
   }
 }
 
-TEST(FlowBackend, AdaptiveAvoidsACollisionEcmpMakes) {
+TEST(FlowBackend, FlowletAvoidsACollisionEcmpMakesAndAdaptiveSplitsEvenly) {
   TopologySpec s = leafSpineSpec(2, 4, 4);
   const Bytes bytes = 1 << 20;
   const double fluid = static_cast<double>(bytes) / payloadRate(s, BitRate::gbps(100));
@@ -252,7 +269,8 @@ TEST(FlowBackend, AdaptiveAvoidsACollisionEcmpMakes) {
   const Topology& topo = *probe.topo;
   std::vector<uint32_t> left, right;
   for (uint32_t g = 0; g < topo.gpuCount(); ++g)
-    (topo.attachedSwitch(topo.nicOfGpu(g)) == topo.attachedSwitch(topo.nicOfGpu(0)) ? left : right).push_back(g);
+    (topo.attachedSwitch(topo.nicOfGpu(g)) == topo.attachedSwitch(topo.nicOfGpu(0)) ? left : right)
+        .push_back(g);
   ASSERT_EQ(left.size(), 4u);
   ASSERT_EQ(right.size(), 4u);
   TransferRequest a = transfer(left[0], right[0], bytes, 1), b;
@@ -276,37 +294,42 @@ TEST(FlowBackend, AdaptiveAvoidsACollisionEcmpMakes) {
       EXPECT_NEAR(fluidPart / (2 * fluid), 1.0, 1e-6) << "ecmp transfer " << t;
     }
   }
-  // Adaptive: the first takes its hashed path (every member idle), the second the least loaded
-  // member: another spine; both run at full rate.
+  // Flowlet (one flowlet per transfer, placed on the least-loaded member): the second transfer
+  // sees the first's load on its uplink and takes another spine; both run at full rate.
   {
-    s.routing.algorithm = "adaptive";
+    s.routing.algorithm = "flowlet";
     FlowBench fb(s);
-    EXPECT_EQ(fb.fabric.pathOf(a)[1].resource, pathA[1].resource);
+    const auto placedA = fb.fabric.pathOf(a);  // the path send() gives the first transfer
     DeliveryLog log;
     fb.fabric.send(a, &log);
+    EXPECT_EQ(fb.fabric.solver().load(placedA[1].resource), 1.0);
     const auto pathB = fb.fabric.pathOf(b);
-    EXPECT_NE(pathB[1].resource, pathA[1].resource);
-    EXPECT_NE(topo.peerNode(pathB[1].resource), topo.peerNode(pathA[1].resource));  // another spine
-    EXPECT_EQ(fb.fabric.solver().load(pathA[1].resource), 1.0);
+    EXPECT_NE(pathB[1].resource, placedA[1].resource);
+    EXPECT_NE(topo.peerNode(pathB[1].resource), topo.peerNode(placedA[1].resource));  // another spine
     fb.fabric.send(b, &log);
     fb.sim.run();
     for (uint64_t t : {1, 2}) {
       const double fluidPart = static_cast<double>((log.at[t] - fb.fabric.pathLatency(0, right[0])).picos());
-      EXPECT_NEAR(fluidPart / fluid, 1.0, 1e-6) << "adaptive transfer " << t;
+      EXPECT_NEAR(fluidPart / fluid, 1.0, 1e-6) << "flowlet transfer " << t;
     }
   }
-  // Spray: each of the 4 uplinks and each spine's downlink carries a quarter of each flow; the
-  // NIC ports and the last hop carry all of it. Both run at full rate.
-  {
-    s.routing.algorithm = "spray";
+  // Spray, and adaptive (per packet: in fluid form the same even split): each of the 4 uplinks
+  // and each spine's downlink carries a quarter of each flow; the NIC ports and the last hop
+  // carry all of it. Both run at full rate.
+  for (const char* algo : {"spray", "adaptive"}) {
+    SCOPED_TRACE(algo);
+    s.routing.algorithm = algo;
     FlowBench fb(s);
     const auto hops = fb.fabric.pathOf(a);
     ASSERT_EQ(hops.size(), 2u + 4u + 4u);
     int quarter = 0, whole = 0;
     for (const auto& h : hops) {
-      if (h.weight == 1.0f) ++whole;
-      else if (h.weight == 0.25f) ++quarter;
-      else ADD_FAILURE() << "port " << h.resource << " weight " << h.weight;
+      if (h.weight == 1.0f)
+        ++whole;
+      else if (h.weight == 0.25f)
+        ++quarter;
+      else
+        ADD_FAILURE() << "port " << h.resource << " weight " << h.weight;
     }
     EXPECT_EQ(whole, 2);
     EXPECT_EQ(quarter, 8);
@@ -337,6 +360,50 @@ TEST(FlowBackend, AdaptiveAvoidsACollisionEcmpMakes) {
     int eighth = 0;
     for (const auto& h : hops) eighth += h.weight == 0.125f;
     EXPECT_EQ(eighth, 16);
+  }
+}
+
+TEST(FlowBackend, AQueuePairKeepsItsFlowletUntilItIdlesLongerThanTheGap) {
+  // Leaf-spine 2 x 4 x 4: transfers from leaf 0 to leaf 1 choose among 4 uplinks.
+  TopologySpec s = leafSpineSpec(2, 4, 4);
+  s.routing.algorithm = "flowlet";
+  const Bytes bytes = 1 << 20;
+  for (const Time gap : {Time::ms(1), Time::ps(1)}) {
+    SCOPED_TRACE(gap.picos());
+    s.routing.flowletGap = gap;
+    FlowBench fb(s);
+    const Topology& topo = *fb.topo;
+    std::vector<uint32_t> left, right;
+    for (uint32_t g = 0; g < topo.gpuCount(); ++g)
+      (topo.attachedSwitch(topo.nicOfGpu(g)) == topo.attachedSwitch(topo.nicOfGpu(0)) ? left : right)
+          .push_back(g);
+    DeliveryLog log;
+    const TransferRequest a = transfer(left[0], right[0], bytes, 1);
+    fb.fabric.send(a, &log);
+    const PortId up = fb.fabric.pathOf(a)[1].resource;  // a is in flight: its flowlet's path
+    EXPECT_EQ(fb.fabric.solver().load(up), 1.0);
+    // The same queue pair while a is in flight continues a's flowlet, on the loaded uplink;
+    // another queue pair of the same host is placed on an idle one.
+    EXPECT_EQ(fb.fabric.pathOf(transfer(left[0], right[0], bytes, 2))[1].resource, up);
+    EXPECT_NE(fb.fabric.pathOf(transfer(left[0], right[0], bytes, 3, 1))[1].resource, up);
+    fb.sim.run();
+    ASSERT_EQ(log.at.count(1), 1u);
+    // Idle now. A transfer of another host whose placement lands on a's uplink loads it.
+    TransferRequest b;
+    bool found = false;
+    for (uint16_t qp = 0; qp < 64 && !found; ++qp) {
+      b = transfer(left[1], right[1], bytes, 4, qp);
+      found = fb.fabric.pathOf(b)[1].resource == up;
+    }
+    ASSERT_TRUE(found);
+    fb.fabric.send(b, &log);
+    // a's queue pair again, some microseconds after its last byte: within a 1 ms gap it is still
+    // a's flowlet, on the uplink b now shares; past a 1 ps gap a new flowlet, on an idle one.
+    const PortId again = fb.fabric.pathOf(transfer(left[0], right[0], bytes, 5))[1].resource;
+    if (gap == Time::ms(1))
+      EXPECT_EQ(again, up);
+    else
+      EXPECT_NE(again, up);
   }
 }
 

@@ -2,10 +2,10 @@
 // section 7, byte conservation, and exit status 2 with a precise message on bad input.
 #include <gtest/gtest.h>
 
-#include "tests/support/CliRunner.h"
-#include "tests/support/TempDir.h"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tests/support/CliRunner.h"
+#include "tests/support/TempDir.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,14 +20,17 @@ namespace {
 
 using fabricsim::testsupport::CliResult;
 
-CliResult runCli(const std::string& args) { return fabricsim::testsupport::runFabricsim(args, "2>&1"); }
-
+CliResult runCli(const std::string& args) {
+  return fabricsim::testsupport::runFabricsim(args, "2>&1");
+}
 
 const std::string kData = std::string(FABRICSIM_SOURCE_DIR) + "/tests/data/run";
 const std::string kTopo = kData + "/leafspine-4x2.yaml";
 const std::string kWorkload = kData + "/permutation-256k.yaml";
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
 
 using fabricsim::testsupport::TempDir;
 
@@ -42,7 +45,7 @@ nlohmann::json readJson(const std::string& path) {
 nlohmann::json runScenario(const TempDir& dir, const std::string& name, uint64_t seed) {
   const std::string out = dir.file(name);
   const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --seed " +
-                                std::to_string(seed) + " --out " + quoted(out) + " --quiet");
+                             std::to_string(seed) + " --out " + quoted(out) + " --quiet");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(std::filesystem::exists(out)) << r.out;
   if (r.status != 0 || !std::filesystem::exists(out)) return {};
@@ -134,9 +137,9 @@ TEST(RunCli, ResultsHaveTheContractKeys) {
   }
 
   const auto& n = j["network"];
-  for (const char* k : {"bytes_sent", "bytes_delivered", "bytes_dropped", "packets_dropped", "retransmitted_bytes",
-                        "ecn_marks", "cnps", "pfc_pause_frames", "pfc_paused_us", "max_queue_bytes", "link_util",
-                        "per_tier"})
+  for (const char* k :
+       {"bytes_sent", "bytes_delivered", "bytes_dropped", "packets_dropped", "retransmitted_bytes",
+        "ecn_marks", "cnps", "pfc_pause_frames", "pfc_paused_us", "max_queue_bytes", "link_util", "per_tier"})
     EXPECT_TRUE(n.contains(k)) << "network." << k;
   ASSERT_TRUE(n["link_util"].contains("mean"));
   ASSERT_TRUE(n["link_util"].contains("max"));
@@ -147,7 +150,8 @@ TEST(RunCli, ResultsHaveTheContractKeys) {
                           "pfc_paused_us", "ecn_marks", "wire_bytes"})
       EXPECT_TRUE(t.contains(k)) << "network.per_tier." << tier << "." << k;
   EXPECT_GE(n["bytes_sent"].get<int64_t>(), 16 * 256 * 1024);  // payload, retransmissions included
-  EXPECT_EQ(n["bytes_sent"].get<int64_t>(), n["bytes_delivered"].get<int64_t>() + n["bytes_dropped"].get<int64_t>());
+  EXPECT_EQ(n["bytes_sent"].get<int64_t>(),
+            n["bytes_delivered"].get<int64_t>() + n["bytes_dropped"].get<int64_t>());
   // Features this release does not model stay at zero.
   EXPECT_EQ(n["ecn_marks"], 0);
   EXPECT_EQ(n["cnps"], 0);
@@ -159,7 +163,8 @@ TEST(RunCli, ResultsHaveTheContractKeys) {
 }
 
 TEST(RunCli, UnknownBackendExitsTwo) {
-  const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --backend fluid --quiet");
+  const CliResult r =
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --backend fluid --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--backend"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fluid"), std::string::npos) << r.out;
@@ -207,7 +212,8 @@ TEST(RunCli, SettingsTheFabricCannotHonourExitTwoPointingAtTheKey) {
 TEST(RunCli, UnknownFailureNodesAndUnknownSchemesExitTwo) {
   // An unknown node name in a failure is refused, with BGP on.
   const CliResult r3 = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
-                                 " --set routing.control_plane=bgp --set 'failures=[{at: 10us, action: down, switch: spine-99}]' --quiet");
+                              " --set routing.control_plane=bgp --set 'failures=[{at: 10us, action: down, "
+                              "switch: spine-99}]' --quiet");
   EXPECT_EQ(r3.status, 2) << r3.out;
   EXPECT_NE(r3.out.find("spine-99"), std::string::npos) << r3.out;
   // An unknown path-selection scheme through --routing is refused with the choices.
@@ -215,10 +221,24 @@ TEST(RunCli, UnknownFailureNodesAndUnknownSchemesExitTwo) {
       runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing magic --quiet");
   EXPECT_EQ(r2.status, 2) << r2.out;
   EXPECT_NE(r2.out.find("routing.algorithm"), std::string::npos) << r2.out;
+  // Adaptive routing and spraying with RoCE's default in-order NIC are refused, naming nic.reorder.
+  const CliResult r4 =
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing spray --quiet");
+  EXPECT_EQ(r4.status, 2) << r4.out;
+  EXPECT_NE(r4.out.find("'nic.reorder'"), std::string::npos) << r4.out;
+  EXPECT_NE(r4.out.find("set nic.reorder: tolerant"), std::string::npos) << r4.out;
+  // The flow backend cannot keep an adaptive flow on its hashed member (adaptive_bias).
+  const CliResult r5 =
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
+             " --routing adaptive --set nic.reorder=tolerant --set routing.adaptive_bias=10KB"
+             " --backend flow --quiet");
+  EXPECT_EQ(r5.status, 2) << r5.out;
+  EXPECT_NE(r5.out.find("'routing.adaptive_bias'"), std::string::npos) << r5.out;
+  EXPECT_NE(r5.out.find("flow and hybrid backends"), std::string::npos) << r5.out;
   // Supported schemes run.
   for (const char* scheme : {"flowlet", "adaptive", "spray"}) {
     const CliResult ok = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --routing " +
-                                   scheme + " --set nic.reorder=tolerant --quiet");
+                                scheme + " --set nic.reorder=tolerant --quiet");
     EXPECT_EQ(ok.status, 0) << scheme << ": " << ok.out;
   }
 }
@@ -286,8 +306,8 @@ TEST(RunCli, MissingTopologyFileExitsTwo) {
 }
 
 TEST(RunCli, SetWithoutEqualsExitsTwo) {
-  const CliResult r =
-      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --set routing.algorithm --quiet");
+  const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
+                             " --set routing.algorithm --quiet");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(kTopo), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--set"), std::string::npos) << r.out;

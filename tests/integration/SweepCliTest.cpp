@@ -56,7 +56,7 @@ std::string writeSweep(const TempDir& dir, const std::string& extraAxis = "") {
           "workloads: [" +
           kSrc +
           "/workloads/nccl-allreduce.yaml]\n"
-          "set: ['switch.ecn={kmin: 100KiB, kmax: 400KiB, pmax: 0.2}']\n"
+          "set: ['switch.ecn={kmin: 100KiB, kmax: 400KiB, pmax: 0.2}', nic.reorder=tolerant]\n"
           "workload_set: ['sizes={min: 64KiB, max: 128KiB, factor: 2}', iterations=1, warmup=0]\n"
           "axes:\n"
           "  - name: routing\n"

@@ -41,9 +41,11 @@ std::vector<Diagnostic> fileDiagnostics(const std::string& name) {
   return {};
 }
 
-bool hasDiag(const std::vector<Diagnostic>& ds, const std::string& key, int line, const std::string& text = "") {
+bool hasDiag(const std::vector<Diagnostic>& ds, const std::string& key, int line,
+             const std::string& text = "") {
   for (const auto& d : ds)
-    if (d.key == key && (line < 0 || d.line == line) && d.message.find(text) != std::string::npos) return true;
+    if (d.key == key && (line < 0 || d.line == line) && d.message.find(text) != std::string::npos)
+      return true;
   return false;
 }
 
@@ -62,20 +64,21 @@ TEST(TopologyLoaderTest, DefaultsAndName) {
 }
 
 TEST(TopologyLoaderTest, ReadsEveryKey) {
-  const std::string yaml = kLeafSpine +
-                           "name: full\n"
-                           "hosts: {gpus_per_host: 8, nics_per_host: 4, nvlink: {bandwidth: 900GBps, latency: 2us}}\n"
-                           "links: {technology: infiniband, host_speed: 400Gbps, fabric_speed: 800Gbps,\n"
-                           "        tier_speeds: [200Gbps], latency: 500ns, mtu: 4096}\n"
-                           "switch: {buffer: 64MiB, latency: 300ns, dt_alpha: 2,\n"
-                           "         ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.1}, pfc: {xoff: 60KB, xon: 48KB}}\n"
-                           "routing: {algorithm: ib-sm, hash_seed: 7, ib_sm: {engine: updn, lmc: 2}}\n"
-                           "nic: {local_ack_timeout: 14, retry_count: 5, ack_every: 4, window: 1MiB}\n"
-                           "congestion_control: {algorithm: ibcc}\n"
-                           "workload: ../w/perm.yaml\n"
-                           "failures:\n"
-                           "  - {at: 100us, action: down, link: [leaf-0, spine-0]}\n"
-                           "  - {at: 1ms, action: up, switch: spine-1}\n";
+  const std::string yaml =
+      kLeafSpine +
+      "name: full\n"
+      "hosts: {gpus_per_host: 8, nics_per_host: 4, nvlink: {bandwidth: 900GBps, latency: 2us}}\n"
+      "links: {technology: infiniband, host_speed: 400Gbps, fabric_speed: 800Gbps,\n"
+      "        tier_speeds: [200Gbps], latency: 500ns, mtu: 4096}\n"
+      "switch: {buffer: 64MiB, latency: 300ns, dt_alpha: 2,\n"
+      "         ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.1}, pfc: {xoff: 60KB, xon: 48KB}}\n"
+      "routing: {algorithm: ib-sm, hash_seed: 7, ib_sm: {engine: updn, lmc: 2}}\n"
+      "nic: {local_ack_timeout: 14, retry_count: 5, ack_every: 4, window: 1MiB}\n"
+      "congestion_control: {algorithm: ibcc}\n"
+      "workload: ../w/perm.yaml\n"
+      "failures:\n"
+      "  - {at: 100us, action: down, link: [leaf-0, spine-0]}\n"
+      "  - {at: 1ms, action: up, switch: spine-1}\n";
   const TopologySpec s = parseTopologyYaml(yaml, "dir/t.yaml");
   EXPECT_EQ(s.name, "full");
   EXPECT_EQ(s.hosts.gpusPerHost, 8);
@@ -116,7 +119,8 @@ TEST(TopologyLoaderTest, ReadsEveryKey) {
 
 TEST(TopologyLoaderTest, RailOptimizedDefaultsAndRules) {
   const std::string rail =
-      "topology: {kind: rail-optimized, rails: 4, rail: {kind: fat-tree, radix: 8, pods: 2}, shared_spines: true}\n";
+      "topology: {kind: rail-optimized, rails: 4, rail: {kind: fat-tree, radix: 8, pods: 2}, shared_spines: "
+      "true}\n";
   const TopologySpec s = parseTopologyYaml(rail, "r.yaml");
   EXPECT_EQ(s.rail.rails, 4);
   EXPECT_EQ(s.rail.railKind, TopologyKind::FatTree);
@@ -139,15 +143,20 @@ TEST(TopologyLoaderTest, NicsMustDivideGpus) {
 TEST(TopologyLoaderTest, ValueErrorsNameKeyAndLine) {
   EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "links: {mtu: 10}\n"), "links.mtu", 6));
   EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "switch: {buffer: 4096}\n"), "switch.buffer", 6, "unit"));
-  EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "switch: {pfc: {xoff: 10KB, xon: 20KB}}\n"), "switch.pfc.xon", 6));
+  EXPECT_TRUE(
+      hasDiag(diagnosticsOf(kLeafSpine + "switch: {pfc: {xoff: 10KB, xon: 20KB}}\n"), "switch.pfc.xon", 6));
   EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "switch: {ecn: {kmin: 1KB, kmax: 2KB, pmax: 1.5}}\n"),
                       "switch.ecn.pmax", 6));
-  EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "routing: {algorithm: magic}\n"), "routing.algorithm", 6, "ecmp"));
-  EXPECT_TRUE(hasDiag(diagnosticsOf("topology: {kind: leaf-spine, leaves: 0, spines: 1, hosts_per_leaf: 1}\n"),
-                      "topology.leaves", 1, ">= 1"));
-  EXPECT_TRUE(hasDiag(diagnosticsOf("topology: {kind: leaf-spine, leaves: 2}\n"), "topology.spines", 1, "missing"));
+  EXPECT_TRUE(
+      hasDiag(diagnosticsOf(kLeafSpine + "routing: {algorithm: magic}\n"), "routing.algorithm", 6, "ecmp"));
+  EXPECT_TRUE(
+      hasDiag(diagnosticsOf("topology: {kind: leaf-spine, leaves: 0, spines: 1, hosts_per_leaf: 1}\n"),
+              "topology.leaves", 1, ">= 1"));
+  EXPECT_TRUE(
+      hasDiag(diagnosticsOf("topology: {kind: leaf-spine, leaves: 2}\n"), "topology.spines", 1, "missing"));
   EXPECT_TRUE(hasDiag(diagnosticsOf("topology: {kind: fat-tree, radix: 8, pods: 9}\n"), "topology.pods", 1));
-  EXPECT_TRUE(hasDiag(diagnosticsOf("topology: {kind: explicit}\n"), "topology.kind", 1, "not supported yet"));
+  EXPECT_TRUE(
+      hasDiag(diagnosticsOf("topology: {kind: explicit}\n"), "topology.kind", 1, "not supported yet"));
   EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "links: {tier_speeds: [100Gbps, 100Gbps]}\n"),
                       "links.tier_speeds", 6, "at most 1"));
   EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "failures: [{at: 1us, action: down}]\n"), "failures[0]", 6));
@@ -155,18 +164,48 @@ TEST(TopologyLoaderTest, ValueErrorsNameKeyAndLine) {
                       "failures[0].action", 6));
   EXPECT_TRUE(hasDiag(diagnosticsOf("name: x\n"), "topology", -1, "missing"));
   EXPECT_TRUE(hasDiag(diagnosticsOf("- 1\n- 2\n"), "", 1, "expected a map"));
-  EXPECT_TRUE(hasDiag(diagnosticsOf("topology: {kind: fat-tree, radix: 1024, hosts_per_edge: 100000}\n"), "topology",
-                      1, "too large"));
+  EXPECT_TRUE(hasDiag(diagnosticsOf("topology: {kind: fat-tree, radix: 1024, hosts_per_edge: 100000}\n"),
+                      "topology", 1, "too large"));
 }
 
 TEST(TopologyLoaderTest, DuplicateKeysAreErrors) {
   EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "name: a\nname: b\n"), "name", 7, "duplicate"));
 }
 
+TEST(TopologyLoaderTest, ReorderingModesNeedAReorderTolerantNic) {
+  // adaptive and spray reorder a flow's packets; RoCE's default NIC is strict (go-back-N).
+  // kLeafSpine is 5 lines, so the routing line is 6 and a nic line after it 7.
+  for (const char* algo : {"adaptive", "spray"}) {
+    SCOPED_TRACE(algo);
+    const std::string routing = std::string("routing: {algorithm: ") + algo + "}\n";
+    // The default strict NIC: reported at routing.algorithm's line, naming nic.reorder.
+    const auto d = diagnosticsOf(kLeafSpine + routing);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_TRUE(hasDiag(d, "nic.reorder", 6, "set nic.reorder: tolerant")) << d[0].message;
+    EXPECT_EQ(d[0].file, "dir/t.yaml");
+    // An explicit strict NIC: reported at its own line.
+    EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + routing + "nic: {reorder: strict}\n"), "nic.reorder", 7));
+    // Through --set, as --routing does it.
+    EXPECT_TRUE(
+        hasDiag(diagnosticsOf(kLeafSpine, {std::string("routing.algorithm=") + algo}), "nic.reorder", -1));
+    // A tolerant NIC is accepted (InfiniBand, whose NICs are tolerant, routes with ib-sm instead).
+    EXPECT_EQ(
+        parseTopologyYaml(kLeafSpine + routing + "nic: {reorder: tolerant}\n", "t.yaml").routing.algorithm,
+        algo);
+  }
+  // ecmp and flowlet never move a flow inside a flowlet: a strict NIC is fine.
+  for (const char* algo : {"ecmp", "flowlet"})
+    EXPECT_EQ(parseTopologyYaml(kLeafSpine + "routing: {algorithm: " + algo + "}\nnic: {reorder: strict}\n",
+                                "t.yaml")
+                  .nic.reorder,
+              "strict");
+}
+
 TEST(TopologyLoaderTest, SetOverridesApplyBeforeValidation) {
-  const TopologySpec s = parseTopologyYaml(kLeafSpine, "t.yaml",
-                                           {"links.host_speed=400Gbps", "switch.pfc.enabled=false", "topology.leaves=8",
-                                            "failures=[{at: 1ms, action: down, switch: spine-0}]"});
+  const TopologySpec s =
+      parseTopologyYaml(kLeafSpine, "t.yaml",
+                        {"links.host_speed=400Gbps", "switch.pfc.enabled=false", "topology.leaves=8",
+                         "failures=[{at: 1ms, action: down, switch: spine-0}]"});
   EXPECT_EQ(s.links.hostSpeed, BitRate::gbps(400));
   EXPECT_FALSE(s.sw.pfc.enabled);
   EXPECT_EQ(s.leafSpine.leaves, 8);
@@ -181,7 +220,8 @@ TEST(TopologyLoaderTest, SetOverridesApplyBeforeValidation) {
 }
 
 TEST(TopologyLoaderTest, MalformedSetIsAnInputErrorKeyedSet) {
-  for (const std::string bad : {"novalue", "=1", "a..b=1", "links.host_speed=", "a=[1, 2", "topology.kind.x=1"}) {
+  for (const std::string bad :
+       {"novalue", "=1", "a..b=1", "links.host_speed=", "a=[1, 2", "topology.kind.x=1"}) {
     YAML::Node root = YAML::Load(kLeafSpine);
     try {
       applySetOverride(root, bad);
