@@ -482,18 +482,21 @@ void FlowFabric::completeDue() {
     finishes_.erase(f);
     Active& a = active_[f];
     a.live = false;
-    if (a.flowletKey != 0) {
-      if (Flowlet* fl = flowlets_.find(a.flowletKey)) {
-        --fl->active;
-        fl->ended = true;
-        fl->lastEnd = now;
-      }
-    }
+    endFlowlet(a, now);
     solver_.removeFlow(f);
     scheduleDelivery(a.record, now + a.latency);
     any = true;
   }
   if (any) requestRecompute();
+}
+
+void FlowFabric::endFlowlet(const Active& a, Time now) {
+  if (a.flowletKey == 0) return;
+  if (Flowlet* fl = flowlets_.find(a.flowletKey)) {
+    --fl->active;
+    fl->ended = true;
+    fl->lastEnd = now;
+  }
 }
 
 void FlowFabric::scheduleDelivery(uint32_t record, Time at) {

@@ -196,6 +196,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Moves flow `f`'s entry in the completion schedule to its finish time at its new rate.
   void updateFinish(uint32_t f);
   void completeDue();
+  /// Flow `a` leaves the fluid (finished or stalled): its queue pair's flowlet counts it out.
+  void endFlowlet(const Active& a, Time now);
   void scheduleCompletion();
   /// Delivers `record` at `at` (one event, in a reusable slot).
   void scheduleDelivery(uint32_t record, Time at);

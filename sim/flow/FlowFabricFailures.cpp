@@ -119,13 +119,7 @@ void FlowFabric::stall(uint32_t f, Time now) {
   st.since = now;
   ++stalls_;
   a.live = false;
-  if (a.flowletKey != 0) {
-    if (Flowlet* fl = flowlets_.find(a.flowletKey)) {  // its flowlet ends with the loss
-      --fl->active;
-      fl->ended = true;
-      fl->lastEnd = now;
-    }
-  }
+  endFlowlet(a, now);  // its flowlet ends with the loss
   finishes_.erase(f);
   solver_.removeFlow(f);
   armTimer(slot);

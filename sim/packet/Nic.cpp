@@ -7,8 +7,8 @@
 
 namespace fabricsim {
 
-void Nic::init(uint32_t index, Simulator* sim, PacketFabric* fabric, PacketPool* pool, PacketCounters* counters,
-               EgressPort* port, const NicParams* params) {
+void Nic::init(uint32_t index, Simulator* sim, PacketFabric* fabric, PacketPool* pool,
+               PacketCounters* counters, EgressPort* port, const NicParams* params) {
   index_ = index;
   sim_ = sim;
   fabric_ = fabric;
@@ -53,8 +53,10 @@ void Nic::wakeParked() {
     const BitRate r = params_->cc->rate(qpId, now);
     const Time allowed = q.lastSend + serializationTime(q.lastWire, r);
     if (allowed < q.nextSend) q.nextSend = allowed;
-    if (q.nextSend > now) park(qpId, q.nextSend);
-    else activate(qpId);
+    if (q.nextSend > now)
+      park(qpId, q.nextSend);
+    else
+      activate(qpId);
   }
   if (!parked_.empty() && (wakeAt_ <= now || parked_.top().first < wakeAt_)) {
     wakeAt_ = parked_.top().first;
@@ -130,8 +132,10 @@ uint32_t Nic::pullData(uint8_t allowed) {
     p.flags = psn == m->lastPsn ? Packet::kLastOfMessage : 0;
     counters_->dataBytesSent += payload;
     ++counters_->packetsSent;
-    if (psn < q.highestSent) counters_->retransmittedBytes += payload;
-    else q.highestSent = psn + 1;
+    if (psn < q.highestSent)
+      counters_->retransmittedBytes += payload;
+    else
+      q.highestSent = psn + 1;
     if (params_->cc) {
       params_->cc->onSent(qpId, now, p.wireBytes);
       const BitRate r = params_->cc->rate(qpId, now);
@@ -139,10 +143,12 @@ uint32_t Nic::pullData(uint8_t allowed) {
       q.lastWire = p.wireBytes;
       q.nextSend = r < port_->rate() ? now + serializationTime(p.wireBytes, r) : now;
     }
-    if (q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna)) active_.push_back(qpId);
-    else q.active = false;
-    if (idle && params_->timerEnabled()) {
-      q.rtoDeadline = now + params_->rto(0);
+    if (q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna))
+      active_.push_back(qpId);
+    else
+      q.active = false;
+    if (idle && params_->retransmit.enabled()) {
+      q.rtoDeadline = now + params_->retransmit.at(0);
       armTimer(qpId);
     }
     return pkt;
@@ -181,8 +187,10 @@ void Nic::onData(Packet& p) {
     if (!q.notified || now - q.lastNotify >= params_->notifyInterval) {
       q.notified = true;
       q.lastNotify = now;
-      if (params_->framing.infiniband) ++counters_->becns;
-      else ++counters_->cnps;
+      if (params_->framing.infiniband)
+        ++counters_->becns;
+      else
+        ++counters_->cnps;
       sendControl(params_->framing.infiniband ? PacketType::Becn : PacketType::Cnp, p.qp, 0);
     }
   }
@@ -262,7 +270,7 @@ void Nic::sendControl(PacketType type, uint32_t qpId, uint32_t psn) {
   c.tc = kControlClass;
   c.payload = 0;
   c.wireBytes = (type == PacketType::Cnp || type == PacketType::Becn) ? params_->framing.notification
-                                                                        : params_->framing.ack;
+                                                                      : params_->framing.ack;
   ++counters_->packetsSent;
   port_->enqueue(pkt);
 }
@@ -276,8 +284,8 @@ void Nic::onAck(const Packet& p) {
   if (q.sndNxt < q.sndUna) q.sndNxt = q.sndUna;
   // Progress: the retry counter and the backoff start again (IBTA; ConnectX resets its timeout).
   q.timeouts = 0;
-  if (params_->timerEnabled()) {
-    q.rtoDeadline = sim_->now() + params_->rto(0);
+  if (params_->retransmit.enabled()) {
+    q.rtoDeadline = sim_->now() + params_->retransmit.at(0);
     if (q.sndUna < q.highestSent) armTimer(qpId);
   }
   // Release fully acknowledged messages.
@@ -331,12 +339,12 @@ void Nic::onEvent(uint32_t tag) {
   if (q.failed || q.sndUna >= q.highestSent) return;  // nothing outstanding; armed by the next send
   if (now >= q.rtoDeadline) {
     ++counters_->timeouts;
-    if (q.timeouts >= params_->retryLimit) {  // transport retry counter exceeded
+    if (q.timeouts >= params_->retransmit.retryLimit) {  // transport retry counter exceeded
       fabric_->queuePairFailed(qpId, q.timeouts);
       return;
     }
     ++q.timeouts;
-    q.rtoDeadline = now + params_->rto(q.timeouts);
+    q.rtoDeadline = now + params_->retransmit.at(q.timeouts);
     goBackTo(qpId, q.sndUna);  // a timeout, unlike a NACK, uses up a retry
   }
   armTimer(qpId);
@@ -344,7 +352,8 @@ void Nic::onEvent(uint32_t tag) {
 
 void Nic::armTimer(uint32_t qpId) {
   QueuePair& q = fabric_->qp(qpId);
-  if (!params_->timerEnabled() || q.timerAt <= q.rtoDeadline) return;  // an event at or before it is live
+  if (!params_->retransmit.enabled() || q.timerAt <= q.rtoDeadline)
+    return;  // an event at or before it is live
   q.timerAt = q.rtoDeadline;
   sim_->schedule(q.timerAt, this, qpId);
 }

@@ -5,7 +5,7 @@
 // transmission with per-packet round-robin among active QPs (ACK/NACK/CNP replies first), PSN
 // checking, ACKs (one per `ackEvery` in-order packets and at every message end), go-back-N on
 // NACK or timeout, an optional per-QP window, and message completion when the last byte arrives.
-// Retransmission timer (NicParams::rtoSchedule): started by a packet sent with nothing
+// Retransmission timer (NicParams::retransmit): started by a packet sent with nothing
 // outstanding, restarted at the initial RTO by every ACK that advances the oldest unacknowledged
 // PSN (which also resets the retry counter), and on expiry go-back-N from that PSN with the next
 // RTO of the schedule (RoCEv2: exponential backoff to a cap; InfiniBand: 4.096 us x 2^N each

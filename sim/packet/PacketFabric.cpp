@@ -72,9 +72,7 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
   nicParams_.ackEvery = spec.nic.ackEvery;
   nicParams_.windowPackets =
       spec.nic.window > 0 ? static_cast<uint32_t>((spec.nic.window + mtu_ - 1) / mtu_) : 0;
-  const RetransmitSchedule retransmit = RetransmitSchedule::of(spec.nic, ib);
-  nicParams_.rtoSchedule = retransmit.rto;
-  nicParams_.retryLimit = retransmit.retryLimit;
+  nicParams_.retransmit = RetransmitSchedule::of(spec.nic, ib);
   nicParams_.cc = cc_.get();
   nicParams_.notify = cc_ != nullptr;
   nicParams_.notifyInterval = spec.congestionControl.algorithm == "ibcc"
@@ -337,14 +335,15 @@ size_t PacketFabric::failStalledConnections() {
     if (q.failed || q.sndUna >= q.psnEnd) continue;
     TransferFailure f = describeFailure(id, TransferFailure::Kind::Stalled);
     f.transfers = failTransfers(id);
-    f.message = "connection " + f.source + " -> " + f.destination + " (traffic class " +
-                std::to_string(f.trafficClass) + ", QP " + std::to_string(f.qpIndex) + ") stalled at " +
-                formatTime(f.at) + ": data unacknowledged and nothing left to happen" +
-                (nicParams_.timerEnabled() ? std::string()
-                                           : std::string(" (no retransmission timer: nic.local_ack_timeout 0 "
-                                                         "is infinite)")) +
-                "; " + std::to_string(f.transfers) + (f.transfers == 1 ? " transfer" : " transfers") +
-                " not delivered";
+    f.message =
+        "connection " + f.source + " -> " + f.destination + " (traffic class " +
+        std::to_string(f.trafficClass) + ", QP " + std::to_string(f.qpIndex) + ") stalled at " +
+        formatTime(f.at) + ": data unacknowledged and nothing left to happen" +
+        (nicParams_.retransmit.enabled() ? std::string()
+                                         : std::string(" (no retransmission timer: nic.local_ack_timeout 0 "
+                                                       "is infinite)")) +
+        "; " + std::to_string(f.transfers) + (f.transfers == 1 ? " transfer" : " transfers") +
+        " not delivered";
     failures_.push_back(std::move(f));
     ++n;
   }
