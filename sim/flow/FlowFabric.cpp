@@ -81,7 +81,7 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
 
 Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp, Bytes bytes,
                              uint32_t record) {
-  uint64_t tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qp);
+  uint64_t tuple = fib_.queuePairTuple(srcNic, dstNic, tc, qp);
   if (selection_ == Selection::Flowlet) tuple = FlowHash::mix(tuple ^ (static_cast<uint64_t>(record) << 1));
   // The hashed (or least-loaded) path, hop by hop; it also gives the fixed latency.
   const uint32_t firstPayload = static_cast<uint32_t>(std::min<Bytes>(bytes, mtu_));

@@ -154,8 +154,8 @@ uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc
   q.srcNic = srcNic;
   q.dstNic = dstNic;
   q.tc = tc;
-  q.tuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex);
-  q.reverseTuple = FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
+  q.tuple = fib_.queuePairTuple(srcNic, dstNic, tc, qpIndex);
+  q.reverseTuple = fib_.queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
   qps_.push_back(q);
   if (cc_) cc_->addFlow(it->second, topo_.portRate(topo_.nicPort(srcNic)), sim_.now());
   return it->second;

@@ -37,7 +37,7 @@ Time GpuPath::latency(uint32_t srcGpu, uint32_t dstGpu) const {
   if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu)) return spec_.hosts.nvlinkLatency;
   const uint32_t srcNic = sourceNic(srcGpu, dstGpu);
   const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
-  return networkLatency(srcNic, dstNic, FlowHash::queuePairTuple(srcNic, dstNic, 0, 0), frameBytes_);
+  return networkLatency(srcNic, dstNic, fib_.queuePairTuple(srcNic, dstNic, 0, 0), frameBytes_);
 }
 
 double GpuPath::rate(uint32_t srcGpu, uint32_t dstGpu) const {

@@ -50,7 +50,8 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
 
   topo_ = buildTopology(spec_);
   sim_ = std::make_unique<Simulator>(options_.seed);
-  fib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed);
+  fib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed,
+                                   EcmpFib::optionsFor(spec_.routing));
   if (options_.backend == "flow" || options_.backend == "hybrid") {
     auto f = std::make_unique<FlowFabric>(*sim_, *topo_, spec_, *fib_);
     flow_ = f.get();
