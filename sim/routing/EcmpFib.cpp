@@ -13,6 +13,11 @@ namespace fabricsim {
 namespace {
 constexpr uint64_t kInfinite = std::numeric_limits<uint64_t>::max();
 constexpr uint32_t kMaxWeightedSlots = 512;  // slot table of a weighted (non-resilient) group
+/// True when a group's slot table is its member list (a plain group); the same span is the common case.
+bool sameSlots(std::span<const PortId> members, std::span<const PortId> slots) {
+  if (members.data() == slots.data()) return members.size() == slots.size();
+  return std::equal(members.begin(), members.end(), slots.begin(), slots.end());
+}
 }  // namespace
 
 EcmpFib::Options EcmpFib::optionsFor(const RoutingSpec& routing) {
@@ -176,7 +181,7 @@ void EcmpFib::rebuildIntern() {
 uint64_t EcmpFib::internKey(std::span<const PortId> members, std::span<const PortId> slots) {
   uint64_t h = 0x12345678ULL;
   for (PortId p : members) h = FlowHash::mix(h ^ p);
-  if (!std::equal(members.begin(), members.end(), slots.begin(), slots.end())) {
+  if (!sameSlots(members, slots)) {
     h = FlowHash::mix(h ^ 0xA5A5A5A5ULL);
     for (PortId p : slots) h = FlowHash::mix(h ^ p);
   }
@@ -203,7 +208,7 @@ uint32_t EcmpFib::intern(NodeId sw, std::span<const PortId> members, std::span<c
   const auto offset = static_cast<uint32_t>(groupPorts_.size());
   groupPorts_.insert(groupPorts_.end(), members.begin(), members.end());
   uint32_t slotOffset = offset;
-  if (!std::equal(members.begin(), members.end(), slots.begin(), slots.end())) {
+  if (!sameSlots(members, slots)) {
     slotOffset = static_cast<uint32_t>(groupPorts_.size());
     groupPorts_.insert(groupPorts_.end(), slots.begin(), slots.end());
   }
