@@ -24,6 +24,8 @@
 //   table of B buckets; a change of members moves only the buckets of members that left and
 //   the excess of members above their new share (exactly the departed member's flows when
 //   B >= n(n-1)); a member coming back takes a fair share from the others.
+// Path selectors other than the hash (flowlet, adaptive, spray) choose among the forwarding
+// members (group()) without weights.
 // A control plane (BgpControlPlane) may replace any installed group at run time with setRoute;
 // an empty group means no route. Listeners (onChange) hear of every change of a switch's
 // forwarding table. Rates in bit/s.
