@@ -68,7 +68,7 @@ int topoCommand(const std::vector<std::string>& args) {
   const auto t1 = std::chrono::steady_clock::now();
   const TopologySummary summary = summarizeTopology(spec, *topo);
   // Build the ECMP forwarding tables too, so `topo` shows what routing costs at this size.
-  const EcmpFib fib(*topo, spec.routing.hashSeed);
+  const EcmpFib fib(*topo, spec.routing.hashSeed, EcmpFib::optionsFor(spec.routing));
   const auto t2 = std::chrono::steady_clock::now();
   const double graphSeconds = std::chrono::duration<double>(t1 - t0).count();
   const double routingSeconds = std::chrono::duration<double>(t2 - t1).count();

@@ -45,7 +45,7 @@ std::vector<double> CollectiveSimulator::simulate(const Measurement& m, const Mo
   std::vector<uint32_t> gpus;
   for (uint32_t h = 0; h < m.hosts; ++h)
     for (uint32_t g = 0; g < m.gpusPerHost; ++g) gpus.push_back(h * gph + g);
-  const EcmpFib fib(*topo, spec.routing.hashSeed);
+  const EcmpFib fib(*topo, spec.routing.hashSeed, EcmpFib::optionsFor(spec.routing));
 
   WorkloadSpec w;
   w.kind = "collective";

@@ -564,13 +564,59 @@ void checkReorderTolerance(YamlReader& r, const Node& root, const TopologySpec& 
               "routing.algorithm ecmp or flowlet");
 }
 
+/// routing.hash_fields, seeds, resilient_hashing (true | false | {buckets: N}) and wcmp.
+void readEcmpHashing(YamlReader& r, const Node& m, RoutingSpec& routing) {
+  if (YamlReader::has(m, "hash_fields")) {
+    const Node f = m["hash_fields"];
+    const std::string fp = "routing.hash_fields";
+    if (r.expectSequence(f, fp)) {
+      if (f.size() == 0)
+        r.error(f, fp, "expected at least one header field (src_ip, dst_ip, protocol, src_port, dst_port)");
+      std::vector<std::string> fields;
+      for (size_t i = 0; i < f.size(); ++i) {
+        std::string name;
+        if (!r.asString(f[i], YamlReader::index(fp, i), name)) continue;
+        if (name != "src_ip" && name != "dst_ip" && name != "protocol" && name != "src_port" &&
+            name != "dst_port") {
+          r.error(f[i], YamlReader::index(fp, i),
+                  "unknown header field '" + name +
+                      "'; expected one of: src_ip, dst_ip, protocol, src_port, dst_port");
+        } else if (std::find(fields.begin(), fields.end(), name) != fields.end()) {
+          r.error(f[i], YamlReader::index(fp, i), "header field '" + name + "' listed twice");
+        } else {
+          fields.push_back(name);
+        }
+      }
+      if (!fields.empty()) routing.hashFields = fields;
+    }
+  }
+  r.getChoice(m, "routing", "seeds", routing.seeds, {"per_switch", "equal"});
+  if (YamlReader::has(m, "resilient_hashing")) {
+    const Node v = m["resilient_hashing"];
+    const std::string vp = "routing.resilient_hashing";
+    bool on = false;
+    if (v.IsMap()) {
+      r.checkKeys(v, vp, {"buckets"});
+      routing.resilientBuckets = 256;
+      r.getInt(v, vp, "buckets", routing.resilientBuckets, 64, 4096);
+    } else if (v.IsScalar() && YAML::convert<bool>::decode(v, on)) {
+      routing.resilientBuckets = on ? 256 : 0;
+    } else {
+      r.error(v, vp,
+              "expected true, false or {buckets: N} (N from 64 to 4096), found " + YamlReader::describe(v));
+    }
+  }
+  r.getBool(m, "routing", "wcmp", routing.wcmp);
+}
+
 void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
   if (YamlReader::has(root, "routing")) {
     const Node m = root["routing"];
     if (r.expectMap(m, "routing")) {
-      r.checkKeys(m, "routing",
-                  {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias",
-                   "adaptive_quantum", "spray", "bgp", "ib_sm"});
+      r.checkKeys(
+          m, "routing",
+          {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias", "adaptive_quantum",
+           "spray", "bgp", "ib_sm", "hash_fields", "seeds", "resilient_hashing", "wcmp"});
       r.getChoice(m, "routing", "algorithm", spec.routing.algorithm,
                   {"ecmp", "bgp", "adaptive", "flowlet", "spray", "ib-sm"});
       r.getChoice(m, "routing", "control_plane", spec.routing.controlPlane, {"static", "bgp"});
@@ -579,6 +625,7 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
       r.getBytes(m, "routing", "adaptive_bias", spec.routing.adaptiveBias, false, 0);
       r.getBytes(m, "routing", "adaptive_quantum", spec.routing.adaptiveQuantum, false, 0);
       r.getChoice(m, "routing", "spray", spec.routing.spray, {"random", "round-robin"});
+      readEcmpHashing(r, m, spec.routing);
       if (YamlReader::has(m, "bgp")) {
         const Node b = m["bgp"];
         const std::string bp = "routing.bgp";

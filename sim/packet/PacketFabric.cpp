@@ -166,9 +166,7 @@ uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc
   q.dstNic = dstNic;
   q.tc = tc;
   q.tuple = path_.queuePairTuple(srcNic, dstNic, tc, qpIndex);
-  // The ACK direction: the five-tuple reversed, or on InfiniBand the source's own DLID.
-  q.reverseTuple = switchParams_.ibLft ? path_.queuePairTuple(dstNic, srcNic, tc, qpIndex)
-                                       : FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
+  q.reverseTuple = path_.queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
   qps_.push_back(q);
   if (cc_) cc_->addFlow(it->second, topo_.portRate(topo_.nicPort(srcNic)), sim_.now());
   return it->second;

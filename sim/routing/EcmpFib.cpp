@@ -1,16 +1,50 @@
 #include "sim/routing/EcmpFib.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <unordered_map>
 
 #include "sim/core/Error.h"
+#include "sim/routing/EcmpSlots.h"
 
 namespace fabricsim {
 
-EcmpFib::EcmpFib(const Topology& topo, uint64_t hashSeed) : topo_(topo) {
+namespace {
+constexpr uint64_t kInfinite = std::numeric_limits<uint64_t>::max();
+constexpr uint32_t kMaxWeightedSlots = 512;  // slot table of a weighted (non-resilient) group
+/// True when a group's slot table is its member list (a plain group); the same span is the common case.
+bool sameSlots(std::span<const PortId> members, std::span<const PortId> slots) {
+  if (members.data() == slots.data()) return members.size() == slots.size();
+  return std::equal(members.begin(), members.end(), slots.begin(), slots.end());
+}
+}  // namespace
+
+EcmpFib::Options EcmpFib::optionsFor(const RoutingSpec& routing) {
+  Options o;
+  o.hashFields = 0;
+  for (const std::string& f : routing.hashFields) {
+    const uint8_t bit = FlowHash::fieldBit(f);
+    SIM_CHECK(bit != 0, "routing.hash_fields: unknown header field " + f);
+    o.hashFields |= bit;
+  }
+  SIM_CHECK(o.hashFields != 0, "routing.hash_fields names no header field");
+  o.equalSeeds = routing.seeds == "equal";
+  o.resilientBuckets = static_cast<uint32_t>(routing.resilientBuckets);
+  o.wcmp = routing.wcmp;
+  return o;
+}
+
+EcmpFib::EcmpFib(const Topology& topo, uint64_t hashSeed) : EcmpFib(topo, hashSeed, Options{}) {}
+
+EcmpFib::EcmpFib(const Topology& topo, uint64_t hashSeed, const Options& options)
+    : topo_(topo), options_(options) {
+  SIM_CHECK(options.resilientBuckets == 0 || options.resilientBuckets >= 2,
+            "resilient hashing needs 2 buckets or more");
   const size_t n = topo.nodeCount();
   seeds_.resize(n);
-  for (NodeId v = 0; v < n; ++v) seeds_[v] = FlowHash::switchSeed(hashSeed, v);
+  // Equal seeds: every switch computes the same function of the tuple (hash polarisation).
+  for (NodeId v = 0; v < n; ++v) seeds_[v] = FlowHash::switchSeed(hashSeed, options.equalSeeds ? 0 : v);
 
   // Connected components of the switch-only graph (hosts never transit).
   component_.assign(n, kInvalid);
@@ -68,17 +102,24 @@ EcmpFib::EcmpFib(const Topology& topo, uint64_t hashSeed) : topo_(topo) {
       rows += compLeaves[c].size();
     }
   table_.assign(rows, kInvalid);
+  // Weights or buckets: the forwarding groups are derived from installed ones from the start.
+  const bool derive = options.wcmp || options.resilientBuckets > 0;
+  if (derive) installed_.assign(rows, kInvalid);
+  if (options.wcmp) cap_.assign(rows, 0);
+  std::map<std::pair<uint32_t, std::vector<uint64_t>>, uint32_t> memo;
+  if (derive) buildMemo_ = &memo;
 
   interned_.assign(n, {});
   std::vector<uint32_t> dist(n, kInvalid);
-  std::vector<NodeId> frontier, next;
+  std::vector<NodeId> frontier, next, order;
   std::vector<PortId> members;
   for (uint32_t c = 0; c < compSwitches.size(); ++c) {
     for (const NodeId leaf : compLeaves[c]) {
-      // BFS from the leaf over switch links.
+      // BFS from the leaf over switch links; `order` lists switches by distance.
       for (NodeId s : compSwitches[c]) dist[s] = kInvalid;
       dist[leaf] = 0;
       frontier.assign(1, leaf);
+      order.clear();
       while (!frontier.empty()) {
         next.clear();
         for (NodeId v : frontier)
@@ -87,6 +128,7 @@ EcmpFib::EcmpFib(const Topology& topo, uint64_t hashSeed) : topo_(topo) {
             if (topo.isHost(w) || dist[w] != kInvalid) continue;
             dist[w] = dist[v] + 1;
             next.push_back(w);
+            order.push_back(w);
           }
         frontier.swap(next);
       }
@@ -101,11 +143,16 @@ EcmpFib::EcmpFib(const Topology& topo, uint64_t hashSeed) : topo_(topo) {
           members.push_back(gp);
         }
         SIM_CHECK(!members.empty(), "switch without a next hop toward a reachable leaf");
-        const uint32_t gid = intern(s, members);
-        table_[switchRow_[s] + li] = gid;
+        const uint32_t gid = intern(s, members, members);
+        (derive ? installed_ : table_)[switchRow_[s] + li] = gid;
+      }
+      if (derive) {
+        bool capChanged = false;
+        for (NodeId s : order) refresh(s, li, capChanged);  // nearest first: peers' capacities are known
       }
     }
   }
+  buildMemo_ = nullptr;
   // The intern index is only needed when a control plane changes routes: free it now and
   // rebuild it on the first setRoute, so static tables stay small.
   interned_.clear();
@@ -118,40 +165,175 @@ void EcmpFib::rebuildIntern() {
   interned_.assign(topo_.nodeCount(), {});
   for (NodeId s = static_cast<NodeId>(topo_.hostCount()); s < topo_.nodeCount(); ++s) {
     const size_t leaves = compLeaves_[component_[s]].size();
-    for (size_t i = 0; i < leaves; ++i) {
-      const uint32_t gid = table_[switchRow_[s] + i];
-      if (gid == kInvalid) continue;
-      const Group& g = groups_[gid];
-      interned_[s].emplace(internKey({groupPorts_.data() + g.offset, g.size}), gid);
-    }
+    for (size_t i = 0; i < leaves; ++i)
+      for (const auto* t : {&table_, &installed_}) {
+        if (t->empty()) continue;
+        const uint32_t gid = (*t)[switchRow_[s] + i];
+        if (gid == kInvalid) continue;
+        const Group& g = groups_[gid];
+        interned_[s].emplace(
+            internKey({groupPorts_.data() + g.offset, g.size}, {groupPorts_.data() + g.slotOffset, g.slots}),
+            gid);
+      }
   }
 }
 
-uint64_t EcmpFib::internKey(std::span<const PortId> members) {
+uint64_t EcmpFib::internKey(std::span<const PortId> members, std::span<const PortId> slots) {
   uint64_t h = 0x12345678ULL;
   for (PortId p : members) h = FlowHash::mix(h ^ p);
+  if (!sameSlots(members, slots)) {
+    h = FlowHash::mix(h ^ 0xA5A5A5A5ULL);
+    for (PortId p : slots) h = FlowHash::mix(h ^ p);
+  }
   return h ^ (static_cast<uint64_t>(members.size()) << 56);
 }
 
-uint32_t EcmpFib::intern(NodeId sw, std::span<const PortId> members) {
+uint32_t EcmpFib::intern(NodeId sw, std::span<const PortId> members, std::span<const PortId> slots) {
   if (interned_.empty()) rebuildIntern();
   auto& table = interned_[sw];
-  uint64_t key = internKey(members);
-  // Resolve hash collisions by comparing members; probe with a modified key.
+  uint64_t key = internKey(members, slots);
+  // Resolve hash collisions by comparing contents; probe with a modified key.
   for (;;) {
     auto it = table.find(key);
     if (it == table.end()) break;
     const Group& g = groups_[it->second];
-    if (g.size == members.size() &&
-        std::equal(members.begin(), members.end(), groupPorts_.begin() + g.offset))
+    const auto gm = groupPorts_.begin() + g.offset;
+    const auto gs = groupPorts_.begin() + g.slotOffset;
+    if (std::equal(members.begin(), members.end(), gm, gm + g.size) &&
+        std::equal(slots.begin(), slots.end(), gs, gs + g.slots))
       return it->second;
     key = FlowHash::mix(key + 1);
   }
   const uint32_t gid = static_cast<uint32_t>(groups_.size());
-  groups_.push_back(Group{static_cast<uint32_t>(groupPorts_.size()), static_cast<uint32_t>(members.size())});
+  const auto offset = static_cast<uint32_t>(groupPorts_.size());
   groupPorts_.insert(groupPorts_.end(), members.begin(), members.end());
+  uint32_t slotOffset = offset;
+  if (!sameSlots(members, slots)) {
+    slotOffset = static_cast<uint32_t>(groupPorts_.size());
+    groupPorts_.insert(groupPorts_.end(), slots.begin(), slots.end());
+  }
+  groups_.push_back(
+      Group{offset, static_cast<uint32_t>(members.size()), slotOffset, static_cast<uint32_t>(slots.size())});
   table.emplace(key, gid);
   return gid;
+}
+
+void EcmpFib::ensureInstalled() {
+  if (installed_.empty()) installed_ = table_;  // until now every forwarding group was the installed one
+}
+
+uint64_t EcmpFib::capOf(NodeId node, uint32_t li, NodeId leaf) const {
+  if (node == leaf) return kInfinite;
+  return cap_[switchRow_[node] + li];
+}
+
+bool EcmpFib::refresh(NodeId sw, uint32_t li, bool& capChanged) {
+  capChanged = false;
+  const size_t row = switchRow_[sw] + li;
+  const NodeId leaf = compLeaves_[component_[sw]][li];
+  members_.clear();
+  for (PortId p : members(installed_[row]))
+    if (localPortUp(p)) members_.push_back(p);
+  weights_.clear();
+  bool equalWeights = true;
+  if (options_.wcmp) {
+    uint64_t cap = 0;
+    bool positive = false;
+    for (PortId p : members_) {
+      const uint64_t w = std::min(static_cast<uint64_t>(topo_.portRate(p).bitsPerSecond()),
+                                  capOf(topo_.peerNode(p), li, leaf));
+      weights_.push_back(w);
+      cap += w;
+      positive = positive || w > 0;
+    }
+    if (positive) {  // members without capacity leave the group while another has some
+      size_t k = 0;
+      for (size_t i = 0; i < members_.size(); ++i)
+        if (weights_[i] > 0) {
+          members_[k] = members_[i];
+          weights_[k++] = weights_[i];
+        }
+      members_.resize(k);
+      weights_.resize(k);
+    }
+    for (uint64_t w : weights_) equalWeights = equalWeights && w == weights_[0];
+    capChanged = cap != cap_[row];
+    cap_[row] = cap;
+  }
+  std::pair<uint32_t, std::vector<uint64_t>> memoKey;
+  if (buildMemo_) {  // while building: the result depends only on the installed group and the weights
+    memoKey = {installed_[row], weights_};
+    if (const auto it = buildMemo_->find(memoKey); it != buildMemo_->end()) {
+      const bool changed = table_[row] != it->second;
+      table_[row] = it->second;
+      return changed;
+    }
+  }
+  const uint32_t B = options_.resilientBuckets;
+  if (B > 0 && members_.size() >= 2) {
+    SIM_CHECK(members_.size() <= B,
+              "routing.resilient_hashing: a group of " + std::to_string(members_.size()) + " members at " +
+                  topo_.node(sw).name + " needs more than " + std::to_string(B) + " buckets");
+    // The buckets as they are now (a group of one member, or none, holds all or none of them).
+    old_.assign(B, kInvalid);
+    if (table_[row] != kInvalid) {
+      const Group& cur = groups_[table_[row]];
+      if (cur.slots > 0)
+        for (uint32_t b = 0; b < B; ++b) old_[b] = groupPorts_[cur.slotOffset + b % cur.slots];
+    }
+    held_.assign(members_.size(), 0);
+    for (PortId p : old_) {
+      const auto it = std::lower_bound(members_.begin(), members_.end(), p);
+      if (it != members_.end() && *it == p) ++held_[it - members_.begin()];
+    }
+    if (equalWeights) weights_.assign(members_.size(), 1);
+    EcmpSlots::apportion(weights_, B, held_, counts_);
+    EcmpSlots::rebalance(old_, members_, counts_, slots_);
+  } else if (!equalWeights) {
+    EcmpSlots::reduce(weights_, kMaxWeightedSlots, counts_);
+    slots_.clear();
+    for (size_t i = 0; i < members_.size(); ++i) slots_.insert(slots_.end(), counts_[i], members_[i]);
+  } else {
+    slots_ = members_;
+  }
+  const uint32_t gid = intern(sw, members_, slots_);
+  if (buildMemo_) buildMemo_->emplace(std::move(memoKey), gid);
+  const bool changed = table_[row] != gid;
+  table_[row] = gid;
+  return changed;
+}
+
+void EcmpFib::propagate(NodeId sw, uint32_t li, std::vector<NodeId>& changed) {
+  const NodeId leaf = compLeaves_[component_[sw]][li];
+  std::vector<NodeId> work;
+  const auto pushUpstream = [&](NodeId v) {
+    for (uint32_t lp = 0; lp < topo_.degree(v); ++lp) {
+      const PortId q = topo_.port(v, lp);
+      const NodeId u = topo_.peerNode(q);
+      if (topo_.isHost(u) || u == leaf) continue;
+      const PortId back = topo_.peerPort(q);  // u's port toward v
+      const auto inst = members(installed_[switchRow_[u] + li]);
+      if (localPortUp(back) && std::binary_search(inst.begin(), inst.end(), back)) work.push_back(u);
+    }
+  };
+  pushUpstream(sw);
+  // On loop-free tables each switch settles after its downstream ones; the bound only stops a
+  // transient forwarding loop (control-plane churn) from iterating capacities for long.
+  const size_t limit = 8 * topo_.switchCount() + 64;
+  for (size_t head = 0; head < work.size() && head < limit; ++head) {
+    const NodeId u = work[head];
+    bool capChanged = false;
+    if (refresh(u, li, capChanged)) changed.push_back(u);
+    if (capChanged) pushUpstream(u);
+  }
+}
+
+void EcmpFib::notify(std::vector<NodeId>& changed) {
+  if (changed.empty() || listeners_.empty()) return;
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  for (NodeId sw : changed)
+    for (const auto& f : listeners_) f(sw);
 }
 
 void EcmpFib::setRoute(NodeId sw, NodeId leaf, std::span<const PortId> ports) {
@@ -160,29 +342,76 @@ void EcmpFib::setRoute(NodeId sw, NodeId leaf, std::span<const PortId> ports) {
   for (PortId p : ports) SIM_CHECK(topo_.portNode(p) == sw, "setRoute: port of another switch");
   std::vector<PortId> sorted(ports.begin(), ports.end());
   std::sort(sorted.begin(), sorted.end());
-  const uint32_t gid = intern(sw, sorted);
-  uint32_t& entry = table_[switchRow_[sw] + leafIndex_[leaf]];
-  if (entry == gid) return;
-  entry = gid;
-  if (onChange_) onChange_(sw);
+  const size_t row = switchRow_[sw] + leafIndex_[leaf];
+  const uint32_t gid = intern(sw, sorted, sorted);
+  std::vector<NodeId> changed;
+  if (!derived()) {
+    if (table_[row] == gid) return;
+    table_[row] = gid;
+    changed.push_back(sw);
+  } else {
+    if (installed_[row] == gid) return;
+    installed_[row] = gid;
+    bool capChanged = false;
+    if (refresh(sw, leafIndex_[leaf], capChanged)) changed.push_back(sw);
+    if (capChanged) propagate(sw, leafIndex_[leaf], changed);
+  }
+  notify(changed);
+}
+
+void EcmpFib::setLocalPortUp(PortId p, bool up) {
+  SIM_CHECK(p < topo_.portCount() && !topo_.isHost(topo_.portNode(p)), "setLocalPortUp: not a switch port");
+  if (localPortUp(p) == up) return;
+  if (portDown_.empty()) portDown_.assign(topo_.portCount(), 0);
+  ensureInstalled();
+  portDown_[p] = up ? 0 : 1;
+  const NodeId sw = topo_.portNode(p);
+  const auto& leaves = compLeaves_[component_[sw]];
+  std::vector<NodeId> changed;
+  bool mine = false;
+  for (uint32_t li = 0; li < leaves.size(); ++li) {
+    if (leaves[li] == sw) continue;
+    const auto inst = members(installed_[switchRow_[sw] + li]);
+    if (!std::binary_search(inst.begin(), inst.end(), p)) continue;
+    bool capChanged = false;
+    mine = refresh(sw, li, capChanged) || mine;
+    if (capChanged) propagate(sw, li, changed);
+  }
+  if (mine) changed.push_back(sw);
+  notify(changed);
 }
 
 std::span<const PortId> EcmpFib::routeToLeaf(NodeId sw, NodeId leaf) const {
   if (sw == leaf) return {};
+  return members((derived() ? installed_ : table_)[switchRow_[sw] + leafIndex_[leaf]]);
+}
+
+std::span<const PortId> EcmpFib::groupToLeaf(NodeId sw, NodeId leaf) const {
+  if (sw == leaf) return {};
+  return members(table_[switchRow_[sw] + leafIndex_[leaf]]);
+}
+
+std::span<const PortId> EcmpFib::slotsToLeaf(NodeId sw, NodeId leaf) const {
+  if (sw == leaf) return {};
   const Group& g = groups_[table_[switchRow_[sw] + leafIndex_[leaf]]];
-  return {groupPorts_.data() + g.offset, g.size};
+  return {groupPorts_.data() + g.slotOffset, g.slots};
 }
 
 std::span<const PortId> EcmpFib::group(NodeId sw, uint32_t dstNic) const {
   const NicRoute& d = nicRoute_[dstNic];
   if (sw == d.leaf) return {};
-  const Group& g = groups_[table_[switchRow_[sw] + d.leafIndex]];
-  return {groupPorts_.data() + g.offset, g.size};
+  return members(table_[switchRow_[sw] + d.leafIndex]);
+}
+
+uint64_t EcmpFib::capacityToLeaf(NodeId sw, NodeId leaf) const {
+  if (!options_.wcmp) return 0;
+  return capOf(sw, leafIndex_[leaf], leaf);
 }
 
 size_t EcmpFib::memoryBytes() const {
   return component_.capacity() * sizeof(uint32_t) + switchRow_.capacity() * sizeof(size_t) +
-         table_.capacity() * sizeof(uint32_t) + groups_.capacity() * sizeof(Group) +
+         table_.capacity() * sizeof(uint32_t) + installed_.capacity() * sizeof(uint32_t) +
+         cap_.capacity() * sizeof(uint64_t) + portDown_.capacity() + groups_.capacity() * sizeof(Group) +
          groupPorts_.capacity() * sizeof(PortId) + nicRoute_.capacity() * sizeof(NicRoute) +
          seeds_.capacity() * sizeof(uint64_t) + leafIndex_.capacity() * sizeof(uint32_t) + internedBytes();
 }

@@ -35,7 +35,7 @@ void GpuPath::idealPath(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, std::v
   if (lft_ && walk([&](NodeId at) { return lft_->port(at, tuple); })) return;
   // Ethernet, or LFTs being recomputed: the reference tables (any minimal path of a Clos has the
   // same links per tier, so any tuple gives the same unloaded time).
-  const uint64_t hash = lft_ ? FlowHash::queuePairTuple(srcNic, dstNic, 0, 0) : tuple;
+  const uint64_t hash = lft_ ? reference_->queuePairTuple(srcNic, dstNic, 0, 0) : tuple;
   SIM_CHECK(walk([&](NodeId at) { return reference_->nextHop(at, dstNic, hash); }),
             "the reference tables have no loop-free route to NIC " + std::to_string(dstNic));
 }
@@ -57,8 +57,12 @@ Time GpuPath::latency(uint32_t srcGpu, uint32_t dstGpu) const {
   return networkLatency(srcNic, dstNic, queuePairTuple(srcNic, dstNic, 0, 0), frameBytes_);
 }
 
-uint64_t GpuPath::queuePairTuple(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) const {
-  return lids_ ? lids_->dlid(dstNic, qpIndex) : FlowHash::queuePairTuple(srcNic, dstNic, tc, qpIndex);
+uint64_t GpuPath::queuePairTuple(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex,
+                                 bool reverse) const {
+  // InfiniBand forwards on the DLID: the data direction carries the destination's, the ACKs the
+  // source's. Ethernet hashes the configured header fields of the five-tuple.
+  if (lids_) return lids_->dlid(reverse ? srcNic : dstNic, qpIndex);
+  return fib_.queuePairTuple(srcNic, dstNic, tc, qpIndex, reverse);
 }
 
 double GpuPath::rate(uint32_t srcGpu, uint32_t dstGpu) const {

@@ -39,8 +39,10 @@ class GpuPath {
     return lft_ ? lft_->port(sw, tuple) : fib_.nextHop(sw, dstNic, tuple);
   }
   /// The `tuple` packets of QP `qpIndex` (class `tc`) from srcNic to dstNic carry: the five-tuple
-  /// digest, or the DLID on InfiniBand subnet-manager routing.
-  uint64_t queuePairTuple(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex) const;
+  /// digest of the header fields the switches hash, or the DLID on InfiniBand subnet-manager
+  /// routing; `reverse`: the tuple of its ACKs (reversed five-tuple, or the source's DLID).
+  uint64_t queuePairTuple(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qpIndex,
+                          bool reverse = false) const;
 
   /// The NIC a transfer from srcGpu to dstGpu (on different hosts) leaves through.
   /// Throws (SIM_CHECK) when no NIC of the source host can reach the destination.

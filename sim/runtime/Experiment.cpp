@@ -51,7 +51,8 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
 
   topo_ = buildTopology(spec_);
   sim_ = std::make_unique<Simulator>(options_.seed);
-  fib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed);
+  fib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed,
+                                   EcmpFib::optionsFor(spec_.routing));
   if (options_.backend == "flow" || options_.backend == "hybrid") {
     auto f = std::make_unique<FlowFabric>(*sim_, *topo_, spec_, *fib_);
     flow_ = f.get();
@@ -82,7 +83,8 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   if (bgp_ || !spec_.failures.empty()) {
     // The live tables change during the run: ideal times and unloaded latencies come from
     // tables of the intact fabric (same seed, so the same hashed paths).
-    referenceFib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed);
+    referenceFib_ = std::make_unique<EcmpFib>(*topo_, spec_.routing.hashSeed ^ options_.seed,
+                                              EcmpFib::optionsFor(spec_.routing));
     if (packet_) packet_->setReferenceTables(*referenceFib_);
     if (flow_) flow_->setReferenceTables(*referenceFib_);
   }
@@ -237,7 +239,7 @@ void Experiment::run() {
     origin_ = sim_->now();
   }
   if (flow_) {
-    fib_->setChangeListener([this](NodeId) { flow_->routesChanged(); });
+    fib_->onChange([this](NodeId) { flow_->routesChanged(); });
     if (ibSm_) ibSm_->setSweepListener([this] { flow_->routesChanged(); });
   }
   for (auto& w : workloads_) w->start(origin_);

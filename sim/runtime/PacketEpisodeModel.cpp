@@ -121,7 +121,7 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
 
   const auto topo = buildTopology(s);
   Simulator sim(seed_);
-  EcmpFib fib(*topo, s.routing.hashSeed ^ seed_);
+  EcmpFib fib(*topo, s.routing.hashSeed ^ seed_, EcmpFib::optionsFor(s.routing));
   PacketFabric fabric(sim, *topo, s, fib);
   Countdown countdown(sim, e.flows);
   // At full arrival rate one receiver is no bottleneck (its link runs at C like the episode's).

@@ -1,5 +1,7 @@
 // EcmpFib checked against an independent shortest-path computation (Boost.Graph BFS on the
-// switch-only graph), plus loop freedom, hash spread, polarisation and table memory.
+// switch-only graph), plus loop freedom, hash spread and table memory. Hashing statistics
+// (collisions, polarisation, hash fields): EcmpHashingTest.cpp; failures, resilient hashing and
+// WCMP: EcmpFailoverTest.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -58,7 +60,8 @@ TopologySpec railSpec(int rails, bool shared, TopologyKind railKind) {
 }
 
 struct Fixture {
-  explicit Fixture(const TopologySpec& s, uint64_t seed = 7) : spec(s), topo(buildTopology(spec)), fib(*topo, seed) {}
+  explicit Fixture(const TopologySpec& s, uint64_t seed = 7)
+      : spec(s), topo(buildTopology(spec)), fib(*topo, seed) {}
   TopologySpec spec;
   std::unique_ptr<Topology> topo;
   EcmpFib fib;
@@ -153,8 +156,8 @@ void checkLoopFreedom(const Fixture& f, const std::string& what, int tuples) {
         NodeId at = start;
         uint32_t hops = 0;  // switch-to-switch hops
         for (;;) {
-          ASSERT_FALSE(seen[at]) << what << ": loop at " << topo.node(at).name << " from nic " << src << " to nic "
-                                 << dst;
+          ASSERT_FALSE(seen[at]) << what << ": loop at " << topo.node(at).name << " from nic " << src
+                                 << " to nic " << dst;
           seen[at] = 1;
           const PortId p = f.fib.nextHop(at, dst, tuple);
           ASSERT_EQ(topo.portNode(p), at) << what << ": nextHop returned a port of another node";
@@ -178,26 +181,6 @@ double chiSquareUniform(const std::vector<int>& counts, int total) {
   const double e = static_cast<double>(total) / static_cast<double>(counts.size());
   double chi = 0;
   for (int c : counts) chi += (c - e) * (c - e) / e;
-  return chi;
-}
-
-/// Pearson chi-square statistic of independence of an r x c contingency table.
-double chiSquareIndependence(const std::vector<std::vector<int>>& t) {
-  const size_t r = t.size(), c = t[0].size();
-  std::vector<double> rows(r, 0), cols(c, 0);
-  double n = 0;
-  for (size_t i = 0; i < r; ++i)
-    for (size_t j = 0; j < c; ++j) {
-      rows[i] += t[i][j];
-      cols[j] += t[i][j];
-      n += t[i][j];
-    }
-  double chi = 0;
-  for (size_t i = 0; i < r; ++i)
-    for (size_t j = 0; j < c; ++j) {
-      const double e = rows[i] * cols[j] / n;
-      chi += (t[i][j] - e) * (t[i][j] - e) / e;
-    }
   return chi;
 }
 
@@ -289,18 +272,6 @@ TEST(EcmpFib, ForwardingIsLoopFreeAndMinimal) {
   }
 }
 
-TEST(EcmpFib, SeedsArePerSwitchAndReproducible) {
-  Fixture a(fatTreeSpec(4), 11), b(fatTreeSpec(4), 11), c(fatTreeSpec(4), 12);
-  std::set<uint64_t> distinct;
-  for (NodeId v = static_cast<NodeId>(a.topo->hostCount()); v < a.topo->nodeCount(); ++v) {
-    EXPECT_EQ(a.fib.switchSeed(v), FlowHash::switchSeed(11, v));
-    EXPECT_EQ(a.fib.switchSeed(v), b.fib.switchSeed(v));
-    EXPECT_NE(a.fib.switchSeed(v), c.fib.switchSeed(v));
-    distinct.insert(a.fib.switchSeed(v));
-  }
-  EXPECT_EQ(distinct.size(), a.topo->switchCount());
-}
-
 TEST(EcmpFib, HashSpreadsTuplesUniformlyOverTheGroup) {
   // 20,000 random five-tuples through the real table of a leaf toward a remote leaf whose
   // group has n members (n spines). Pearson chi-square against uniform, n - 1 degrees of
@@ -324,91 +295,9 @@ TEST(EcmpFib, HashSpreadsTuplesUniformlyOverTheGroup) {
     EXPECT_LT(chi, critical) << "n = " << n;
     // Also the bare selector, with an arbitrary seed.
     std::vector<int> raw(n, 0);
-    for (int i = 0; i < kTuples; ++i) ++raw[FlowHash::select(FlowHash::tupleHash(randomTuple(rng, 1000)), 99, n)];
+    for (int i = 0; i < kTuples; ++i)
+      ++raw[FlowHash::select(FlowHash::tupleHash(randomTuple(rng, 1000)), 99, n)];
     EXPECT_LT(chiSquareUniform(raw, kTuples), critical) << "select, n = " << n;
-  }
-}
-
-TEST(EcmpFib, ConsecutiveTiersChooseIndependently) {
-  // Fat-tree k=8: edge-0-0 picks one of 4 aggregation switches, then agg-0-0 picks one of its 4
-  // cores. With per-switch seeds the two choices are independent: the 4x4 contingency table
-  // passes a chi-square test of independence, (4-1)(4-1) = 9 degrees of freedom, 0.1%
-  // critical value 27.877.
-  constexpr int kTuples = 20'000;
-  constexpr double kCritical9 = 27.877;
-  Fixture f(fatTreeSpec(8), 5);
-  const Topology& topo = *f.topo;
-  const NodeId edge = topo.findNode("edge-0-0");
-  const NodeId agg = topo.findNode("agg-0-0");
-  const uint32_t dst = static_cast<uint32_t>(topo.nicCount() - 1);  // in the last pod
-  const auto g1 = f.fib.group(edge, dst);
-  const auto g2 = f.fib.group(agg, dst);
-  ASSERT_EQ(g1.size(), 4u);
-  ASSERT_EQ(g2.size(), 4u);
-  const uint32_t aggIndexAtEdge = [&] {
-    for (uint32_t i = 0; i < g1.size(); ++i)
-      if (topo.peerNode(g1[i]) == agg) return i;
-    return kUnreached;
-  }();
-  ASSERT_NE(aggIndexAtEdge, kUnreached);
-
-  std::vector<std::vector<int>> joint(4, std::vector<int>(4, 0));
-  std::set<PortId> coresUsedViaAgg;
-  // The tuple stream is fixed, so the test is deterministic. Note that a 0.1% test rejects
-  // one stream in a thousand even when the choices are independent (stream 77 happens to be
-  // one of them for this pair: chi-square 33.0); the aggregate check below is the robust one.
-  std::mt19937_64 rng(2025);
-  for (int i = 0; i < kTuples; ++i) {
-    const uint64_t t = FlowHash::tupleHash(randomTuple(rng, static_cast<uint32_t>(topo.nicCount())));
-    const uint32_t a = indexIn(g1, f.fib.nextHop(edge, dst, t));
-    const uint32_t b = indexIn(g2, f.fib.nextHop(agg, dst, t));
-    ++joint[a][b];
-    if (a == aggIndexAtEdge) coresUsedViaAgg.insert(g2[b]);
-  }
-  EXPECT_LT(chiSquareIndependence(joint), kCritical9);
-  // Flows the edge sends to agg-0-0 still use every one of its cores.
-  EXPECT_EQ(coresUsedViaAgg.size(), 4u);
-
-  // Every (edge, agg) pair of pod 0: 16 tables. Under independence each statistic follows
-  // chi-square(9) (mean 9, sd 4.24), so their mean has sd 1.06; any real correlation grows the
-  // statistic in proportion to the number of tuples. Require the mean below 2 x 9 and at most
-  // one table (of 16) above the 0.1% critical value.
-  double sum = 0;
-  int above = 0, tables = 0;
-  for (int e = 0; e < 4; ++e)
-    for (int a = 0; a < 4; ++a) {
-      const NodeId ew = topo.findNode("edge-0-" + std::to_string(e));
-      const NodeId aw = topo.findNode("agg-0-" + std::to_string(a));
-      const auto ge = f.fib.group(ew, dst);
-      const auto ga = f.fib.group(aw, dst);
-      std::vector<std::vector<int>> t(4, std::vector<int>(4, 0));
-      for (int i = 0; i < kTuples; ++i) {
-        const uint64_t h = FlowHash::tupleHash(randomTuple(rng, static_cast<uint32_t>(topo.nicCount())));
-        ++t[indexIn(ge, f.fib.nextHop(ew, dst, h))][indexIn(ga, f.fib.nextHop(aw, dst, h))];
-      }
-      const double chi = chiSquareIndependence(t);
-      sum += chi;
-      above += chi >= kCritical9;
-      ++tables;
-    }
-  EXPECT_LT(sum / tables, 18.0);
-  EXPECT_LE(above, 1);
-
-  // The same two decisions with EQUAL seeds (what a fabric without per-switch seeds does):
-  // both hash engines compute the same function of the tuple, so the tier-2 choice is fully
-  // determined by the tier-1 choice (hash polarisation): the flows that went to a given
-  // aggregation switch all leave it on one core, and 3 of its 4 uplinks sit idle.
-  const uint64_t same = f.fib.switchSeed(edge);
-  std::vector<std::vector<int>> polarised(4, std::vector<int>(4, 0));
-  for (int i = 0; i < kTuples; ++i) {
-    const uint64_t t = FlowHash::tupleHash(randomTuple(rng, static_cast<uint32_t>(topo.nicCount())));
-    ++polarised[FlowHash::select(t, same, 4)][FlowHash::select(t, same, 4)];
-  }
-  EXPECT_GT(chiSquareIndependence(polarised), 1000 * kCritical9);
-  for (int a = 0; a < 4; ++a) {
-    int used = 0;
-    for (int b = 0; b < 4; ++b) used += polarised[a][b] > 0;
-    EXPECT_EQ(used, 1) << "tier-1 choice " << a;
   }
 }
 
