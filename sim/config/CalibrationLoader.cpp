@@ -50,7 +50,9 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
   r.getInt(node, path, "traffic_class", tuning.trafficClass, 0, 6);
   std::string ringModel;
   if (r.getChoice(node, path, "ring_model", ringModel, {"auto", "steps", "pipelined"}))
-    tuning.ringModel = ringModel == "steps" ? RingModel::Steps : ringModel == "pipelined" ? RingModel::Pipelined : RingModel::Auto;
+    tuning.ringModel = ringModel == "steps"       ? RingModel::Steps
+                       : ringModel == "pipelined" ? RingModel::Pipelined
+                                                  : RingModel::Auto;
   std::string protocol;
   if (r.getChoice(node, path, "protocol", protocol, {"auto", "ll", "ll128", "simple"}))
     tuning.protocol = *parseCollectiveProtocol(protocol);
@@ -115,8 +117,8 @@ std::vector<std::string> calibrationTopologySets(const std::string& path) {
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1, "",
-                     "invalid YAML: " + e.msg);
+    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
+                     "", "invalid YAML: " + e.msg);
   }
   // The whole file is checked as `run` would check it, then its fabric block is read.
   GpuSpec gpu;

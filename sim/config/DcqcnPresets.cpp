@@ -66,7 +66,7 @@ DcqcnSpec connectxPreset() {
   s.clampTargetRate = false;                  // CLAMP_TGT_RATE = false (Isekai default)
   s.clampTargetRateAfterTimeIncrease = true;  // CLAMP_TGT_RATE_AFTER_TIME_INC = true (Isekai default)
   s.rateOnFirstCnp = BitRate::bps(0);         // RATE_TO_SET_ON_FIRST_CNP = 0 (firmware default)
-  s.cnpInterval = Time::us(4);                // MIN_TIME_BETWEEN_CNPS_P1 = 4 (us) in mlxconfig -q dumps of ConnectX NICs
+  s.cnpInterval = Time::us(4);  // MIN_TIME_BETWEEN_CNPS_P1 = 4 (us) in mlxconfig -q dumps of ConnectX NICs
   return s;
 }
 

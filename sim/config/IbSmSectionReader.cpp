@@ -47,6 +47,17 @@ void readIbSmSection(YamlReader& r, const YAML::Node& root, TopologySpec& spec) 
     r.error(routing["algorithm"], ap,
             "ib-sm is InfiniBand subnet-manager routing: it needs links.technology: infiniband, found '" +
                 spec.links.technology + "'");
+  if (rs.algorithm == "ib-sm" && routing.IsDefined()) {
+    // Settings of Ethernet switches' ECMP tables: nothing on an InfiniBand fabric honours them.
+    for (const char* k :
+         {"hash_fields", "seeds", "resilient_hashing", "wcmp", "local_failover", "failover_delay"})
+      if (YamlReader::has(routing, k))
+        r.error(
+            routing[k], std::string("routing.") + k,
+            "is a setting of Ethernet ECMP tables; InfiniBand switches forward by destination LID from the "
+            "subnet manager's tables, which it recomputes after a failure (routing.ib_sm.reroute_delay; "
+            "routing.ib_sm.adaptive for switch adaptive routing)");
+  }
   if (rs.algorithm == "ib-sm" && sm.adaptive && spec.nic.reorder != "tolerant") {
     const bool nicGiven =
         YamlReader::has(root, "nic") && root["nic"].IsMap() && YamlReader::has(root["nic"], "reorder");

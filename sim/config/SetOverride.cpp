@@ -35,8 +35,8 @@ SetAssignment parseSetAssignment(const std::string& assignment) {
     } else if (validKeyChar(out.keyPath[i])) {
       seg += out.keyPath[i];
     } else {
-      bad(assignment, std::string("invalid character '") + out.keyPath[i] + "' in key path '" +
-                          out.keyPath + "' (keys are letters, digits, '_' and '-', separated by '.')");
+      bad(assignment, std::string("invalid character '") + out.keyPath[i] + "' in key path '" + out.keyPath +
+                          "' (keys are letters, digits, '_' and '-', separated by '.')");
     }
   }
   bool blank = true;

@@ -6,7 +6,9 @@ namespace fabricsim {
 namespace {
 
 nlohmann::json leafSpineJson(const LeafSpineShape& s) {
-  return {{"leaves", s.leaves}, {"spines", s.spines}, {"hosts_per_leaf", s.hostsPerLeaf},
+  return {{"leaves", s.leaves},
+          {"spines", s.spines},
+          {"hosts_per_leaf", s.hostsPerLeaf},
           {"links_per_spine", s.linksPerSpine}};
 }
 
@@ -174,6 +176,8 @@ nlohmann::json toJson(const TopologySpec& spec) {
                   {"seeds", spec.routing.seeds},
                   {"resilient_buckets", spec.routing.resilientBuckets},
                   {"wcmp", spec.routing.wcmp},
+                  {"local_failover", spec.routing.localFailover},
+                  {"failover_delay_ps", spec.routing.failoverDelay.picos()},
                   {"bgp",
                    {{"asn_scheme", bgp.asnScheme},
                     {"update_delay_ps", bgp.updateDelay.picos()},
@@ -194,32 +198,31 @@ nlohmann::json toJson(const TopologySpec& spec) {
   // Both controllers' parameters, whichever runs, so every results file has the same keys.
   const DcqcnSpec& d = spec.congestionControl.dcqcn;
   const IbCcSpec& ib = spec.congestionControl.ibcc;
-  j["congestion_control"] = {
-      {"algorithm", spec.congestionControl.algorithm},
-      {"preset", d.preset},
-      {"dcqcn",
-       {{"variant", d.variant},
-        {"g", d.g},
-        {"initial_alpha", d.initialAlpha},
-        {"alpha_timer_ps", d.alphaTimer.picos()},
-        {"rate_increase_timer_ps", d.rateIncreaseTimer.picos()},
-        {"byte_counter_bytes", d.byteCounter},  // 0: off
-        {"fast_recovery_stages", d.fastRecoveryStages},
-        {"additive_increase_bps", d.additiveIncrease.bitsPerSecond()},
-        {"hyper_increase_bps", d.hyperIncrease.bitsPerSecond()},
-        {"min_rate_bps", d.minRate.bitsPerSecond()},
-        {"rate_reduce_interval_ps", d.rateReduceInterval.picos()},
-        {"max_decrease_fraction", d.maxDecreaseFraction},
-        {"clamp_target_rate", d.clampTargetRate},
-        {"clamp_target_rate_after_time_increase", d.clampTargetRateAfterTimeIncrease},
-        {"rate_on_first_cnp_bps", d.rateOnFirstCnp.bitsPerSecond()},
-        {"cnp_interval_ps", d.cnpInterval.picos()}}},
-      {"ibcc",
-       {{"ccti_increase", ib.cctiIncrease},
-        {"ccti_limit", ib.cctiLimit},
-        {"ccti_timer_ps", ib.cctiTimer.picos()},
-        {"cct_scale", ib.cctScale},
-        {"becn_interval_ps", ib.becnInterval.picos()}}}};
+  j["congestion_control"] = {{"algorithm", spec.congestionControl.algorithm},
+                             {"preset", d.preset},
+                             {"dcqcn",
+                              {{"variant", d.variant},
+                               {"g", d.g},
+                               {"initial_alpha", d.initialAlpha},
+                               {"alpha_timer_ps", d.alphaTimer.picos()},
+                               {"rate_increase_timer_ps", d.rateIncreaseTimer.picos()},
+                               {"byte_counter_bytes", d.byteCounter},  // 0: off
+                               {"fast_recovery_stages", d.fastRecoveryStages},
+                               {"additive_increase_bps", d.additiveIncrease.bitsPerSecond()},
+                               {"hyper_increase_bps", d.hyperIncrease.bitsPerSecond()},
+                               {"min_rate_bps", d.minRate.bitsPerSecond()},
+                               {"rate_reduce_interval_ps", d.rateReduceInterval.picos()},
+                               {"max_decrease_fraction", d.maxDecreaseFraction},
+                               {"clamp_target_rate", d.clampTargetRate},
+                               {"clamp_target_rate_after_time_increase", d.clampTargetRateAfterTimeIncrease},
+                               {"rate_on_first_cnp_bps", d.rateOnFirstCnp.bitsPerSecond()},
+                               {"cnp_interval_ps", d.cnpInterval.picos()}}},
+                             {"ibcc",
+                              {{"ccti_increase", ib.cctiIncrease},
+                               {"ccti_limit", ib.cctiLimit},
+                               {"ccti_timer_ps", ib.cctiTimer.picos()},
+                               {"cct_scale", ib.cctScale},
+                               {"becn_interval_ps", ib.becnInterval.picos()}}}};
   j["workload"] = spec.workload;
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& f : spec.failures) {
@@ -250,7 +253,8 @@ nlohmann::json toJson(const WorkloadSpec& spec) {
                       {"traffic_class", p.trafficClass},
                       {"gpus", {{"first", p.firstGpu}, {"count", p.gpus}}},
                       {"qps_per_pair", p.qpsPerPair}};
-  if (p.pattern == PatternKind::Incast) j["incast"] = {{"senders", p.incastSenders}, {"receiver", p.incastReceiver}};
+  if (p.pattern == PatternKind::Incast)
+    j["incast"] = {{"senders", p.incastSenders}, {"receiver", p.incastReceiver}};
   return j;
 }
 

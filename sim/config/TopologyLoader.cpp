@@ -613,10 +613,10 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
   if (YamlReader::has(root, "routing")) {
     const Node m = root["routing"];
     if (r.expectMap(m, "routing")) {
-      r.checkKeys(
-          m, "routing",
-          {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias", "adaptive_quantum",
-           "spray", "bgp", "ib_sm", "hash_fields", "seeds", "resilient_hashing", "wcmp"});
+      r.checkKeys(m, "routing",
+                  {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias",
+                   "adaptive_quantum", "spray", "bgp", "ib_sm", "hash_fields", "seeds", "resilient_hashing",
+                   "wcmp", "local_failover", "failover_delay"});
       r.getChoice(m, "routing", "algorithm", spec.routing.algorithm,
                   {"ecmp", "bgp", "adaptive", "flowlet", "spray", "ib-sm"});
       r.getChoice(m, "routing", "control_plane", spec.routing.controlPlane, {"static", "bgp"});
@@ -626,6 +626,8 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
       r.getBytes(m, "routing", "adaptive_quantum", spec.routing.adaptiveQuantum, false, 0);
       r.getChoice(m, "routing", "spray", spec.routing.spray, {"random", "round-robin"});
       readEcmpHashing(r, m, spec.routing);
+      r.getBool(m, "routing", "local_failover", spec.routing.localFailover);
+      r.getTime(m, "routing", "failover_delay", spec.routing.failoverDelay);
       if (YamlReader::has(m, "bgp")) {
         const Node b = m["bgp"];
         const std::string bp = "routing.bgp";

@@ -154,13 +154,17 @@ struct RoutingSpec {
   /// adaptive: queues are compared in units of this many bytes (0 = eight maximum frames), the way
   /// switch ASICs grade port load into a few bands rather than comparing exact byte counts.
   Bytes adaptiveQuantum = 0;
-  std::string spray = "random";      ///< spray: random | round-robin
+  std::string spray = "random";  ///< spray: random | round-robin
   /// Header fields the switches hash (src_ip, dst_ip, protocol, src_port, dst_port); without
   /// src_port, the RoCEv2 UDP source port's per-QP entropy is ignored.
   std::vector<std::string> hashFields = {"src_ip", "dst_ip", "protocol", "src_port", "dst_port"};
   std::string seeds = "per_switch";  ///< per_switch | equal (equal: hash polarisation across tiers)
   int resilientBuckets = 0;          ///< resilient hashing: buckets per ECMP group; 0 = off
   bool wcmp = false;                 ///< weighted ECMP: member weights by capacity toward the destination
+  /// Local fast failover (Ethernet tables): a switch takes a dead port out of its groups
+  /// `failoverDelay` after the link changes (carrier loss), before and whatever BGP does.
+  bool localFailover = true;
+  Time failoverDelay = Time::us(10);
   BgpSpec bgp;
   IbSmSpec ibSm;
 };

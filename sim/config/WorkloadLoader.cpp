@@ -257,7 +257,8 @@ void readCollective(YamlReader& r, const Node& root, WorkloadSpec& spec) {
                   {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "sendrecv"}, true))
     c.op = *parseCollectiveOp(op);
   std::string algorithm;
-  if (r.getChoice(root, "", "algorithm", algorithm, {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree"})) {
+  if (r.getChoice(root, "", "algorithm", algorithm,
+                  {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree"})) {
     const Node cs = YamlReader::has(root, "collectives") ? root["collectives"] : Node();
     const Node other = YamlReader::has(cs, "algorithm") ? cs["algorithm"] : Node();
     if (other.IsDefined() && other.IsScalar() && other.Scalar() != algorithm) {

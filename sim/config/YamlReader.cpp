@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -143,7 +143,8 @@ bool YamlReader::require(const YAML::Node& map, const std::string& path, std::st
   return false;
 }
 
-bool YamlReader::scalar(const YAML::Node& v, const std::string& path, const char* expected, std::string& out) {
+bool YamlReader::scalar(const YAML::Node& v, const std::string& path, const char* expected,
+                        std::string& out) {
   if (!v.IsScalar()) {
     error(v, path, std::string("expected ") + expected + ", found " + describe(v));
     return false;
@@ -221,7 +222,8 @@ bool YamlReader::asTime(const YAML::Node& v, const std::string& path, Time& out,
   return true;
 }
 
-bool YamlReader::asBytes(const YAML::Node& v, const std::string& path, Bytes& out, bool allowBare, Bytes min) {
+bool YamlReader::asBytes(const YAML::Node& v, const std::string& path, Bytes& out, bool allowBare,
+                         Bytes min) {
   std::string s;
   if (!scalar(v, path, "a size with a unit, e.g. '32MiB'", s)) return false;
   const auto p = parseBytes(s, allowBare);

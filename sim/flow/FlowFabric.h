@@ -172,8 +172,14 @@ class FlowFabric final : public Fabric, public EventHandler {
   bool routeWorks() const;
   /// Checks every active flow and every stalled one against the current tables and links.
   void reroute();
-  /// Takes solver flow `f` out: it lost its in-flight bytes and waits to resend them.
-  void stall(uint32_t f, Time now);
+  /// Takes solver flow `f` out: it lost the bytes it sent in the last `lostWindow` (those
+  /// that had not yet passed the failure) and waits to resend them.
+  void stall(uint32_t f, Time now, Time lostWindow);
+  /// The fixed delay from the source NIC to the far end of port `dead` along data hops
+  /// `hops[0, dataHops)` (hop order, or the weighted hop set of spray/adaptive), for frames of
+  /// a transfer of `bytes`: how long before a failure there the first lost packet left.
+  Time delayToFarEnd(std::span<const MaxMinSolver::Hop> hops, uint32_t dataHops, PortId dead,
+                     Bytes bytes) const;
   /// Puts a stalled flow back on its current path (which works).
   void resume(uint32_t slot, Time now);
   /// A stalled flow's NAK recovery or retransmission timer is due.

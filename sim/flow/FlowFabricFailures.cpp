@@ -53,11 +53,12 @@ void FlowFabric::reroute() {
     Active& a = active_[f];
     if (!a.live) continue;
     const auto old = solver_.hops(f);
-    bool dead = false;
+    PortId dead = kInvalid;
     if (!portUp_.empty())
-      for (uint32_t i = 0; i < a.dataHops && !dead; ++i) dead = !portUp_[old[i].resource];
-    if (dead) {
-      stall(f, now);
+      for (uint32_t i = 0; i < a.dataHops && dead == kInvalid; ++i)
+        if (!portUp_[old[i].resource]) dead = old[i].resource;
+    if (dead != kInvalid) {
+      stall(f, now, delayToFarEnd(old, a.dataHops, dead, records_[a.record].bytes));
       continue;
     }
     // A flowlet whose path works goes on where it is (a switch keeps a live flowlet's member).
@@ -65,7 +66,16 @@ void FlowFabric::reroute() {
     const FlowRecord& rec = records_[a.record];
     const Time latency = route(rec.srcGpu, rec.dstGpu, a.tc, a.qp, rec.bytes, a.record);
     if (!routeWorks()) {  // the tables now send it into a black hole
-      stall(f, now);
+      // Lost: what has not yet passed the switch without a route (the route's delay up to
+      // it), or what has not passed a dead port of the new path.
+      PortId deadHop = kInvalid;
+      for (size_t i = 0; i + ackHops_ < hops_.size() && deadHop == kInvalid; ++i)
+        if (!portUp_.empty() && !portUp_[hops_[i].resource]) deadHop = hops_[i].resource;
+      const Time window =
+          deadHop != kInvalid
+              ? delayToFarEnd(hops_, static_cast<uint32_t>(hops_.size() - ackHops_), deadHop, rec.bytes)
+              : latency;
+      stall(f, now, window);
       continue;
     }
     bool same = hops_.size() == old.size();
@@ -96,14 +106,43 @@ void FlowFabric::reroute() {
   }
 }
 
-void FlowFabric::stall(uint32_t f, Time now) {
+Time FlowFabric::delayToFarEnd(std::span<const MaxMinSolver::Hop> hops, uint32_t dataHops, PortId dead,
+                               Bytes bytes) const {
+  // Arrival delay per port's far end, filled tier by tier: the first hop is the NIC's port
+  // (propagation only: the fluid part holds the serialisation at the bottleneck), each later
+  // one adds the switch, the link and one frame's serialisation (as the route's latency does).
+  const uint32_t frame = framing_.dataWireBytes(static_cast<uint32_t>(std::min<Bytes>(bytes, mtu_)));
+  std::vector<Time> at(dataHops, Time::max());
+  for (uint32_t i = 0; i < dataHops; ++i)
+    if (topo_.isHost(topo_.portNode(hops[i].resource))) at[i] = topo_.portLatency(hops[i].resource);
+  for (uint32_t pass = 0; pass < dataHops; ++pass) {
+    bool grew = false;
+    for (uint32_t i = 0; i < dataHops; ++i) {
+      if (at[i] == Time::max()) continue;
+      const NodeId far = topo_.peerNode(hops[i].resource);
+      for (uint32_t j = 0; j < dataHops; ++j) {
+        if (at[j] != Time::max() || topo_.portNode(hops[j].resource) != far) continue;
+        const PortId p = hops[j].resource;
+        at[j] = at[i] + spec_.sw.latency + topo_.portLatency(p) + serializationTime(frame, topo_.portRate(p));
+        grew = true;
+      }
+    }
+    if (!grew) break;
+  }
+  for (uint32_t i = 0; i < dataHops; ++i)
+    if (hops[i].resource == dead && at[i] != Time::max()) return at[i];
+  return latencyOf(bytes);  // not on the path as walked: the whole one-way delay bounds it
+}
+
+void FlowFabric::stall(uint32_t f, Time now, Time lostWindow) {
   settle(f, now);
   Active& a = active_[f];
   const FlowRecord& rec = records_[a.record];
-  // Lost in flight: what the flow sent in the last round trip (2 x its one-way fixed delay),
-  // at most what it has sent at all. Go-back-N sends it again.
+  // Lost in flight: what the flow sent in the last `lostWindow` (the packets that had not yet
+  // passed the failure), at most what it has sent at all. Go-back-N sends it again from the
+  // first of them once the receiver NAKs or the timer expires.
   const double sent = static_cast<double>(rec.bytes) - std::max(0.0, a.remaining);
-  const double lost = std::min(sent, a.rate * 2 * static_cast<double>(a.latency.picos()));
+  const double lost = std::min(sent, a.rate * static_cast<double>(lostWindow.picos()));
   const auto old = solver_.hops(f);
   for (uint32_t i = 0; i < a.dataHops; ++i)  // what it will not send on this path after all
     portBytes_[old[i].resource] -= std::max(0.0, a.remaining) * old[i].weight;

@@ -90,7 +90,8 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
   }
   if (!spec_.failures.empty())
     failures_ =
-        std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, packet_, bgp_.get(), ibSm_.get(), spec_);
+        std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, packet_, bgp_.get(), ibSm_.get(),
+                                          ibSm_ ? nullptr : fib_.get(), spec_);
   createJobs();
   if (!options_.probes.empty() && !packet_)
     throw InputError("", 0, 0, "--probe",

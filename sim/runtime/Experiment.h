@@ -123,6 +123,7 @@ class Experiment {
   double bgpStartWallSeconds_ = 0;  // initial BGP convergence, host wall clock
   double bgpStartCpuSeconds_ = 0;   // and host CPU time of this process
   nlohmann::json buildResults() const;
+  nlohmann::json failureEvents() const;  ///< routing.failures: one entry per link or switch event
   std::vector<TransferFailure> connectionFailures_;
   bool ran_ = false;
   bool finished_ = false;                                  ///< run() completed: the results no longer change

@@ -195,10 +195,6 @@ nlohmann::json Experiment::buildResults() const {
                         {"lft_bytes", ibSm_->memoryBytes()},
                         {"compute_s", ibSm_->computeSeconds()}};
   if (bgp_) {
-    static const char* kKinds[] = {"link_down", "link_up", "switch_down", "switch_up"};
-    auto groups = [](const BgpControlPlane::GroupSummary& g) {
-      return json{{"pairs", g.pairs}, {"mean", g.mean()}, {"min", g.minSize}, {"empty", g.emptyGroups}};
-    };
     routing["bgp_updates_sent"] = bgp_->updatesSent();
     routing["bgp_withdrawals_sent"] = bgp_->withdrawalsSent();
     routing["initial_convergence_s"] = origin_.seconds();
@@ -219,30 +215,8 @@ nlohmann::json Experiment::buildResults() const {
                       {"as_paths", bgp_->distinctPaths()},
                       {"peak_queued_messages", bgp_->peakQueuedMessages()},
                       {"memory_bytes", bgp_->memoryBytes()}};
-    json events = json::array();
-    for (const auto& f : bgp_->failureStats()) {
-      const bool isLink =
-          f.kind == BgpControlPlane::EventKind::LinkDown || f.kind == BgpControlPlane::EventKind::LinkUp;
-      std::string target;
-      if (isLink) {
-        const LinkInfo& l = topo_->link(f.element);
-        target = topo_->node(l.a).name + "--" + topo_->node(l.b).name;
-      } else {
-        target = topo_->node(f.element).name;
-      }
-      events.push_back({{"event", kKinds[static_cast<int>(f.kind)]},
-                        {"target", target},
-                        {"at_s", f.failed.seconds()},
-                        {"detected_s", f.detected.seconds()},
-                        {"last_fib_change_s", f.lastFibChange.seconds()},
-                        {"convergence_time_s", f.convergence().seconds()},
-                        {"updates_sent", f.updatesSent},
-                        {"withdrawals_sent", f.withdrawalsSent},
-                        {"ecmp_groups_before", groups(f.before)},
-                        {"ecmp_groups_after", groups(f.after)}});
-    }
-    routing["failures"] = events;
   }
+  if (failures_) routing["failures"] = failureEvents();
   doc["routing"] = routing;
   if (!probes_.empty()) {
     json probes = json::array();
@@ -284,6 +258,64 @@ nlohmann::json Experiment::buildResults() const {
       {"link_util", {{"mean", net.linkUtilMean}, {"max", net.linkUtilMax}}},
       {"per_tier", tiers}};
   return doc;
+}
+
+nlohmann::json Experiment::failureEvents() const {
+  using nlohmann::json;
+  auto groups = [](const BgpControlPlane::GroupSummary& g) {
+    return json{{"pairs", g.pairs}, {"mean", g.mean()}, {"min", g.minSize}, {"empty", g.emptyGroups}};
+  };
+  const LocalFailover* lf = failures_->localFailover();
+  json events = json::array();
+  for (const FailureInjector::Event& e : failures_->events()) {
+    if (!e.spec.host.empty()) continue;  // PFC storms: no routing event
+    if (e.at > sim_->now()) continue;    // the run ended first
+    const bool down = e.spec.action == "down";
+    std::string target;
+    if (e.node != kInvalid) {
+      target = topo_->node(e.node).name;
+    } else {
+      const LinkInfo& l = topo_->link(e.links.front());
+      target = topo_->node(l.a).name + "--" + topo_->node(l.b).name;
+    }
+    json j = {{"event", std::string(e.node != kInvalid ? "switch_" : "link_") + (down ? "down" : "up")},
+              {"target", target},
+              {"at_s", e.at.seconds()}};
+    // Local fast failover: when the switches at the ends applied it, and how many changed.
+    j["local_failover_s"] = nullptr;
+    j["local_failover_switches"] = nullptr;
+    if (lf && e.failoverRecord != kInvalid) {
+      const LocalFailover::Record& r = lf->record(e.failoverRecord);
+      if (r.applied != Time::max()) {
+        j["local_failover_s"] = (r.applied - r.changed).seconds();
+        j["local_failover_switches"] = r.switchesChanged;
+      }
+    }
+    // BGP: the entries this event caused (one per link of a link event), taken together.
+    j["detected_s"] = nullptr;
+    j["last_fib_change_s"] = nullptr;
+    j["convergence_time_s"] = nullptr;
+    if (bgp_ && e.bgpEnd > e.bgpFirst) {
+      const auto& stats = bgp_->failureStats();
+      Time detected = Time::max(), last = e.at;
+      uint64_t updates = 0, withdrawals = 0;
+      for (uint32_t i = e.bgpFirst; i < e.bgpEnd; ++i) {
+        detected = std::min(detected, stats[i].detected);
+        last = std::max(last, stats[i].lastFibChange);
+        updates += stats[i].updatesSent;
+        withdrawals += stats[i].withdrawalsSent;
+      }
+      j["detected_s"] = detected.seconds();
+      j["last_fib_change_s"] = last.seconds();
+      j["convergence_time_s"] = (last - e.at).seconds();
+      j["updates_sent"] = updates;
+      j["withdrawals_sent"] = withdrawals;
+      j["ecmp_groups_before"] = groups(stats[e.bgpFirst].before);
+      j["ecmp_groups_after"] = groups(stats[e.bgpEnd - 1].after);
+    }
+    events.push_back(std::move(j));
+  }
+  return events;
 }
 
 nlohmann::json Experiment::jobJson(const Job& job) const {

@@ -5,8 +5,11 @@
 namespace fabricsim {
 
 FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, Fabric& fabric, PacketFabric* packet,
-                                 BgpControlPlane* bgp, IbSubnetManager* sm, const TopologySpec& spec)
+                                 BgpControlPlane* bgp, IbSubnetManager* sm, EcmpFib* fib,
+                                 const TopologySpec& spec)
     : sim_(sim), topo_(topo), fabric_(fabric), packet_(packet), bgp_(bgp), sm_(sm) {
+  if (fib && spec.routing.localFailover)
+    failover_ = std::make_unique<LocalFailover>(sim, topo, *fib, spec.routing.failoverDelay);
   std::vector<Diagnostic> diags;
   for (size_t i = 0; i < spec.failures.size(); ++i) {
     const FailureSpec& f = spec.failures[i];
@@ -96,15 +99,17 @@ void FailureInjector::start(Time origin) {
 }
 
 void FailureInjector::onEvent(uint32_t index) {
-  const Event& e = events_[index];
+  Event& e = events_[index];
   if (!e.spec.host.empty()) {
     packet_->setPfcStorm(e.node, e.spec.action == "pfc-storm");
     return;
   }
   const bool up = e.spec.action == "up";
   for (LinkId l : e.links) fabric_.setLinkUp(l, up);
+  if (failover_) e.failoverRecord = failover_->linksChanged(e.links, up);
   if (sm_) sm_->linksChanged(e.links, up);
   if (!bgp_) return;
+  e.bgpFirst = static_cast<uint32_t>(bgp_->failureStats().size());
   if (e.node != kInvalid) {
     if (up)
       bgp_->switchUp(e.node);
@@ -118,6 +123,7 @@ void FailureInjector::onEvent(uint32_t index) {
         bgp_->linkDown(l);
     }
   }
+  e.bgpEnd = static_cast<uint32_t>(bgp_->failureStats().size());
 }
 
 }  // namespace fabricsim

@@ -7,11 +7,14 @@
 // update processing, MRAI; the InfiniBand subnet manager: its reroute delay). A host's NICs can
 // start and stop a PFC storm (PAUSE frames without a break toward their leaf, as a NIC whose
 // receive path hangs sends). A flap is a link or switch going down and up `count` times (down
-// for `down_for`, then up for `up_for`), played out as that many down and up events.
+// for `down_for`, then up for `up_for`), played out as that many down and up events. On
+// Ethernet tables the switches at the ends of a changed link also apply it locally after
+// routing.failover_delay (LocalFailover), before and whatever the control plane does.
 // Leaves out: host links and NICs going down, partial (unidirectional) failures, flap damping.
 // Units: Time (ps).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,7 @@
 #include "sim/packet/PacketFabric.h"
 #include "sim/routing/BgpControlPlane.h"
 #include "sim/routing/IbSubnetManager.h"
+#include "sim/routing/LocalFailover.h"
 #include "sim/topology/Topology.h"
 
 namespace fabricsim {
@@ -30,9 +34,11 @@ class FailureInjector final : public EventHandler {
   /// Resolves every event's node names; throws InputError (file, line, key) for unknown names,
   /// hosts, or nodes that share no link.
   /// `packet`: the packet backend when the run has one (PFC storms need it; nullptr otherwise);
-  /// `sm`: the InfiniBand subnet manager, when it routes.
+  /// `sm`: the InfiniBand subnet manager, when it routes; `fib`: the Ethernet tables the
+  /// switches forward with (nullptr when the subnet manager routes), which fail over locally
+  /// when spec.routing.localFailover.
   FailureInjector(Simulator& sim, const Topology& topo, Fabric& fabric, PacketFabric* packet,
-                  BgpControlPlane* bgp, IbSubnetManager* sm, const TopologySpec& spec);
+                  BgpControlPlane* bgp, IbSubnetManager* sm, EcmpFib* fib, const TopologySpec& spec);
 
   /// Schedules every event at origin + its time.
   void start(Time origin);
@@ -43,8 +49,14 @@ class FailureInjector final : public EventHandler {
     std::vector<LinkId> links;  ///< link failures: the links between the two nodes
     NodeId node = kInvalid;     ///< switch failures, or the host of a PFC storm
     Time at;                    ///< absolute time, set by start()
+    /// Filled when it happens: its LocalFailover record (kInvalid: none), and the range of
+    /// BgpControlPlane::failureStats() entries it caused ([bgpFirst, bgpEnd)).
+    uint32_t failoverRecord = kInvalid;
+    uint32_t bgpFirst = 0, bgpEnd = 0;
   };
   const std::vector<Event>& events() const { return events_; }
+  /// The local fast failover, when the switches have it (nullptr otherwise).
+  const LocalFailover* localFailover() const { return failover_.get(); }
 
  private:
   Simulator& sim_;
@@ -53,6 +65,7 @@ class FailureInjector final : public EventHandler {
   PacketFabric* packet_;
   BgpControlPlane* bgp_;
   IbSubnetManager* sm_;
+  std::unique_ptr<LocalFailover> failover_;
   std::vector<Event> events_;
 };
 
