@@ -563,6 +563,9 @@ NetworkCounters FlowFabric::networkCounters() const {
   c.activeTime = lastDelivery_;
   c.retransmittedBytes = static_cast<Bytes>(std::llround(resentBytes_));
   c.retransmitTimeouts = timeouts_;
+  c.deadLinkBytes = static_cast<Bytes>(std::llround(deadLinkBytes_));
+  c.blackholedBytes = static_cast<Bytes>(std::llround(blackholedBytes_));
+  c.lastRouteLoss = lastRouteLoss_;
   const Time end = lastDelivery_;
   const double simPs = std::max(1.0, static_cast<double>(end.picos()));
   const int tiers = std::max(1, topo_.tiers());

@@ -156,6 +156,7 @@ class FlowFabric final : public Fabric, public EventHandler {
     Time since;              ///< when it stalled
     Time due = Time::max();  ///< its pending event (NAK recovery or timer), or max
     bool nak = false;        ///< the pending event is a NAK-triggered resend
+    bool blackhole = false;  ///< lost to a switch without a route (else to a dead link)
     bool used = false;
   };
   struct Pending {
@@ -174,7 +175,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   void reroute();
   /// Takes solver flow `f` out: it lost the bytes it sent in the last `lostWindow` (those
   /// that had not yet passed the failure) and waits to resend them.
-  void stall(uint32_t f, Time now, Time lostWindow);
+  void stall(uint32_t f, Time now, Time lostWindow, bool blackhole);
   /// The fixed delay from the source NIC to the far end of port `dead` along data hops
   /// `hops[0, dataHops)` (hop order, or the weighted hop set of spray/adaptive), for frames of
   /// a transfer of `bytes`: how long before a failure there the first lost packet left.
@@ -279,6 +280,11 @@ class FlowFabric final : public Fabric, public EventHandler {
   uint64_t stalls_ = 0;
   uint64_t timeouts_ = 0;
   double resentBytes_ = 0;
+  double deadLinkBytes_ = 0, blackholedBytes_ = 0;  ///< what the resends made up for, by cause
+  Time lastRouteLoss_ = Time::ps(-1);               ///< when the last of them was lost
+  /// Counts what a stalled flow lost up to `now` (in flight, then sent into the failure) as
+  /// resent, and by cause; returns it.
+  double chargeLoss(const Stalled& st, Time now);
   Time lastDelivery_;
   Bytes bytesSent_ = 0;
   Bytes bytesDelivered_ = 0;

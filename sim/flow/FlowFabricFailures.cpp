@@ -58,7 +58,7 @@ void FlowFabric::reroute() {
       for (uint32_t i = 0; i < a.dataHops && dead == kInvalid; ++i)
         if (!portUp_[old[i].resource]) dead = old[i].resource;
     if (dead != kInvalid) {
-      stall(f, now, delayToFarEnd(old, a.dataHops, dead, records_[a.record].bytes));
+      stall(f, now, delayToFarEnd(old, a.dataHops, dead, records_[a.record].bytes), false);
       continue;
     }
     // A flowlet whose path works goes on where it is (a switch keeps a live flowlet's member).
@@ -75,7 +75,7 @@ void FlowFabric::reroute() {
           deadHop != kInvalid
               ? delayToFarEnd(hops_, static_cast<uint32_t>(hops_.size() - ackHops_), deadHop, rec.bytes)
               : latency;
-      stall(f, now, window);
+      stall(f, now, window, deadHop == kInvalid);
       continue;
     }
     bool same = hops_.size() == old.size();
@@ -134,7 +134,7 @@ Time FlowFabric::delayToFarEnd(std::span<const MaxMinSolver::Hop> hops, uint32_t
   return latencyOf(bytes);  // not on the path as walked: the whole one-way delay bounds it
 }
 
-void FlowFabric::stall(uint32_t f, Time now, Time lostWindow) {
+void FlowFabric::stall(uint32_t f, Time now, Time lostWindow, bool blackhole) {
   settle(f, now);
   Active& a = active_[f];
   const FlowRecord& rec = records_[a.record];
@@ -155,6 +155,7 @@ void FlowFabric::stall(uint32_t f, Time now, Time lostWindow) {
   st.tc = a.tc;
   st.qp = a.qp;
   st.lost = lost;
+  st.blackhole = blackhole;
   st.since = now;
   ++stalls_;
   a.live = false;
@@ -190,14 +191,31 @@ void FlowFabric::onStallEvent(uint32_t slot) {
   }
   route(rec.srcGpu, rec.dstGpu, st.tc, st.qp, rec.bytes, st.record);
   if (!routeWorks()) {  // resent into the failure again
-    resentBytes_ +=
-        std::min(st.remaining, st.lost + st.rate * static_cast<double>((sim_.now() - st.since).picos()));
+    chargeLoss(st, sim_.now());
+    st.blackhole = routeBroken_;
     st.lost = 0;
     st.since = sim_.now();
     armTimer(slot);
     return;
   }
   resume(slot, sim_.now());
+}
+
+double FlowFabric::chargeLoss(const Stalled& st, Time now) {
+  // Sent again: what was in flight when it stalled, and what it kept sending into the failure
+  // (at its rate, until it had sent everything).
+  const double intoFailure = st.rate * static_cast<double>((now - st.since).picos());
+  const double lost = std::min(st.remaining, st.lost + intoFailure);
+  resentBytes_ += lost;
+  (st.blackhole ? blackholedBytes_ : deadLinkBytes_) += lost;
+  if (lost > 0) {
+    const double sendingPs = st.rate > 0 ? std::max(0.0, st.remaining - st.lost) / st.rate : 0.0;
+    const Time last =
+        st.since +
+        Time::ps(static_cast<int64_t>(std::min(sendingPs, static_cast<double>((now - st.since).picos()))));
+    lastRouteLoss_ = std::max(lastRouteLoss_, last);
+  }
+  return lost;
 }
 
 void FlowFabric::resume(uint32_t slot, Time now) {
@@ -207,8 +225,7 @@ void FlowFabric::resume(uint32_t slot, Time now) {
   const FlowRecord& rec = records_[st.record];
   const Time latency = route(rec.srcGpu, rec.dstGpu, st.tc, st.qp, rec.bytes, st.record);
   SIM_CHECK(routeWorks(), "resuming a flow on a broken path");
-  // Sent again: what was in flight when it stalled, and what it kept sending into the failure.
-  resentBytes_ += std::min(st.remaining, st.lost + st.rate * static_cast<double>((now - st.since).picos()));
+  chargeLoss(st, now);
   for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
     portBytes_[hops_[i].resource] += st.remaining * hops_[i].weight;
   if (st.remaining <= 0) {

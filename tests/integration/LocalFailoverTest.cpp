@@ -109,6 +109,14 @@ TEST(LocalFailover, CompletionGrowsOneForOneWithTheFailoverDelayOnEveryBackend) 
           << backend;
       jct[i] = f.jct;
       EXPECT_NEAR(f.jct - none.jct, delays[i] + 11.3e-6, 2e-6) << backend;
+      // Bytes lost on the dead link: at least the payload sent into it during d (payload at
+      // 100 Gb/s x 4096/4176 of the wire: 12.26 GB/s), at most all the payload sent from the
+      // first lost packet until the NAK (d + 11.3 us, + the 2 us above): the packet backend
+      // counts what died on the link, the flow backend everything it resends.
+      const double payloadRate = 100e9 / 8 * 4096.0 / 4176.0;
+      const auto lost = static_cast<double>(f.r["routing"]["bytes_lost_dead_links"].get<int64_t>());
+      EXPECT_GE(lost, payloadRate * delays[i]) << backend;
+      EXPECT_LE(lost, payloadRate * (delays[i] + 13.3e-6)) << backend;
       // The results give the failover time and the switches it changed: leaf-0 (its group
       // toward leaf-1 loses the spine) and the spine (its only way to leaf-0 is gone).
       const auto& ev = f.r["routing"]["failures"];
