@@ -25,7 +25,8 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
       framing_(spec.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce()),
       mtu_(static_cast<uint32_t>(spec.links.mtu)),
       path_(topo, fib, spec, framing_.dataWireBytes(mtu_)),
-      retransmit_(RetransmitSchedule::of(spec.nic, spec.links.technology == "infiniband")) {
+      retransmit_(RetransmitSchedule::of(spec.nic, spec.links.technology == "infiniband")),
+      nakRecovery_(spec.nic.reorder != "tolerant") {
   const std::string& algo = spec.routing.algorithm;
   selection_ = algo == "flowlet"    ? Selection::Flowlet
                : algo == "adaptive" ? Selection::Adaptive

@@ -44,11 +44,13 @@
 // unloaded time).
 // Failures during the run (setLinkUp; tables changed by a control plane or local fast failover:
 // routesChanged): a flow whose path crosses a dead port, or meets a switch without a route, loses
-// what it had in flight (its rate x the round trip, resent later) and stalls; the link capacity
-// its doomed packets burn upstream of the failure is not charged. It recovers as RC
-// retransmission does in the packet backend: if its path works again while the sender still has
-// new data to send, the receiver sees the gap and NAKs, and the flow resumes one round trip
-// later (go-back-N); otherwise it waits for the retransmission timer (RetransmitSchedule: the
+// what it had in flight and had not yet passed the failure (its rate x the delay from its source
+// to there, resent later) and stalls; the link capacity its doomed packets burn upstream of the
+// failure is not charged. It recovers as RC retransmission does in the packet backend: if its
+// path works again while the sender still has new data to send and the receiver is strict
+// (nic.reorder), the receiver sees the gap and NAKs, and the flow resumes one round trip later
+// (go-back-N); a tolerant receiver places out-of-order packets and never NAKs, so, as otherwise,
+// the flow waits for the retransmission timer (RetransmitSchedule: the
 // same RTOs and backoff), resends at each expiry, and fails after the retry limit, which ends the
 // run with the same failure record as the packet backend. A flow whose path still works when
 // the tables change moves to its new hashed path at once (its in-flight packets are not lost).
@@ -270,6 +272,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::vector<std::pair<NodeId, double>> frontier_, nextFrontier_;  ///< scratch: spraying
   // ---- failures ----
   RetransmitSchedule retransmit_;
+  bool nakRecovery_;  ///< strict receivers NAK a gap; tolerant ones (nic.reorder) never do
   std::vector<uint8_t> portUp_;  ///< per directed port; empty while no link has failed
   bool rerouteAll_ = false;      ///< the tables or links changed since the last recomputation
   bool routeBroken_ = false;     ///< the last route() met a switch without a route

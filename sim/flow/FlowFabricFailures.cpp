@@ -90,9 +90,9 @@ void FlowFabric::reroute() {
     // hops_ still holds the new path (nothing above rewrote it).
     start(moved.record, moved.remaining, latency, moved.burst, moved.tc, moved.qp);
   }
-  // Stalled flows: if their path works again while the sender is still sending, the receiver
-  // sees a gap and NAKs: they resume one round trip later.
-  for (uint32_t slot = 0; slot < stalled_.size(); ++slot) {
+  // Stalled flows: if their path works again while the sender is still sending, a strict
+  // receiver sees a gap and NAKs: they resume one round trip later. A tolerant one never NAKs.
+  for (uint32_t slot = 0; nakRecovery_ && slot < stalled_.size(); ++slot) {
     Stalled& st = stalled_[slot];
     if (!st.used || st.nak) continue;
     const FlowRecord& rec = records_[st.record];
