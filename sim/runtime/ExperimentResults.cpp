@@ -39,6 +39,8 @@ nlohmann::json Experiment::buildResults() const {
                         {"qp", f.qpIndex},
                         {"retries", f.retries},
                         {"transfers_failed", f.transfers},
+                        {"src_gpus", f.srcGpus},
+                        {"dst_gpus", f.dstGpus},
                         {"message", f.message}});
   doc["failures"] = failures;
   if (episodes_) {
@@ -258,6 +260,7 @@ nlohmann::json Experiment::buildResults() const {
       {"packets_dropped", net.packetsDropped},
       {"retransmitted_bytes", net.retransmittedBytes},
       {"retransmit_timeouts", net.retransmitTimeouts},
+      {"nic_failovers", net.nicFailovers},
       {"nacks", net.nacksSent},
       {"out_of_order_packets", net.outOfOrderPackets},
       {"ecn_marks", net.ecnMarks},
