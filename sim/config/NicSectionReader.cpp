@@ -14,11 +14,12 @@ void readNicSection(YamlReader& r, const YAML::Node& root, TopologySpec& spec) {
   if (!r.expectMap(m, p)) return;
   r.checkKeys(m, p,
               {"reorder", "retransmit_timeout", "rto_backoff", "max_rto", "retry_limit", "local_ack_timeout",
-               "retry_count", "ack_every", "window"});
+               "retry_count", "ack_every", "window", "failover"});
   NicSpec& n = spec.nic;
   r.getChoice(m, p, "reorder", n.reorder, {"strict", "tolerant"});
   r.getInt(m, p, "ack_every", n.ackEvery, 1, 1'000'000);
   r.getBytes(m, p, "window", n.window, false, 0);
+  r.getBool(m, p, "failover", n.failover);
 
   // Each technology's timer keys; the other technology's are refused where they stand.
   const std::vector<const char*> other =

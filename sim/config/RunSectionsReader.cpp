@@ -14,7 +14,7 @@ void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
     const Node f = list[i];
     const std::string fp = YamlReader::index(p, i);
     if (!r.expectMap(f, fp)) continue;
-    r.checkKeys(f, fp, {"at", "action", "link", "switch", "host", "down_for", "up_for", "count"});
+    r.checkKeys(f, fp, {"at", "action", "link", "switch", "nic", "host", "down_for", "up_for", "count"});
     FailureSpec fs;
     fs.line = YamlReader::lineOf(f);
     bool ok = r.getTime(f, fp, "at", fs.at, Time::zero(), true);
@@ -52,13 +52,32 @@ void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
               "or up");
       continue;
     }
-    if (hasLink == hasSwitch) {
+    const bool hasNic = YamlReader::has(f, "nic");
+    if (int(hasLink) + int(hasSwitch) + int(hasNic) != 1) {
       r.error(f, fp,
-              hasLink ? "expected either 'link' or 'switch', found both"
-                      : "expected 'link: [a, b]' (two node names) or 'switch: name'");
+              hasLink || hasSwitch || hasNic
+                  ? "expected exactly one of 'link', 'switch' and 'nic', found several"
+                  : "expected 'link: [a, b]' (two node names), 'switch: name' or 'nic: host-<i>/<n>'");
       continue;
     }
-    if (hasSwitch) {
+    if (hasNic) {
+      // host-3/1: NIC 1 of host-3. The host's existence and the NIC's range are checked against the
+      // topology when the run is built (FailureInjector).
+      std::string v;
+      const std::string np = YamlReader::join(fp, "nic");
+      if (!r.getString(f, fp, "nic", v)) continue;
+      const size_t slash = v.rfind('/');
+      const std::string index = slash == std::string::npos ? "" : v.substr(slash + 1);
+      const bool digits =
+          !index.empty() && index.size() <= 6 && index.find_first_not_of("0123456789") == std::string::npos;
+      if (slash == 0 || !digits) {
+        r.error(f["nic"], np,
+                "expected a NIC as 'host-<i>/<n>' (NIC n of host i, e.g. host-3/1), found '" + v + "'");
+        continue;
+      }
+      fs.nicHost = v.substr(0, slash);
+      fs.nicIndex = std::stoi(index);
+    } else if (hasSwitch) {
       ok = r.getString(f, fp, "switch", fs.node) && ok;
     } else {
       const Node l = f["link"];

@@ -194,7 +194,7 @@ nlohmann::json toJson(const TopologySpec& spec) {
       {"rto_backoff", spec.nic.rtoBackoff}, {"max_rto_ps", spec.nic.maxRto.picos()},
       {"retry_limit", spec.nic.retryLimit}, {"local_ack_timeout", spec.nic.localAckTimeout},
       {"retry_count", spec.nic.retryCount}, {"ack_every", spec.nic.ackEvery},
-      {"window_bytes", spec.nic.window}};
+      {"window_bytes", spec.nic.window},    {"failover", spec.nic.failover}};
   // Both controllers' parameters, whichever runs, so every results file has the same keys.
   const DcqcnSpec& d = spec.congestionControl.dcqcn;
   const IbCcSpec& ib = spec.congestionControl.ibcc;
@@ -230,6 +230,7 @@ nlohmann::json toJson(const TopologySpec& spec) {
     if (!f.link.empty()) e["link"] = f.link;
     if (!f.node.empty()) e["switch"] = f.node;
     if (!f.host.empty()) e["host"] = f.host;
+    if (!f.nicHost.empty()) e["nic"] = f.nicHost + "/" + std::to_string(f.nicIndex);
     failures.push_back(e);
   }
   j["failures"] = failures;

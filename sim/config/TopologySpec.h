@@ -185,6 +185,10 @@ struct NicSpec {
   int retryCount = 7;        ///< InfiniBand: retry_cnt (0..7)
   int ackEvery = 1;          ///< one ACK per this many in-order data packets (and at message end)
   Bytes window = 0;          ///< max unacknowledged payload bytes per QP; 0 = unlimited
+  /// A connection whose NIC (or the NIC's host link) is down moves to another NIC of the same
+  /// host at its next retransmission timeout (multi-rail / bonded NICs); false: it retries until
+  /// it fails, as NCCL, which aborts on a completion error, sees it.
+  bool failover = false;
 };
 
 /// DCQCN reaction-point and notification-point parameters, for one of two state machines:
@@ -232,9 +236,11 @@ struct CongestionControlSpec {
 
 struct FailureSpec {
   Time at;
-  std::string action;             ///< down | up | flap (link, switch) | pfc-storm | pfc-storm-end (host)
-  std::vector<std::string> link;  ///< two node names, when a link fails
+  std::string action;             ///< down | up | flap (link, switch, nic) | pfc-storm | pfc-storm-end (host)
+  std::vector<std::string> link;  ///< two node names, when a link fails (a host link: host and switch)
   std::string node;               ///< a switch name, when a switch fails
+  std::string nicHost;            ///< `nic: host-3/1`: the host of the NIC that fails ("" otherwise)
+  int nicIndex = -1;              ///< `nic: host-3/1`: its local NIC index (1)
   std::string host;               ///< a host whose NICs start or stop a PFC storm
   Time downFor;                   ///< flap: how long each down lasts
   Time upFor;                     ///< flap: how long each up lasts before the next down

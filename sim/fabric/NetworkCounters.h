@@ -83,6 +83,7 @@ struct NetworkCounters {
   uint64_t packetsDropped = 0;  ///< all packets dropped (data and control)
   Bytes retransmittedBytes = 0;
   uint64_t retransmitTimeouts = 0;
+  uint64_t nicFailovers = 0;  ///< connections moved to another NIC of their host (nic.failover)
   uint64_t nacksSent = 0;
   uint64_t outOfOrderPackets = 0;
   uint64_t ecnMarks = 0;

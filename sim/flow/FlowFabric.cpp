@@ -26,7 +26,8 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
       mtu_(static_cast<uint32_t>(spec.links.mtu)),
       path_(topo, fib, spec, framing_.dataWireBytes(mtu_)),
       retransmit_(RetransmitSchedule::of(spec.nic, spec.links.technology == "infiniband")),
-      nakRecovery_(spec.nic.reorder != "tolerant") {
+      nakRecovery_(spec.nic.reorder != "tolerant"),
+      failover_(spec.nic.failover) {
   const std::string& algo = spec.routing.algorithm;
   selection_ = algo == "flowlet"    ? Selection::Flowlet
                : algo == "adaptive" ? Selection::Adaptive
@@ -86,15 +87,14 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
     cacheStale_ = false;
   }
   if (topo_.hostOfGpu(srcGpu) == topo_.hostOfGpu(dstGpu))
-    return spec_.hosts.nvlinkLatency;                       // NVLink: no hops
-  const uint32_t srcNic = path_.sourceNic(srcGpu, dstGpu);  // PXN when its own NIC cannot reach
-  const uint32_t dstNic = topo_.nicOfGpu(dstGpu);
+    return spec_.hosts.nvlinkLatency;  // NVLink: no hops
+  uint32_t srcNic, dstNic;             // PXN when its own NIC cannot reach; the failed-over NICs if it moved
+  uint64_t key;
+  nicsOf(srcGpu, dstGpu, tc, qp, srcNic, dstNic, key);
   // A hashed path of full frames depends only on the queue pair: ring steps, buckets and
   // micro-batches repeat the same ones, so they are looked up once.
   const bool cacheable = selection_ == Selection::Ecmp && bytes >= static_cast<Bytes>(mtu_) &&
                          dstNic < (1u << 21) && srcNic < (1u << 23);
-  const uint64_t key = (static_cast<uint64_t>(srcNic) << 40) | (static_cast<uint64_t>(dstNic) << 19) |
-                       (static_cast<uint64_t>(tc & 7) << 16) | qp;
   if (cacheable) {
     if (const CachedRoute* c = routeCache_.find(key)) {
       hops_.assign(routeHops_.begin() + c->offset, routeHops_.begin() + c->offset + c->count);
@@ -133,6 +133,19 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
     routeHops_.insert(routeHops_.end(), hops_.begin(), hops_.end());
   }
   return latency;
+}
+
+void FlowFabric::nicsOf(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, uint32_t& src,
+                        uint32_t& dst, uint64_t& key) const {
+  src = path_.sourceNic(srcGpu, dstGpu);
+  dst = topo_.nicOfGpu(dstGpu);
+  key = (static_cast<uint64_t>(src) << 40) | (static_cast<uint64_t>(dst) << 19) |
+        (static_cast<uint64_t>(tc & 7) << 16) | qp;
+  if (movedQps_.empty()) return;
+  if (const auto it = movedQps_.find(key); it != movedQps_.end()) {
+    src = it->second.first;
+    dst = it->second.second;
+  }
 }
 
 Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp, Bytes bytes,
@@ -567,6 +580,7 @@ NetworkCounters FlowFabric::networkCounters() const {
   c.deadLinkBytes = static_cast<Bytes>(std::llround(deadLinkBytes_));
   c.blackholedBytes = static_cast<Bytes>(std::llround(blackholedBytes_));
   c.lastRouteLoss = lastRouteLoss_;
+  c.nicFailovers = failovers_;
   const Time end = lastDelivery_;
   const double simPs = std::max(1.0, static_cast<double>(end.picos()));
   const int tiers = std::max(1, topo_.tiers());

@@ -54,6 +54,12 @@
 // same RTOs and backoff), resends at each expiry, and fails after the retry limit, which ends the
 // run with the same failure record as the packet backend. A flow whose path still works when
 // the tables change moves to its new hashed path at once (its in-flight packets are not lost).
+// Host links and NICs (a NIC down is its host link down) fail as other links do; in addition, a
+// stalled flow whose NIC, or its peer's, is down when its retransmission timer expires moves its
+// queue pair to another NIC pair of the same hosts (nic.failover; GpuPath::failoverNics, as the
+// packet backend does), resending what it had not delivered there with a fresh retry counter;
+// later transfers of that queue pair use the new NICs too. Without failover it fails as
+// `nic_down` after its retries.
 // Leaves out (reported in the results' backend_model.not_modelled): congestion-control
 // transients (rates are the converged fair share at once), queueing delay and buffer
 // occupancy, ECN marks, PFC pauses and head-of-line blocking, drops other than at failures,
@@ -123,6 +129,10 @@ class FlowFabric final : public Fabric, public EventHandler {
   uint64_t flowsStarted() const { return flowsStarted_; }
   /// Bytes held by the backend's tables (solver, active flows, records), for the memory figures.
   size_t memoryBytes() const;
+  /// Payload bytes carried by directed port `p` so far (sprayed flows by their share).
+  double portPayloadBytes(PortId p) const { return portBytes_[p]; }
+  /// Queue pairs moved to another NIC so far (nic.failover).
+  uint64_t failovers() const { return failovers_; }
   /// Payload capacity of directed port `p` in bytes per picosecond.
   double portCapacity(PortId p) const { return solver_.capacity(p); }
   /// The ports a transfer would use now, with weights, in path order (sprayed: sorted by port);
@@ -192,6 +202,15 @@ class FlowFabric final : public Fabric, public EventHandler {
   void armTimer(uint32_t slot);
   /// Fails stalled flow `slot`'s connection: the run ends (as in the packet backend).
   void failStalled(uint32_t slot, TransferFailure::Kind kind);
+  /// The NICs a transfer's queue pair uses now (its GPUs' NICs, or those it failed over to), and
+  /// the queue pair's key (from its GPUs' NICs: the route cache's and movedQps_'s key).
+  void nicsOf(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, uint32_t& src, uint32_t& dst,
+              uint64_t& key) const;
+  /// True when both NICs are up (their host links too).
+  bool nicsUp(uint32_t src, uint32_t dst) const { return nicUp_.empty() || (nicUp_[src] && nicUp_[dst]); }
+  /// Stalled flow `slot`'s timer expired with a NIC of its queue pair down: moves the queue pair
+  /// to a usable NIC pair (nic.failover) and returns true, or false if it may not or cannot.
+  bool failOver(uint32_t slot);
   /// Adds a flow on hops_ with `remaining` bytes; returns its solver id.
   uint32_t start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc, uint16_t qp);
   void recompute();
@@ -274,9 +293,14 @@ class FlowFabric final : public Fabric, public EventHandler {
   RetransmitSchedule retransmit_;
   bool nakRecovery_;  ///< strict receivers NAK a gap; tolerant ones (nic.reorder) never do
   std::vector<uint8_t> portUp_;  ///< per directed port; empty while no link has failed
-  bool rerouteAll_ = false;      ///< the tables or links changed since the last recomputation
-  bool routeBroken_ = false;     ///< the last route() met a switch without a route
-  bool cacheStale_ = false;      ///< the tables changed: the route cache must be emptied
+  std::vector<uint8_t> nicUp_;   ///< per NIC (its host link up); empty while no host link has failed
+  bool failover_ = false;        ///< nic.failover
+  uint64_t failovers_ = 0;
+  /// Queue pairs that failed over, by key (see nicsOf): their NICs now.
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> movedQps_;
+  bool rerouteAll_ = false;   ///< the tables or links changed since the last recomputation
+  bool routeBroken_ = false;  ///< the last route() met a switch without a route
+  bool cacheStale_ = false;   ///< the tables changed: the route cache must be emptied
   std::vector<Stalled> stalled_;
   std::vector<uint32_t> freeStalled_;
   std::vector<TransferFailure> failures_;

@@ -14,6 +14,12 @@ void FlowFabric::setLinkUp(uint32_t link, bool up) {
   const LinkInfo& info = topo_.link(link);
   portUp_[topo_.port(info.a, info.aPort)] = up ? 1 : 0;
   portUp_[topo_.port(info.b, info.bPort)] = up ? 1 : 0;
+  // A host's port r is its NIC r: the NIC is usable while its link is up.
+  if (topo_.isHost(info.a) || topo_.isHost(info.b)) {
+    if (nicUp_.empty()) nicUp_.assign(topo_.nicCount(), 1);
+    if (topo_.isHost(info.a)) nicUp_[info.a * topo_.nicsPerHost() + info.aPort] = up ? 1 : 0;
+    if (topo_.isHost(info.b)) nicUp_[info.b * topo_.nicsPerHost() + info.bPort] = up ? 1 : 0;
+  }
   routesChanged();
 }
 
@@ -183,11 +189,18 @@ void FlowFabric::onStallEvent(uint32_t slot) {
   const FlowRecord& rec = records_[st.record];
   if (!st.nak) {  // the retransmission timer expired
     ++timeouts_;
-    if (static_cast<int>(st.timeouts) >= retransmit_.retryLimit) {
-      failStalled(slot, TransferFailure::Kind::RetryExceeded);
+    if (failOver(slot)) {
+      st.timeouts = 0;  // a new path: the retry counter starts again
+    } else if (static_cast<int>(st.timeouts) >= retransmit_.retryLimit) {
+      uint32_t src, dst;
+      uint64_t key;
+      nicsOf(rec.srcGpu, rec.dstGpu, st.tc, st.qp, src, dst, key);
+      failStalled(slot,
+                  nicsUp(src, dst) ? TransferFailure::Kind::RetryExceeded : TransferFailure::Kind::NicDown);
       return;
+    } else {
+      ++st.timeouts;
     }
-    ++st.timeouts;
   }
   route(rec.srcGpu, rec.dstGpu, st.tc, st.qp, rec.bytes, st.record);
   if (!routeWorks()) {  // resent into the failure again
@@ -236,6 +249,24 @@ void FlowFabric::resume(uint32_t slot, Time now) {
   requestRecompute();
 }
 
+bool FlowFabric::failOver(uint32_t slot) {
+  if (!failover_ || nicUp_.empty()) return false;
+  const Stalled& st = stalled_[slot];
+  const FlowRecord& rec = records_[st.record];
+  uint32_t src, dst;
+  uint64_t key;
+  nicsOf(rec.srcGpu, rec.dstGpu, st.tc, st.qp, src, dst, key);
+  if (nicsUp(src, dst) || !path_.failoverNics(src, dst, nicUp_)) return false;
+  movedQps_[key] = {src, dst};
+  ++failovers_;
+  // Cached paths of the queue pair lead to the old NICs; its other stalled transfers see the new
+  // path at the next recomputation (or their own timers).
+  cacheStale_ = true;
+  rerouteAll_ = true;
+  requestRecompute();
+  return true;
+}
+
 void FlowFabric::failStalled(uint32_t slot, TransferFailure::Kind kind) {
   Stalled& st = stalled_[slot];
   st.used = false;
@@ -245,8 +276,9 @@ void FlowFabric::failStalled(uint32_t slot, TransferFailure::Kind kind) {
   TransferFailure f;
   f.kind = kind;
   f.at = sim_.now();
-  const uint32_t srcNic = path_.sourceNic(rec.srcGpu, rec.dstGpu);
-  const uint32_t dstNic = topo_.nicOfGpu(rec.dstGpu);
+  uint32_t srcNic, dstNic;
+  uint64_t key;
+  nicsOf(rec.srcGpu, rec.dstGpu, st.tc, st.qp, srcNic, dstNic, key);
   auto name = [&](uint32_t nic) {
     const uint32_t perHost = static_cast<uint32_t>(topo_.nicsPerHost());
     std::string n = topo_.node(nic / perHost).name;
@@ -261,8 +293,19 @@ void FlowFabric::failStalled(uint32_t slot, TransferFailure::Kind kind) {
   f.qpIndex = st.qp;
   f.retries = static_cast<int>(st.timeouts);
   f.transfers = 1;
+  f.srcGpus = {rec.srcGpu};
+  f.dstGpus = {rec.dstGpu};
+  std::string cause;
+  if (kind == TransferFailure::Kind::NicDown) {
+    const uint32_t dead = nicUp_[srcNic] ? dstNic : srcNic;
+    cause = "NIC " + name(dead) + " or its host link is down and " +
+            (failover_
+                 ? "no other NIC of " + topo_.node(topo_.hostOfNic(dead)).name + " is up and reaches the peer"
+                 : std::string("nic.failover is off")) +
+            "; ";
+  }
   f.message =
-      f.source + " -> " + f.destination + " QP " + std::to_string(st.qp) + ": " +
+      f.source + " -> " + f.destination + " QP " + std::to_string(st.qp) + ": " + cause +
       (kind == TransferFailure::Kind::Stalled
            ? "packets lost at a failure and no retransmission timer (local_ack_timeout 0) to resend them"
            : "transport retry counter exceeded after " + std::to_string(st.timeouts) +

@@ -22,6 +22,10 @@ void Nic::init(uint32_t index, Simulator* sim, PacketFabric* fabric, PacketPool*
 void Nic::activate(uint32_t qpId) {
   QueuePair& q = fabric_->qp(qpId);
   if (q.failed) return;
+  if (q.srcNic != index_) {  // it failed over to another NIC (an ACK or NACK reached this one)
+    fabric_->nic(q.srcNic).activate(qpId);
+    return;
+  }
   if (!q.active && !q.parked && q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna)) {
     q.active = true;
     active_.push_back(qpId);
@@ -335,10 +339,17 @@ void Nic::onEvent(uint32_t tag) {
   QueuePair& q = fabric_->qp(qpId);
   const Time now = sim_->now();
   if (now != q.timerAt) return;  // superseded by an event for an earlier deadline
+  if (q.srcNic != index_) {      // armed here before the QP failed over: its NIC handles it
+    fabric_->nic(q.srcNic).onEvent(tag);
+    return;
+  }
   q.timerAt = Time::max();
   if (q.failed || q.sndUna >= q.highestSent) return;  // nothing outstanding; armed by the next send
   if (now >= q.rtoDeadline) {
     ++counters_->timeouts;
+    // A NIC of the QP (or its host link) is down: detected now, by the timeout, it moves to
+    // another NIC of that host if it may (nic.failover), which resends what is unacknowledged.
+    if (!fabric_->nicsUsable(qpId) && fabric_->failOver(qpId)) return;
     if (q.timeouts >= params_->retransmit.retryLimit) {  // transport retry counter exceeded
       fabric_->queuePairFailed(qpId, q.timeouts);
       return;
@@ -347,6 +358,27 @@ void Nic::onEvent(uint32_t tag) {
     q.rtoDeadline = now + params_->retransmit.at(q.timeouts);
     goBackTo(qpId, q.sndUna);  // a timeout, unlike a NACK, uses up a retry
   }
+  armTimer(qpId);
+}
+
+void Nic::detach(uint32_t qpId) {
+  QueuePair& q = fabric_->qp(qpId);
+  if (q.active) active_.erase(std::remove(active_.begin(), active_.end(), qpId), active_.end());
+  if (q.parked) {
+    std::vector<Parked> keep;
+    for (; !parked_.empty(); parked_.pop())
+      if (parked_.top().second != qpId) keep.push_back(parked_.top());
+    for (const Parked& p : keep) parked_.push(p);
+  }
+  q.active = false;
+  q.parked = false;
+}
+
+void Nic::resendAll(uint32_t qpId) {
+  QueuePair& q = fabric_->qp(qpId);
+  if (params_->retransmit.enabled()) q.rtoDeadline = sim_->now() + params_->retransmit.at(0);
+  goBackTo(qpId, q.sndUna);
+  activate(qpId);
   armTimer(qpId);
 }
 

@@ -20,6 +20,8 @@
 // answers ECN-marked (FECN) packets with at most one CNP (BECN) per QP per interval; the
 // sender feeds CNPs/BECNs to the controller. PFC PAUSE frames from the leaf stop the NIC's
 // paused classes. InfiniBand credits are enforced by the NIC's EgressPort.
+// A QP that fails over to another NIC (PacketFabric::failOver) is served by that NIC from then
+// on; whatever still reaches the old one for it (an ACK, a timer) is handed to the new one.
 // Leaves out: PCIe and host memory, multiple ports per NIC, the NIC sending PFC itself
 // (its receive buffer is assumed to drain at line rate); the randomised initial timeout and
 // partial backoff decrease of ConnectX adaptive retransmission profiles, and the IBTA's allowance
@@ -59,6 +61,12 @@ class Nic final : public EventHandler {
 
   /// Retransmission timer of QP `tag`, or (tag == kPaceWake) the pacing heap's wake-up.
   void onEvent(uint32_t tag) override;
+
+  /// Failover: QP `qp` leaves this NIC (out of its round-robin list and pacing heap).
+  void detach(uint32_t qp);
+  /// Failover: QP `qp`, just moved to this NIC, resends from its oldest unacknowledged PSN, with
+  /// its retransmission timer at the initial RTO.
+  void resendAll(uint32_t qp);
 
   uint32_t index() const { return index_; }
 

@@ -29,6 +29,8 @@ PacketFabric::PacketFabric(Simulator& sim, const Topology& topo, const TopologyS
   ports_.resize(topo.portCount());
   switches_.resize(topo.switchCount());
   nics_.resize(topo.nicCount());
+  nicUp_.assign(topo.nicCount(), 1);
+  failover_ = spec.nic.failover;
 
   nicParams_.framing = ib ? LinkFraming::ib() : LinkFraming::roce();
   switchParams_.buffer = static_cast<uint64_t>(spec.sw.buffer);
@@ -165,6 +167,7 @@ uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc
   q.srcNic = srcNic;
   q.dstNic = dstNic;
   q.tc = tc;
+  q.qpIndex = qpIndex;
   q.tuple = path_.queuePairTuple(srcNic, dstNic, tc, qpIndex);
   q.reverseTuple = path_.queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
   qps_.push_back(q);
@@ -228,8 +231,9 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
   q.msgTail = msg;
   if (q.sendMsg == kNone) q.sendMsg = msg;
   if (q.rcvMsg == kNone) q.rcvMsg = msg;
-  records_[record].ideal = idealNetworkTime(srcNic, dstNic, q.tuple, r.bytes);
-  nics_[srcNic].activate(qpId);
+  // The QP's NICs: its GPU's, or the ones it failed over to.
+  records_[record].ideal = idealNetworkTime(q.srcNic, q.dstNic, q.tuple, r.bytes);
+  nics_[q.srcNic].activate(qpId);
 }
 
 double PacketFabric::pathRate(uint32_t srcGpu, uint32_t dstGpu) const {
@@ -260,18 +264,23 @@ std::string PacketFabric::nicName(uint32_t nic) const {
   return name;
 }
 
-uint64_t PacketFabric::failTransfers(uint32_t qpId) {
+void PacketFabric::failTransfers(uint32_t qpId, TransferFailure& f) {
   QueuePair& q = qps_[qpId];
   q.failed = true;
-  uint64_t n = 0;
+  f.transfers = 0;
   for (uint32_t m = q.msgHead; m != kNone; m = messages_[m].next) {
     FlowRecord& rec = records_[messages_[m].record];
     if (rec.done() || rec.failed) continue;
     rec.failed = true;
     --outstanding_;
-    ++n;
+    ++f.transfers;
+    f.srcGpus.push_back(rec.srcGpu);
+    f.dstGpus.push_back(rec.dstGpu);
   }
-  return n;
+  for (auto* v : {&f.srcGpus, &f.dstGpus}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
 }
 
 TransferFailure PacketFabric::describeFailure(uint32_t qpId, TransferFailure::Kind kind) const {
@@ -284,23 +293,34 @@ TransferFailure PacketFabric::describeFailure(uint32_t qpId, TransferFailure::Ki
   f.srcNic = q.srcNic;
   f.dstNic = q.dstNic;
   f.trafficClass = q.tc;
-  for (const auto& [key, id] : qpIndex_)  // once per failure: the reverse lookup is cheap enough
-    if (id == qpId) f.qpIndex = static_cast<uint16_t>(key & 0xFFFF);
+  f.qpIndex = q.qpIndex;
   f.retries = q.timeouts;
   return f;
 }
 
 void PacketFabric::queuePairFailed(uint32_t qpId, int retries) {
-  TransferFailure f = describeFailure(qpId, TransferFailure::Kind::RetryExceeded);
+  const QueuePair& q = qps_[qpId];
+  const bool nicDown = !nicsUsable(qpId);
+  TransferFailure f =
+      describeFailure(qpId, nicDown ? TransferFailure::Kind::NicDown : TransferFailure::Kind::RetryExceeded);
   f.retries = retries;
-  f.transfers = failTransfers(qpId);
+  failTransfers(qpId, f);
+  std::string cause;
+  if (nicDown) {
+    const uint32_t dead = nicUp_[q.srcNic] ? q.dstNic : q.srcNic;
+    cause = "NIC " + nicName(dead) + " or its host link is down and " +
+            (failover_
+                 ? "no other NIC of " + topo_.node(topo_.hostOfNic(dead)).name + " is up and reaches the peer"
+                 : std::string("nic.failover is off")) +
+            "; ";
+  }
   f.message = "connection " + f.source + " -> " + f.destination + " (traffic class " +
               std::to_string(f.trafficClass) + ", QP " + std::to_string(f.qpIndex) + ") failed at " +
-              formatTime(f.at) + ": transport retry counter exceeded (no acknowledgement after " +
-              std::to_string(retries) + (retries == 1 ? " retry" : " retries") +
-              "; the retransmission timer expired " + std::to_string(retries + 1) + " times in a row); " +
-              std::to_string(f.transfers) + (f.transfers == 1 ? " transfer" : " transfers") +
-              " not delivered";
+              formatTime(f.at) + ": " + cause +
+              "transport retry counter exceeded (no acknowledgement after " + std::to_string(retries) +
+              (retries == 1 ? " retry" : " retries") + "; the retransmission timer expired " +
+              std::to_string(retries + 1) + " times in a row); " + std::to_string(f.transfers) +
+              (f.transfers == 1 ? " transfer" : " transfers") + " not delivered";
   failures_.push_back(std::move(f));
   sim_.stop();  // the workload cannot complete: the run ends here
 }
@@ -331,8 +351,9 @@ size_t PacketFabric::failStalledConnections() {
   for (uint32_t id = 0; id < qps_.size(); ++id) {
     const QueuePair& q = qps_[id];
     if (q.failed || q.sndUna >= q.psnEnd) continue;
-    TransferFailure f = describeFailure(id, TransferFailure::Kind::Stalled);
-    f.transfers = failTransfers(id);
+    TransferFailure f =
+        describeFailure(id, nicsUsable(id) ? TransferFailure::Kind::Stalled : TransferFailure::Kind::NicDown);
+    failTransfers(id, f);
     f.message =
         "connection " + f.source + " -> " + f.destination + " (traffic class " +
         std::to_string(f.trafficClass) + ", QP " + std::to_string(f.qpIndex) + ") stalled at " +
@@ -353,6 +374,27 @@ void PacketFabric::setLinkUp(uint32_t link, bool up) {
   const LinkInfo& info = topo_.link(link);
   ports_[topo_.port(info.a, info.aPort)].setUp(up);
   ports_[topo_.port(info.b, info.bPort)].setUp(up);
+  // A host's port r is its NIC r: the NIC is usable while its link is up.
+  if (topo_.isHost(info.a)) nicUp_[info.a * topo_.nicsPerHost() + info.aPort] = up ? 1 : 0;
+  if (topo_.isHost(info.b)) nicUp_[info.b * topo_.nicsPerHost() + info.bPort] = up ? 1 : 0;
+}
+
+bool PacketFabric::failOver(uint32_t qpId) {
+  if (!failover_) return false;
+  QueuePair& q = qps_[qpId];
+  uint32_t src = q.srcNic, dst = q.dstNic;
+  if (!path_.failoverNics(src, dst, nicUp_)) return false;
+  // Out of the old NIC's lists (its pending timer event goes stale: timerAt is cleared).
+  nics_[q.srcNic].detach(qpId);
+  q.srcNic = src;
+  q.dstNic = dst;
+  q.tuple = path_.queuePairTuple(src, dst, q.tc, q.qpIndex);
+  q.reverseTuple = path_.queuePairTuple(src, dst, q.tc, q.qpIndex, true);
+  q.timeouts = 0;  // a new path: the retry counter starts again
+  q.timerAt = Time::max();
+  ++failovers_;
+  nics_[src].resendAll(qpId);
+  return true;
 }
 
 Time PacketFabric::idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const {
@@ -397,6 +439,7 @@ NetworkCounters PacketFabric::networkCounters() const {
   c.packetsDropped = counters_.packetsDropped;
   c.retransmittedBytes = static_cast<Bytes>(counters_.retransmittedBytes);
   c.retransmitTimeouts = counters_.timeouts;
+  c.nicFailovers = failovers_;
   c.nacksSent = counters_.nacks;
   c.outOfOrderPackets = counters_.outOfOrder;
   c.linkTransmissions = counters_.linkTransmissions;

@@ -9,6 +9,12 @@
 // control (DCQCN, IB CC) follow the topology spec.
 // A connection whose retransmission timer runs out of retries fails with its undelivered
 // transfers (failures()) and stops the simulator.
+// Host links and NICs fail too (setLinkUp on a host link; a NIC down is its link down): a QP
+// whose NIC, or the peer's, is unusable when its retransmission timer expires moves to another
+// NIC of that host (nic.failover; GpuPath::failoverNics) and resends from its oldest
+// unacknowledged PSN there, with a fresh retry counter; the receiver's state is kept (the
+// simulator owns both ends). Without failover it retries and fails as `nic_down`. A failed-over
+// QP stays on its new NIC; QPs created later use their GPU's NIC again once it is up.
 // Links fail and recover during the run (setLinkUp); the tables are changed by their owners (a
 // control plane, local fast failover). Ideal times are those of the intact fabric.
 // Units: bytes, Time (ps).
@@ -82,6 +88,14 @@ class PacketFabric final : public Fabric {
   /// QP `qp` timed out once more after `retries` retries without progress: it fails, every
   /// transfer posted on it and not yet delivered fails, and the simulator stops (the run ends).
   void queuePairFailed(uint32_t qp, int retries);
+  /// True while both NICs of QP `qp` and their host links are up.
+  bool nicsUsable(uint32_t qp) const { return nicUp_[qps_[qp].srcNic] && nicUp_[qps_[qp].dstNic]; }
+  /// QP `qp`'s retransmission timer expired with one of its NICs unusable: with nic.failover, moves
+  /// it to a usable NIC pair of the same hosts (the new source NIC resends everything
+  /// unacknowledged) and returns true; false when failover is off or no pair can reach each other.
+  bool failOver(uint32_t qp);
+  /// Connections moved to another NIC so far.
+  uint64_t failovers() const { return failovers_; }
   Nic& nic(uint32_t index) { return nics_[index]; }
 
   // ---- inspection (tests, benchmarks) ----
@@ -125,8 +139,8 @@ class PacketFabric final : public Fabric {
   void complete(uint32_t record, Time when);
   /// "host-3", or "host-3 nic 1" when hosts have several NICs.
   std::string nicName(uint32_t nic) const;
-  /// Marks QP `qp` failed and its undelivered transfers failed; returns how many transfers.
-  uint64_t failTransfers(uint32_t qp);
+  /// Marks QP `qp` failed and its undelivered transfers failed; sets f.transfers and the GPUs.
+  void failTransfers(uint32_t qp, TransferFailure& f);
   TransferFailure describeFailure(uint32_t qp, TransferFailure::Kind kind) const;
 
   Simulator& sim_;
@@ -151,6 +165,9 @@ class PacketFabric final : public Fabric {
   std::vector<FlowRecord> records_;
   std::vector<TransferFailure> failures_;
   uint64_t outstanding_ = 0;
+  std::vector<uint8_t> nicUp_;  ///< per NIC: 1 while it and its host link are up
+  bool failover_ = false;       ///< nic.failover
+  uint64_t failovers_ = 0;
   std::unique_ptr<PacketWatchdog> watchdog_;
   struct Pending {
     uint64_t tag;

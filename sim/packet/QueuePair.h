@@ -44,6 +44,7 @@ struct QueuePair {
   uint32_t reorder = 0xFFFFFFFFu;  ///< tolerant receiver: its ReorderBuffer slot, once it needs one
   uint16_t ackCount = 0;           ///< in-order packets since the last ACK
   uint16_t timeouts = 0;           ///< sender: consecutive timeouts without progress (retries used)
+  uint16_t qpIndex = 0;            ///< the workload's QP index between its NICs (source-port entropy)
   uint8_t tc = 0;
   bool active = false;             ///< in its NIC's round-robin list
   bool nackSent = false;

@@ -20,6 +20,29 @@ uint32_t GpuPath::sourceNic(uint32_t srcGpu, uint32_t dstGpu) const {
   return alt;
 }
 
+bool GpuPath::failoverNics(uint32_t& src, uint32_t& dst, const std::vector<uint8_t>& nicUp) const {
+  const uint32_t perHost = static_cast<uint32_t>(topo_.nicsPerHost());
+  // Candidates in order of preference: the current NIC if it is up, then the host's others.
+  auto options = [&](uint32_t current, std::vector<uint32_t>& out) {
+    out.clear();
+    if (nicUp[current]) out.push_back(current);
+    const uint32_t first = topo_.hostOfNic(current) * perHost;
+    for (uint32_t n = first; n < first + perHost; ++n)
+      if (n != current && nicUp[n]) out.push_back(n);
+  };
+  std::vector<uint32_t> srcs, dsts;
+  options(src, srcs);
+  options(dst, dsts);
+  for (uint32_t s : srcs)
+    for (uint32_t d : dsts)
+      if (fib_.reachable(topo_.attachedSwitch(s), d)) {
+        src = s;
+        dst = d;
+        return true;
+      }
+  return false;
+}
+
 void GpuPath::idealPath(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, std::vector<PortId>& hops) const {
   auto walk = [&](auto next) {
     hops.clear();

@@ -47,6 +47,13 @@ class GpuPath {
   /// The NIC a transfer from srcGpu to dstGpu (on different hosts) leaves through.
   /// Throws (SIM_CHECK) when no NIC of the source host can reach the destination.
   uint32_t sourceNic(uint32_t srcGpu, uint32_t dstGpu) const;
+  /// Failover (nic.failover): the NIC pair a connection from `src` to `dst` moves to when one of
+  /// them is unusable (`nicUp[n]` is 0 for a NIC that is down or whose host link is). Keeps an end
+  /// that is up, and otherwise takes the lowest-numbered NIC of the same host that is up; the pair
+  /// must reach each other in the live tables (as sourceNic requires: on unconnected rails both
+  /// ends may have to move to a common rail). Returns false, leaving both unchanged, when no pair
+  /// of usable NICs of the two hosts can reach each other.
+  bool failoverNics(uint32_t& src, uint32_t& dst, const std::vector<uint8_t>& nicUp) const;
   /// Fixed latency from NIC `srcNic` to NIC `dstNic` along the path of `tuple`, for frames of
   /// `frame` wire bytes.
   Time networkLatency(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, uint32_t frame) const;

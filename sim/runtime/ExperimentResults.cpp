@@ -39,6 +39,8 @@ nlohmann::json Experiment::buildResults() const {
                         {"qp", f.qpIndex},
                         {"retries", f.retries},
                         {"transfers_failed", f.transfers},
+                        {"src_gpus", f.srcGpus},
+                        {"dst_gpus", f.dstGpus},
                         {"message", f.message}});
   doc["failures"] = failures;
   if (episodes_) {
@@ -232,6 +234,7 @@ nlohmann::json Experiment::buildResults() const {
       {"packets_dropped", net.packetsDropped},
       {"retransmitted_bytes", net.retransmittedBytes},
       {"retransmit_timeouts", net.retransmitTimeouts},
+      {"nic_failovers", net.nicFailovers},
       {"nacks", net.nacksSent},
       {"out_of_order_packets", net.outOfOrderPackets},
       {"ecn_marks", net.ecnMarks},
@@ -271,14 +274,18 @@ nlohmann::json Experiment::failureEvents() const {
     if (!e.spec.host.empty()) continue;  // PFC storms: no routing event
     if (e.at > sim_->now()) continue;    // the run ended first
     const bool down = e.spec.action == "down";
-    std::string target;
-    if (e.node != kInvalid) {
+    std::string target, kind = "link_";
+    if (e.nic != kInvalid) {
+      target = e.spec.nicHost + "/" + std::to_string(e.spec.nicIndex);
+      kind = "nic_";
+    } else if (e.node != kInvalid) {
       target = topo_->node(e.node).name;
+      kind = "switch_";
     } else {
       const LinkInfo& l = topo_->link(e.links.front());
       target = topo_->node(l.a).name + "--" + topo_->node(l.b).name;
     }
-    json j = {{"event", std::string(e.node != kInvalid ? "switch_" : "link_") + (down ? "down" : "up")},
+    json j = {{"event", kind + (down ? "down" : "up")},
               {"target", target},
               {"at_s", e.at.seconds()}};
     // Local fast failover: when the switches at the ends applied it, and how many changed.

@@ -48,11 +48,28 @@ FailureInjector::FailureInjector(Simulator& sim, const Topology& topo, Fabric& f
         bad("'" + f.link[0] + "' and '" + f.link[1] + "' share no link");
         continue;
       }
-      if (topo.isHost(a) || topo.isHost(b)) {
-        bad("host links cannot fail in this version (a host has no other path); fail a switch-to-switch "
-            "link");
+      e.hostLinks = topo.isHost(a) || topo.isHost(b);  // one link per NIC of the host to that switch
+    } else if (!f.nicHost.empty()) {
+      const NodeId h = topo.findNode(f.nicHost);
+      if (h == kInvalid || !topo.isHost(h)) {
+        diags.push_back(Diagnostic{spec.file, f.line, 0, key + ".nic",
+                                   "expected 'host-<i>/<n>' naming a host of the topology (host-0 .. host-" +
+                                       std::to_string(topo.hostCount() - 1) + "), found no host named '" +
+                                       f.nicHost + "'"});
         continue;
       }
+      const int perHost = topo.nicsPerHost();
+      if (f.nicIndex < 0 || f.nicIndex >= perHost) {
+        diags.push_back(Diagnostic{spec.file, f.line, 0, key + ".nic",
+                                   "expected a NIC index from 0 to " + std::to_string(perHost - 1) + " (" +
+                                       f.nicHost + " has " + std::to_string(perHost) +
+                                       (perHost == 1 ? " NIC" : " NICs") + "), found " +
+                                       std::to_string(f.nicIndex)});
+        continue;
+      }
+      e.nic = static_cast<uint32_t>(h) * static_cast<uint32_t>(perHost) + static_cast<uint32_t>(f.nicIndex);
+      e.links.push_back(topo.portLink(topo.nicPort(e.nic)));
+      e.hostLinks = true;
     } else {
       e.node = topo.findNode(f.node);
       if (e.node == kInvalid) {
@@ -105,6 +122,10 @@ void FailureInjector::onEvent(uint32_t index) {
     return;
   }
   const bool up = e.spec.action == "up";
+  if (e.hostLinks) {
+    setHostLinks(e, up);
+    return;
+  }
   for (LinkId l : e.links) fabric_.setLinkUp(l, up);
   if (failover_) e.failoverRecord = failover_->linksChanged(e.links, up);
   if (sm_) sm_->linksChanged(e.links, up);
@@ -124,6 +145,20 @@ void FailureInjector::onEvent(uint32_t index) {
     }
   }
   e.bgpEnd = static_cast<uint32_t>(bgp_->failureStats().size());
+}
+
+void FailureInjector::setHostLinks(const Event& e, bool up) {
+  // A link is down while its own failure or its NIC's lasts: the two overlap independently.
+  const uint8_t cause = e.nic != kInvalid ? kNicDown : kLinkDown;
+  for (LinkId l : e.links) {
+    uint8_t& state = hostLinkDown_[l];
+    const uint8_t before = state;
+    state = up ? static_cast<uint8_t>(state & ~cause) : static_cast<uint8_t>(state | cause);
+    if ((before == 0) != (state == 0)) fabric_.setLinkUp(l, state == 0);
+  }
+  // Neither BGP nor the subnet manager is told: a leaf keeps advertising its hosts' prefix while
+  // one host is cut off (RFC 7938 leaves originate the rack's subnet), and a route toward a dead
+  // NIC loses only what was going to it anyway. Recovery is the NICs' (failover or retries).
 }
 
 }  // namespace fabricsim

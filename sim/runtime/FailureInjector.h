@@ -8,14 +8,20 @@
 // start and stop a PFC storm (PAUSE frames without a break toward their leaf, as a NIC whose
 // receive path hangs sends). A flap is a link or switch going down and up `count` times (down
 // for `down_for`, then up for `up_for`), played out as that many down and up events. On
-// Ethernet tables the switches at the ends of a changed link also apply it locally after
-// routing.failover_delay (LocalFailover), before and whatever the control plane does.
-// Leaves out: host links and NICs going down, partial (unidirectional) failures, flap damping.
+// Ethernet tables the switches at the ends of a changed switch-to-switch link also apply it
+// locally after routing.failover_delay (LocalFailover), before and whatever the control plane does.
+// Host links (`link: [host-3, leaf-0]`: every link of the host to that switch, one per NIC) and
+// NICs (`nic: host-3/1`) go down and up too: a NIC down is its host link down (both directions:
+// nothing it sends or is sent arrives). A link failed both on its own and through its NIC comes
+// back when both are over. The backends' connections then fail over to another NIC of the host
+// (nic.failover) or retry until they fail; routing is not told (see setHostLinks).
+// Leaves out: partial (unidirectional) failures, flap damping, a NIC's PCIe or firmware state.
 // Units: Time (ps).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/config/TopologySpec.h"
@@ -48,6 +54,8 @@ class FailureInjector final : public EventHandler {
     FailureSpec spec;           ///< a flap becomes down and up events (action down | up)
     std::vector<LinkId> links;  ///< link failures: the links between the two nodes
     NodeId node = kInvalid;     ///< switch failures, or the host of a PFC storm
+    uint32_t nic = kInvalid;    ///< NIC failures: the global NIC index
+    bool hostLinks = false;     ///< links between a host and a switch (a host link or NIC event)
     Time at;                    ///< absolute time, set by start()
     /// Filled when it happens: its LocalFailover record (kInvalid: none), and the range of
     /// BgpControlPlane::failureStats() entries it caused ([bgpFirst, bgpEnd)).
@@ -66,7 +74,12 @@ class FailureInjector final : public EventHandler {
   BgpControlPlane* bgp_;
   IbSubnetManager* sm_;
   std::unique_ptr<LocalFailover> failover_;
+  /// A host-link or NIC event: each of its links is down while its own or its NIC's failure lasts.
+  void setHostLinks(const Event& e, bool up);
+
+  static constexpr uint8_t kLinkDown = 1, kNicDown = 2;
   std::vector<Event> events_;
+  std::unordered_map<LinkId, uint8_t> hostLinkDown_;  ///< causes (bits) keeping a host link down
 };
 
 }  // namespace fabricsim
