@@ -17,6 +17,7 @@ import argparse
 import datetime
 import os
 import statistics
+import textwrap
 
 import figure_runs
 
@@ -76,12 +77,14 @@ def main():
           "lost on dead link MiB | black-holed MiB | retransmitted MiB |")
     print("|---|---|---|---|---|---|---|---|---|")
     jct = {}
+    sd = {}
     groups = None
     for name, args in ROWS:
         for backend in ["packet", "flow"]:
             runs = [measure(a.binary, args + ["--backend", backend], s) for s in seeds]
             col = lambda k: [x[k] for x in runs]
             jct[(name, backend)] = statistics.mean(col("jct"))
+            sd[(name, backend)] = statistics.stdev(col("jct")) if len(runs) > 1 else 0.0
             if runs[0]["groups"] and groups is None:
                 groups = runs[0]["groups"]
             failed = FAIL[1] in args
@@ -92,17 +95,19 @@ def main():
     conv = measure(a.binary, FAIL, 1)["convergence"]
     p = lambda row, b="packet": jct[(ROWS[row][0], b)]
     print()
-    print(f"- BGP converges {conv:.0f} us after the failure (150 us of detection, then two hops of UPDATE "
-          f"processing). The mean ECMP group shrinks from {groups[0]:.2f} to {groups[1]:.2f} ports, and spine-0 "
-          f"loses its only route to leaf-0, as RFC 7938's shared spine ASN implies.")
-    print(f"- Under ECMP the failure costs {100 * (p(1) / p(0) - 1):.0f}% of the mean JCT with local failover "
-          f"and {100 * (p(2) / p(0) - 1):.0f}% without it (packet backend). Local failover moves leaf-0's flows "
-          f"off the dead link after 10 us; what it cannot repair is the far side: spine-0 has no other way to "
-          f"leaf-0 and black-holes what the other leaves still send it until BGP withdraws the route.")
-    print(f"- Adaptive routing with a tolerant NIC suffers more: {p(4) / p(3):.1f}x its healthy JCT. A tolerant "
-          f"receiver never NAKs, so every lost packet waits for the sender's retransmission timeout (1 ms by "
-          f"default); with a 100 us timeout it is {p(5) / p(3):.2f}x.")
-
+    bullet = lambda text: print(textwrap.fill(text, width=100, initial_indent="- ", subsequent_indent="  "))
+    bullet(f"BGP converges {conv:.0f} us after the failure (150 us of detection, then two hops of UPDATE "
+           f"processing). The mean ECMP group shrinks from {groups[0]:.2f} to {groups[1]:.2f} ports, and spine-0 "
+           f"loses its only route to leaf-0, as RFC 7938's shared spine ASN implies.")
+    bullet(f"Under ECMP the failure moves the mean JCT by {100 * (p(1) / p(0) - 1):+.0f}% with local failover "
+           f"and {100 * (p(2) / p(0) - 1):+.0f}% without it (packet backend), inside the seed-to-seed spread of "
+           f"the healthy fabric (±{100 * sd[(ROWS[0][0], 'packet')] / p(0):.0f}%, hash collisions). Local failover "
+           f"moves leaf-0's flows off the dead link after 10 us; what it cannot repair is the far side: spine-0 has "
+           f"no other way to leaf-0 and black-holes what the other leaves still send it until BGP withdraws the "
+           f"route.")
+    bullet(f"Adaptive routing with a tolerant NIC suffers more: {p(4) / p(3):.1f}x its healthy JCT. A tolerant "
+           f"receiver never NAKs, so every lost packet waits for the sender's retransmission timeout (1 ms by "
+           f"default); with a 100 us timeout it is {p(5) / p(3):.2f}x.")
 
 if __name__ == "__main__":
     main()
