@@ -334,3 +334,58 @@ TEST(RunCli, HelpExitsZero) {
   EXPECT_NE(r.out.find("--workload"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--seed"), std::string::npos) << r.out;
 }
+
+// Issue 17's bad routing input: each exits 2 with file:line:column, the key and what was
+// expected. The base file has 14 lines; the routing section is line 15, failures from line 16.
+TEST(RunCli, BadRoutingAndFailureInputExitsTwoWithFileLineAndKey) {
+  const std::string base =
+      "name: bad-routing\n"                                                      // 1
+      "topology: {kind: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\n"  // 2
+      "hosts: {gpus_per_host: 1}\n"                                              // 3
+      "links:\n"                                                                 // 4
+      "  technology: TECH\n"                                                     // 5
+      "  host_speed: 100Gbps\n"                                                  // 6
+      "  fabric_speed: 100Gbps\n"                                                // 7
+      "  latency: 1us\n"                                                         // 8
+      "  mtu: 4096\n"                                                            // 9
+      "switch:\n"                                                                // 10
+      "  buffer: 32MiB\n"                                                        // 11
+      "congestion_control: {algorithm: none}\n"                                  // 12
+      "nic: {reorder: tolerant}\n"                                               // 13
+      "# the case\n";                                                            // 14
+  struct Case {
+    const char* tech;
+    const char* lines;  // from line 15
+    const char* where;  // ":line:" expected in the message
+    const char* key;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"roce", "routing: {hash_fields: [src_ip, vlan]}\n", ":15:", "'routing.hash_fields[1]'",
+       "unknown header field 'vlan'"},
+      {"roce", "routing: {seeds: random}\n", ":15:", "'routing.seeds'", "per_switch"},
+      {"infiniband", "routing: {algorithm: ib-sm, ib_sm: {lmc: 8}}\n", ":15:", "'routing.ib_sm.lmc'", "7"},
+      {"infiniband", "routing: {algorithm: ib-sm, failover_delay: 5us}\n", ":15:", "'routing.failover_delay'",
+       "InfiniBand"},
+      {"roce", "routing: {failover_delay: -1us}\n", ":15:", "'routing.failover_delay'", "non-negative"},
+      {"roce",
+       "routing: {algorithm: ecmp}\nfailures:\n  - {at: 10us, action: down, link: [leaf-0, spine-9]}\n",
+       ":17:", "'failures[0]'", "no node named 'spine-9'"},
+      {"roce",
+       "routing: {algorithm: ecmp}\nfailures:\n  - {at: 10us, action: down, link: [leaf-0, leaf-1]}\n",
+       ":17:", "'failures[0]'", "share no link"},
+      {"roce", "routing: {algorithm: ecmp}\nfailures:\n  - {at: -5us, action: down, switch: spine-0}\n",
+       ":17:", "'failures[0].at'", "non-negative"},
+  };
+  const TempDir dir;
+  for (const Case& c : cases) {
+    std::string text = base;
+    text.replace(text.find("TECH"), 4, c.tech);
+    const std::string path = dir.write("bad.yaml", text + c.lines);
+    const CliResult r = runCli("run " + quoted(path) + " --workload " + quoted(kWorkload) + " --quiet");
+    EXPECT_EQ(r.status, 2) << c.lines << r.out;
+    EXPECT_NE(r.out.find(path + c.where), std::string::npos) << c.lines << r.out;
+    EXPECT_NE(r.out.find(c.key), std::string::npos) << c.lines << r.out;
+    EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.lines << r.out;
+  }
+}
