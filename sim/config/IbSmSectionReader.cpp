@@ -54,9 +54,9 @@ void readIbSmSection(YamlReader& r, const YAML::Node& root, TopologySpec& spec) 
       if (YamlReader::has(routing, k))
         r.error(
             routing[k], std::string("routing.") + k,
-            "is a setting of Ethernet ECMP tables; InfiniBand switches forward by destination LID from the "
-            "subnet manager's tables, which it recomputes after a failure (routing.ib_sm.reroute_delay; "
-            "routing.ib_sm.adaptive for switch adaptive routing)");
+            "sets Ethernet ECMP tables, which an InfiniBand fabric does not have: its switches forward by "
+            "destination LID from the subnet manager's tables, which it recomputes after a failure "
+            "(routing.ib_sm.reroute_delay; routing.ib_sm.adaptive for switch adaptive routing); remove the key");
   }
   if (rs.algorithm == "ib-sm" && sm.adaptive && spec.nic.reorder != "tolerant") {
     const bool nicGiven =
