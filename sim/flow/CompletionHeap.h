@@ -37,8 +37,10 @@ class CompletionHeap {
       return;
     }
     const size_t i = pos_[flow];
-    if (before(e, heap_[i])) siftUp(i, e);
-    else siftDown(i, e);
+    if (before(e, heap_[i]))
+      siftUp(i, e);
+    else
+      siftDown(i, e);
   }
   /// Removes `flow`'s entry if it has one.
   void erase(uint32_t flow) {
@@ -48,8 +50,10 @@ class CompletionHeap {
     const Entry last = heap_.back();
     heap_.pop_back();
     if (i == heap_.size()) return;  // it was the last one
-    if (before(last, heap_[i])) siftUp(i, last);
-    else siftDown(i, last);
+    if (before(last, heap_[i]))
+      siftUp(i, last);
+    else
+      siftDown(i, last);
   }
   size_t memoryBytes() const { return heap_.capacity() * sizeof(Entry) + pos_.capacity() * sizeof(uint32_t); }
 

@@ -499,6 +499,7 @@ void FlowFabric::completeDue() {
     endFlowlet(a, now);
     solver_.removeFlow(f);
     scheduleDelivery(a.record, now + a.latency);
+    if (failuresSeen_) checkAcks(a);
     any = true;
   }
   if (any) requestRecompute();

@@ -54,6 +54,9 @@
 // same RTOs and backoff), resends at each expiry, and fails after the retry limit, which ends the
 // run with the same failure record as the packet backend. A flow whose path still works when
 // the tables change moves to its new hashed path at once (its in-flight packets are not lost).
+// A flow that finishes sending while its ACKs' path (the reverse hashed path) is broken is
+// delivered, but its sender hears nothing: it times out and resends until an ACK gets through,
+// or fails the connection after the retry limit, as go-back-N does.
 // Host links and NICs (a NIC down is its host link down) fail as other links do; in addition, a
 // stalled flow whose NIC, or its peer's, is down when its retransmission timer expires moves its
 // queue pair to another NIC pair of the same hosts (nic.failover; GpuPath::failoverNics, as the
@@ -169,6 +172,9 @@ class FlowFabric final : public Fabric, public EventHandler {
     Time due = Time::max();  ///< its pending event (NAK recovery or timer), or max
     bool nak = false;        ///< the pending event is a NAK-triggered resend
     bool blackhole = false;  ///< lost to a switch without a route (else to a dead link)
+    /// Delivered, but its ACKs are lost (their path is broken): the sender retransmits at
+    /// each timeout until an ACK gets through or the retry limit fails the connection.
+    bool ackOnly = false;
     bool used = false;
   };
   struct Pending {
@@ -188,6 +194,13 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Takes solver flow `f` out: it lost the bytes it sent in the last `lostWindow` (those
   /// that had not yet passed the failure) and waits to resend them.
   void stall(uint32_t f, Time now, Time lostWindow, bool blackhole);
+  /// True when the ACKs of QP (tc, qp) from dstNic back to srcNic reach it: every port of the
+  /// reverse hashed path is up and every switch on it has a route.
+  bool ackPathWorks(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp) const;
+  /// Flow `a` sent its last byte into a fabric that has seen failures: if its ACKs cannot come
+  /// back, its sender waits on its retransmission timer (a Stalled entry, ackOnly).
+  void checkAcks(const Active& a);
+  bool failuresSeen_ = false;  ///< a link changed state or the tables changed during the run
   /// The fixed delay from the source NIC to the far end of port `dead` along data hops
   /// `hops[0, dataHops)` (hop order, or the weighted hop set of spray/adaptive), for frames of
   /// a transfer of `bytes`: how long before a failure there the first lost packet left.
@@ -291,7 +304,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::vector<std::pair<NodeId, double>> frontier_, nextFrontier_;  ///< scratch: spraying
   // ---- failures ----
   RetransmitSchedule retransmit_;
-  bool nakRecovery_;  ///< strict receivers NAK a gap; tolerant ones (nic.reorder) never do
+  bool nakRecovery_;             ///< strict receivers NAK a gap; tolerant ones (nic.reorder) never do
   std::vector<uint8_t> portUp_;  ///< per directed port; empty while no link has failed
   std::vector<uint8_t> nicUp_;   ///< per NIC (its host link up); empty while no host link has failed
   bool failover_ = false;        ///< nic.failover

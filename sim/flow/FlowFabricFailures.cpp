@@ -24,9 +24,39 @@ void FlowFabric::setLinkUp(uint32_t link, bool up) {
 }
 
 void FlowFabric::routesChanged() {
+  failuresSeen_ = true;
   cacheStale_ = true;  // cleared at the next lookup: a control plane changes many rows at once
   rerouteAll_ = true;
   requestRecompute();
+}
+
+bool FlowFabric::ackPathWorks(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp) const {
+  const uint64_t tuple = path_.queuePairTuple(srcNic, dstNic, tc, qp, true);
+  PortId p = topo_.nicPort(dstNic);
+  if (!portUp_.empty() && !portUp_[p]) return false;
+  size_t hops = 1;
+  for (NodeId at = topo_.peerNode(p); !topo_.isHost(at); at = topo_.peerNode(p)) {
+    p = path_.nextHop(at, srcNic, tuple);
+    if (p == kInvalid || (!portUp_.empty() && !portUp_[p]) || ++hops > topo_.nodeCount()) return false;
+  }
+  return true;
+}
+
+void FlowFabric::checkAcks(const Active& a) {
+  const FlowRecord& rec = records_[a.record];
+  uint32_t srcNic, dstNic;
+  uint64_t key;
+  nicsOf(rec.srcGpu, rec.dstGpu, a.tc, a.qp, srcNic, dstNic, key);
+  if (ackPathWorks(srcNic, dstNic, a.tc, a.qp)) return;
+  const uint32_t slot = newStalled();
+  Stalled& st = stalled_[slot];
+  st.record = a.record;
+  st.tc = a.tc;
+  st.qp = a.qp;
+  st.since = sim_.now();
+  st.ackOnly = true;
+  ++stalls_;
+  armTimer(slot);
 }
 
 bool FlowFabric::routeWorks() const {
@@ -100,7 +130,7 @@ void FlowFabric::reroute() {
   // receiver sees a gap and NAKs: they resume one round trip later. A tolerant one never NAKs.
   for (uint32_t slot = 0; nakRecovery_ && slot < stalled_.size(); ++slot) {
     Stalled& st = stalled_[slot];
-    if (!st.used || st.nak) continue;
+    if (!st.used || st.nak || st.ackOnly) continue;
     const FlowRecord& rec = records_[st.record];
     const double sentSince = st.rate * static_cast<double>((now - st.since).picos());
     if (sentSince >= st.remaining) continue;  // it has sent everything: only its timer recovers it
@@ -187,6 +217,23 @@ void FlowFabric::onStallEvent(uint32_t slot) {
   if (!st.used || st.due != sim_.now()) return;  // superseded
   st.due = Time::max();
   const FlowRecord& rec = records_[st.record];
+  if (st.ackOnly) {  // delivered; the sender times out and resends until an ACK gets through
+    ++timeouts_;
+    uint32_t src, dst;
+    uint64_t key;
+    nicsOf(rec.srcGpu, rec.dstGpu, st.tc, st.qp, src, dst, key);
+    resentBytes_ += static_cast<double>(rec.bytes);  // go-back-N resends the unacknowledged message
+    if (ackPathWorks(src, dst, st.tc, st.qp)) {
+      st.used = false;
+      freeStalled_.push_back(slot);
+    } else if (static_cast<int>(st.timeouts) >= retransmit_.retryLimit) {
+      failStalled(slot, TransferFailure::Kind::RetryExceeded);
+    } else {
+      ++st.timeouts;
+      armTimer(slot);
+    }
+    return;
+  }
   if (!st.nak) {  // the retransmission timer expired
     ++timeouts_;
     if (failOver(slot)) {
@@ -272,7 +319,7 @@ void FlowFabric::failStalled(uint32_t slot, TransferFailure::Kind kind) {
   st.used = false;
   freeStalled_.push_back(slot);
   FlowRecord& rec = records_[st.record];
-  rec.failed = true;
+  rec.failed = rec.failed || !st.ackOnly;  // an ACK-only wait follows a delivered transfer
   TransferFailure f;
   f.kind = kind;
   f.at = sim_.now();
@@ -292,7 +339,7 @@ void FlowFabric::failStalled(uint32_t slot, TransferFailure::Kind kind) {
   f.trafficClass = st.tc;
   f.qpIndex = st.qp;
   f.retries = static_cast<int>(st.timeouts);
-  f.transfers = 1;
+  f.transfers = st.ackOnly ? 0 : 1;
   f.srcGpus = {rec.srcGpu};
   f.dstGpus = {rec.dstGpu};
   std::string cause;
@@ -309,7 +356,8 @@ void FlowFabric::failStalled(uint32_t slot, TransferFailure::Kind kind) {
       (kind == TransferFailure::Kind::Stalled
            ? "packets lost at a failure and no retransmission timer (local_ack_timeout 0) to resend them"
            : "transport retry counter exceeded after " + std::to_string(st.timeouts) +
-                 " retries without a working path");
+                 (st.ackOnly ? " retries: the data arrived but no ACK came back (their path is broken)"
+                             : " retries without a working path"));
   failures_.push_back(std::move(f));
   sim_.stop();  // the workload cannot complete: the run ends here
 }

@@ -297,7 +297,8 @@ size_t MaxMinSolver::memoryBytes() const {
              users_.capacity() * sizeof(std::vector<User>) + flows_.capacity() * sizeof(Flow) +
              hops_.capacity() * sizeof(Hop) + hopSlot_.capacity() * sizeof(uint32_t);
   for (const auto& u : users_) b += u.capacity() * sizeof(User);
-  b += flowStamp_.capacity() * sizeof(uint32_t) + frozen_.capacity() + nextBottleneck_.capacity() * sizeof(uint32_t) + scr_.capacity() * sizeof(Scratch);
+  b += flowStamp_.capacity() * sizeof(uint32_t) + frozen_.capacity() +
+       nextBottleneck_.capacity() * sizeof(uint32_t) + scr_.capacity() * sizeof(Scratch);
   return b;
 }
 

@@ -110,7 +110,7 @@ class MaxMinSolver {
     uint32_t offset = 0;  ///< first hop in hops_
     uint32_t count = 0;
     double rate = 0;
-    double next = 0;  ///< rate being computed by the current solve
+    double next = 0;                    ///< rate being computed by the current solve
     uint32_t bottleneck = kNoResource;  ///< the resource whose share it got at its last solve
     bool alive = false;
   };
@@ -134,12 +134,12 @@ class MaxMinSolver {
   };
   // Per resource the round touched (dense, parallel to compRes_): the fill's scratch.
   struct Scratch {
-    double remaining = 0;  ///< capacity left to the set
-    double weight = 0;     ///< the set's unfrozen weight here
-    double setUsage = 0;   ///< old rate x weight of the set's flows here
-    double popShare = 0;   ///< the share it froze its flows at (when a bottleneck)
+    double remaining = 0;   ///< capacity left to the set
+    double weight = 0;      ///< the set's unfrozen weight here
+    double setUsage = 0;    ///< old rate x weight of the set's flows here
+    double popShare = 0;    ///< the share it froze its flows at (when a bottleneck)
     uint32_t setUsers = 0;  ///< the set's flows here
-    uint8_t kind = 0;  ///< 1 all its flows in the set, 2 unsaturated edge, 3 its top flows in the set
+    uint8_t kind = 0;       ///< 1 all its flows in the set, 2 unsaturated edge, 3 its top flows in the set
     uint8_t done = 0;
     uint8_t bottleneck = 0;  ///< froze at least one flow in this fill
   };
@@ -152,11 +152,11 @@ class MaxMinSolver {
   std::vector<std::vector<User>> users_;
   std::vector<Flow> flows_;
   std::vector<Hop> hops_;
-  std::vector<uint32_t> hopSlot_;  ///< per hop slot: its index in the resource's users list
+  std::vector<uint32_t> hopSlot_;                ///< per hop slot: its index in the resource's users list
   std::vector<std::vector<uint32_t>> freeHops_;  ///< free hop blocks by size
   std::vector<uint32_t> freeFlows_;
-  std::vector<uint32_t> expand_;    ///< resources the next solve must expand
-  std::vector<uint32_t> newFlows_;  ///< flows added since the last solve
+  std::vector<uint32_t> expand_;      ///< resources the next solve must expand
+  std::vector<uint32_t> newFlows_;    ///< flows added since the last solve
   std::vector<uint32_t> extraFlows_;  ///< flows a round found above a new bottleneck's share
   size_t active_ = 0;
   size_t peakActive_ = 0;

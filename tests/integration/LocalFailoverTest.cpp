@@ -197,3 +197,28 @@ TEST(LocalFailover, FailoverKeysAreEthernetOnly) {
     EXPECT_NE(std::string(err.what()).find("routing.failover_delay"), std::string::npos) << err.what();
   }
 }
+
+TEST(LocalFailover, AcksThroughASwitchWithoutARouteFailTheConnectionOnEveryBackend) {
+  // A seed for which the data avoids spine-0 but the ACKs from leaf-1 hash onto it: after the
+  // failure spine-0 has no way to leaf-0, and with static tables it never gets one. Every byte
+  // arrives, but the sender never hears so: it times out, resends, and fails on the timeout after
+  // its 7 retries, 1 + 2 + ... + 128 = 255 ms (RTO 1 ms doubling) after its timer started, which
+  // is between the failure (0.1 ms) and the end of sending (0.35 ms): at 255.1 to 255.5 ms.
+  uint64_t seed = 0;
+  for (uint64_t s = 1; s <= 64 && seed == 0; ++s) {
+    const Outcome o = run("packet", true, {"routing.failover_delay=10us"}, s);
+    if (o.r["status"] == "failed" && o.lost == 0) seed = s;
+  }
+  ASSERT_NE(seed, 0u) << "no seed in 1..64 sends only the ACKs through spine-0";
+  for (const char* backend : {"packet", "flow", "hybrid"}) {
+    const Outcome o = run(backend, true, {"routing.failover_delay=10us"}, seed);
+    EXPECT_EQ(o.r["status"], "failed") << backend;
+    EXPECT_EQ(o.r["network"]["goodput_bytes"].get<int64_t>(), 4LL << 20) << backend;
+    ASSERT_EQ(o.r["failures"].size(), 1u) << backend;
+    const auto& f = o.r["failures"][0];
+    EXPECT_EQ(f["kind"], "retry_exceeded") << backend;
+    EXPECT_EQ(f["transfers_failed"].get<int>(), 0) << backend;
+    EXPECT_GE(f["at_s"].get<double>(), 0.2551) << backend;
+    EXPECT_LE(f["at_s"].get<double>(), 0.2555) << backend;
+  }
+}
