@@ -27,7 +27,7 @@ TopologySpec fatTree(int radix, int pods, int hostsPerEdge) {
 
 void convergeFromStart(benchmark::State& state, const TopologySpec& spec) {
   const auto topo = buildTopology(spec);
-  double messages = 0, memory = 0, paths = 0, simSeconds = 0;
+  double messages = 0, memory = 0, paths = 0, simSeconds = 0, groups = 0, fibMemory = 0;
   for (auto _ : state) {
     state.PauseTiming();
     EcmpFib fib(*topo, 1);
@@ -46,6 +46,8 @@ void convergeFromStart(benchmark::State& state, const TopologySpec& spec) {
     memory = static_cast<double>(cp->memoryBytes());
     paths = static_cast<double>(cp->distinctPaths());
     simSeconds = cp->startStats().lastFibChange.seconds();
+    groups = static_cast<double>(fib.distinctGroups());
+    fibMemory = static_cast<double>(fib.memoryBytes());
     cp.reset();
     state.ResumeTiming();
   }
@@ -55,6 +57,8 @@ void convergeFromStart(benchmark::State& state, const TopologySpec& spec) {
   state.counters["cp_memory_MiB"] = memory / (1024.0 * 1024.0);
   state.counters["as_paths"] = paths;
   state.counters["sim_converged_s"] = simSeconds;
+  state.counters["fib_groups"] = groups;
+  state.counters["fib_memory_MiB"] = fibMemory / (1024.0 * 1024.0);
 }
 
 }  // namespace
