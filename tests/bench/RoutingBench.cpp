@@ -1,8 +1,9 @@
 // Routing benchmarks: RFC 7938 eBGP converging from start (every session up, every leaf
 // announcing its prefix into empty tables) on k-ary fat-trees and on one plane of the 98K-GPU
 // rail-optimized fabric (a radix-64 fat-tree of 12 pods; the 8 rails are 8 such independent
-// planes). Counters: messages per second of wall time, the messages, and the control plane's
-// own memory (RIBs, interned AS paths, message queues; the FIB is not counted).
+// planes). Counters: messages per second of wall time, the messages, the control plane's own
+// memory (RIBs, interned AS paths, message queues; the FIB is not counted), and the FIB's
+// distinct groups and memory after convergence.
 #include <benchmark/benchmark.h>
 
 #include <memory>
