@@ -117,7 +117,7 @@ class BgpInbox {
   std::vector<uint32_t> laneBase_;  // per node (+1): first lane
   std::vector<Lane> lanes_;
   std::vector<uint32_t> next_;                // per node: lane of the next message, kNil when none
-  static constexpr uint32_t kChunkBits = 16;  // 65,536 blocks (4 MiB) per chunk
+  static constexpr uint32_t kChunkBits = 12;  // 4,096 blocks (256 KiB) per chunk
   static constexpr uint32_t kChunkBlocks = 1u << kChunkBits;
   Block& block(uint32_t b) { return chunks_[b >> kChunkBits][b & (kChunkBlocks - 1)]; }
   const Block& block(uint32_t b) const { return chunks_[b >> kChunkBits][b & (kChunkBlocks - 1)]; }
