@@ -7,7 +7,8 @@ tiny workload (one 4 KiB message), so that the run is almost all topology, table
 Reports the whole process's wall time and peak RSS (/usr/bin/time -v) and the results'
 `routing.bgp` section: host CPU time of the initial convergence, its simulated time, messages,
 distinct AS paths and the control plane's own memory. The paragraph states the 98K figures
-against the targets (under 2 GiB, under a minute of CPU on one core) and the machine's load
+against the targets (under 2 GiB, under a minute of CPU on one core), whether the baseline
+computed the same start (messages, FIB changes, AS paths, simulated times) and the machine's load
 average during the runs. With --baseline BINARY it runs that binary too (wall time, peak RSS,
 and its BGP CPU time when its results have a `routing.bgp` section).
 
@@ -21,6 +22,7 @@ Usage: scripts/bgp_scale.py [--sizes k16,k32,98k] [--binary PATH]
 import argparse
 import datetime
 import os
+import textwrap
 
 import figure_runs
 
@@ -30,13 +32,20 @@ SIZES = {
     "k32": ("topologies/fat-tree-k32-100g.yaml", "fat-tree k=32, 8,192 GPUs"),
     "98k": ("topologies/rail-optimized-98k.yaml", "rail-optimized, 98,304 GPUs"),
 }
+SHORT = {"k16": "k=16", "k32": "k=32", "98k": "98K GPUs"}
 ARGS = ["--workload", os.path.join(ROOT, "workloads/incast-16.yaml"), "--workload-set", "incast.senders=1",
         "--workload-set", "message_size=4KiB", "--backend", "flow", "--set", "routing.control_plane=bgp"]
 # scripts/bgp_scale.py --baseline on 2026-11-24 (2 vCPU AMD EPYC), the release before interned AS
-# paths and shared RIB rows: whole run wall s and peak RSS MiB per size.
-EARLIER = {"date": "2026-11-24", "k16": (0.6, 90), "k32": (36.2, 2506)}
+# paths and shared RIB rows: whole run wall s and peak RSS MiB at k=32.
+EARLIER = {"date": "2026-11-24", "k32": (36.2, 2506)}
 TARGET_RSS_GIB = 2.0
 TARGET_CPU_S = 60.0
+
+
+def model(bgp):
+    """What the model computed (as opposed to what it cost): equal in two binaries that differ only in speed."""
+    return tuple(bgp[k] for k in ("start_updates_sent", "start_withdrawals_sent", "start_fib_changes", "as_paths",
+                                  "start_last_fib_change_s", "start_quiet_s"))
 
 
 def paragraph(rows, baseline, label, load):
@@ -54,6 +63,14 @@ def paragraph(rows, baseline, label, load):
         if "98k" in baseline and baseline["98k"][2] is not None:
             out.append(f"The baseline ({label}) took {baseline['98k'][2]:.1f} s of CPU for the same convergence "
                        f"and peaked at {baseline['98k'][1] / 1024:.2f} GiB.")
+    compared = [size for size in rows if size in baseline and baseline[size][3] is not None]
+    if compared:
+        same = [size for size in compared if baseline[size][3] == rows[size]["model"]]
+        differ = [size for size in compared if size not in same]
+        out.append(f"The baseline's messages, FIB changes, AS paths and simulated times of the start are "
+                   + (f"the same as these at {', '.join(SHORT[x] for x in same)}" if same else "")
+                   + (" and " if same and differ else "")
+                   + (f"different at {', '.join(SHORT[x] for x in differ)}" if differ else "") + ".")
     if "k32" in rows:
         wall, rss = EARLIER["k32"]
         text = (f"The release before interned AS paths and shared RIB rows needed {rss:,} MiB and {wall:.1f} s "
@@ -68,7 +85,7 @@ def paragraph(rows, baseline, label, load):
         f"Load average over the last minute was {load[0]:.1f} when the runs started and {load[1]:.1f} when they "
         f"ended, on {os.cpu_count()} vCPUs: on a shared machine wall times are upper bounds, and CPU time is "
         f"the figure to compare.")
-    return " ".join(out)
+    return textwrap.fill(" ".join(out), width=98, break_on_hyphens=False)
 
 
 def main():
@@ -96,14 +113,16 @@ def main():
         r, wall, rss = figure_runs.run(a.binary, topo, ARGS)
         b = r["routing"]["bgp"]
         messages = b["start_updates_sent"] + b["start_withdrawals_sent"]
-        rows[size] = {"switches": r["summary"]["switches"], "rss": rss, "cpu": b["start_cpu_s"], "messages": messages}
+        rows[size] = {"switches": r["summary"]["switches"], "rss": rss, "cpu": b["start_cpu_s"], "messages": messages,
+                      "model": model(b)}
         row = (f"| {label} | {r['summary']['switches']:,} | {wall:.1f} | {rss:.0f} | "
                f"{b['start_cpu_s']:.1f} | {b['start_last_fib_change_s']:.3f} | "
                f"{messages:,} | {b['as_paths']:,} | {b['memory_bytes'] / 2**20:.0f} |")
         if a.baseline and size in a.baseline_sizes.split(","):
             br, bwall, brss = figure_runs.run(a.baseline, topo, ARGS)
-            bcpu = br.get("routing", {}).get("bgp", {}).get("start_cpu_s")
-            baseline[size] = (bwall, brss, bcpu)
+            bb = br.get("routing", {}).get("bgp")
+            bcpu = bb["start_cpu_s"] if bb else None
+            baseline[size] = (bwall, brss, bcpu, model(bb) if bb else None)
             row += f" {'-' if bcpu is None else f'{bcpu:.1f}'} | {bwall:.1f} | {brss:.0f} |"
         elif a.baseline:
             row += " - | - | - |"
