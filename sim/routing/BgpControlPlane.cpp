@@ -582,16 +582,8 @@ void BgpControlPlane::bootSwitch(NodeId s) {
 }
 
 void BgpControlPlane::setFib(NodeId sw, NodeId leaf, const std::vector<PortId>& ports) {
-  // `ports` is ascending; so are the groups the FIB installs (a table built otherwise is
-  // sorted before comparing).
-  const auto cur = fib_.routeToLeaf(sw, leaf);
-  if (std::is_sorted(cur.begin(), cur.end())) {
-    if (std::equal(cur.begin(), cur.end(), ports.begin(), ports.end())) return;
-  } else {
-    have_.assign(cur.begin(), cur.end());
-    std::sort(have_.begin(), have_.end());
-    if (have_ == ports) return;
-  }
+  const auto cur = fib_.routeToLeaf(sw, leaf);  // sorted, as EcmpFib keeps its groups; so is `ports`
+  if (std::equal(cur.begin(), cur.end(), ports.begin(), ports.end())) return;
   fib_.setRoute(sw, leaf, ports);
   ++fibChanges_;
   lastChange_ = sim_.now();

@@ -87,7 +87,7 @@ class EcmpFib {
   /// Locally dead ports are filtered out of what forwards.
   void setRoute(NodeId sw, NodeId leaf, std::span<const PortId> ports);
   /// The installed group of switch `sw` toward leaf `leaf` (the control plane's view, before
-  /// local port state and weights; empty when sw == leaf or no route).
+  /// local port state and weights; ascending ports; empty when sw == leaf or no route).
   std::span<const PortId> routeToLeaf(NodeId sw, NodeId leaf) const;
   /// Leaves (switches with hosts) of connected plane `component`.
   const std::vector<NodeId>& leavesOf(uint32_t component) const { return compLeaves_[component]; }
