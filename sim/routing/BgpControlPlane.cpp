@@ -342,12 +342,23 @@ void BgpControlPlane::apply(NodeId sw, uint32_t sess, const BgpInbox::Message& m
   if (leavesOf(sw)[m.leafPos] == sw) return;  // our own prefix coming back: its AS_PATH holds our ASN
   Ref& e = ribIn_[row(sw, m.leafPos) + sess];
   const bool loop = m.path != AsPathTable::kNone && paths_.contains(m.path, asns_.asnOf(sw));
+  const Ref was = e;
   if (m.path == AsPathTable::kNone || loop) {
     if (e == AsPathTable::kNone) return;
     e = AsPathTable::kNone;
   } else {
     if (e == m.path) return;
     e = m.path;
+  }
+  // A route longer than the best, replacing no route or another longer than the best, changes
+  // neither the multipath set nor the best path (the incumbent's row is untouched): selection
+  // would find what it found last time, which the FIB and the Loc-RIB hold.
+  const Ref best = locRib_[locBase_[sw] + m.leafPos].path;
+  if (best != AsPathTable::kNone) {
+    const uint32_t len = paths_.length(best);
+    if ((was == AsPathTable::kNone || paths_.length(was) > len) &&
+        (e == AsPathTable::kNone || paths_.length(e) > len))
+      return;
   }
   select(sw, m.leafPos);
 }
@@ -571,10 +582,8 @@ void BgpControlPlane::bootSwitch(NodeId s) {
 }
 
 void BgpControlPlane::setFib(NodeId sw, NodeId leaf, const std::vector<PortId>& ports) {
-  const auto cur = fib_.routeToLeaf(sw, leaf);
-  have_.assign(cur.begin(), cur.end());
-  std::sort(have_.begin(), have_.end());
-  if (have_ == ports) return;
+  const auto cur = fib_.routeToLeaf(sw, leaf);  // sorted, as EcmpFib keeps its groups; so is `ports`
+  if (std::equal(cur.begin(), cur.end(), ports.begin(), ports.end())) return;
   fib_.setRoute(sw, leaf, ports);
   ++fibChanges_;
   lastChange_ = sim_.now();

@@ -241,7 +241,6 @@ class BgpControlPlane final : public EventHandler {
   uint32_t cause_ = 0;                 // the event the current work belongs to
   std::vector<PortId> scratch_;        // ports of the group being selected
   std::vector<uint32_t> scratchSess_;  // their session indices
-  std::vector<PortId> have_;           // the FIB's group, sorted
 };
 
 }  // namespace fabricsim

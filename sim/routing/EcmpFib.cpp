@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <unordered_map>
 
 #include "sim/core/Error.h"
 #include "sim/routing/EcmpSlots.h"
@@ -109,7 +108,6 @@ EcmpFib::EcmpFib(const Topology& topo, uint64_t hashSeed, const Options& options
   std::map<std::pair<uint32_t, std::vector<uint64_t>>, uint32_t> memo;
   if (derive) buildMemo_ = &memo;
 
-  interned_.assign(n, {});
   std::vector<uint32_t> dist(n, kInvalid);
   std::vector<NodeId> frontier, next, order;
   std::vector<PortId> members;
@@ -162,7 +160,11 @@ EcmpFib::EcmpFib(const Topology& topo, uint64_t hashSeed, const Options& options
 }
 
 void EcmpFib::rebuildIntern() {
-  interned_.assign(topo_.nodeCount(), {});
+  size_t size = 1024;  // the index holds at most every group once
+  while (size < 2 * groups_.size() + 2) size *= 2;
+  interned_.assign(size, InternSlot{0, kInvalid, kInvalid});
+  internedCount_ = 0;
+  // Rows in switch order, forwarding before installed: the first group of given contents wins.
   for (NodeId s = static_cast<NodeId>(topo_.hostCount()); s < topo_.nodeCount(); ++s) {
     const size_t leaves = compLeaves_[component_[s]].size();
     for (size_t i = 0; i < leaves; ++i)
@@ -171,38 +173,82 @@ void EcmpFib::rebuildIntern() {
         const uint32_t gid = (*t)[switchRow_[s] + i];
         if (gid == kInvalid) continue;
         const Group& g = groups_[gid];
-        interned_[s].emplace(
-            internKey({groupPorts_.data() + g.offset, g.size}, {groupPorts_.data() + g.slotOffset, g.slots}),
-            gid);
+        internInsert(s,
+                     internKey(s, {groupPorts_.data() + g.offset, g.size},
+                               {groupPorts_.data() + g.slotOffset, g.slots}),
+                     gid);
       }
   }
 }
 
-uint64_t EcmpFib::internKey(std::span<const PortId> members, std::span<const PortId> slots) {
-  uint64_t h = 0x12345678ULL;
-  for (PortId p : members) h = FlowHash::mix(h ^ p);
+uint64_t EcmpFib::internKey(NodeId sw, std::span<const PortId> members, std::span<const PortId> slots) {
+  // One multiply per two ports (a short dependency chain: this runs on every route change),
+  // then a full mix. Equal keys are only candidates: contents are compared.
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+  uint64_t h = FlowHash::mix((static_cast<uint64_t>(sw) << 32) ^ members.size());
+  const auto absorb = [&h](std::span<const PortId> v) {
+    size_t i = 0;
+    for (; i + 1 < v.size(); i += 2) {
+      h = (h ^ ((static_cast<uint64_t>(v[i]) << 32) | v[i + 1])) * kMul;
+      h ^= h >> 29;
+    }
+    if (i < v.size()) {
+      h = (h ^ v[i]) * kMul;
+      h ^= h >> 29;
+    }
+  };
+  absorb(members);
   if (!sameSlots(members, slots)) {
-    h = FlowHash::mix(h ^ 0xA5A5A5A5ULL);
-    for (PortId p : slots) h = FlowHash::mix(h ^ p);
+    h = (h ^ 0xA5A5A5A5ULL ^ (static_cast<uint64_t>(slots.size()) << 40)) * kMul;
+    absorb(slots);
   }
-  return h ^ (static_cast<uint64_t>(members.size()) << 56);
+  return FlowHash::mix(h);
+}
+
+uint32_t EcmpFib::internInsert(NodeId sw, uint64_t key, uint32_t gid) {
+  const Group& g = groups_[gid];
+  const std::span<const PortId> members{groupPorts_.data() + g.offset, g.size};
+  const std::span<const PortId> slots{groupPorts_.data() + g.slotOffset, g.slots};
+  const size_t mask = interned_.size() - 1;
+  size_t i = key & mask;
+  for (; interned_[i].gid != kInvalid; i = (i + 1) & mask) {
+    const InternSlot& e = interned_[i];
+    if (e.key != key || e.sw != sw) continue;
+    const Group& h = groups_[e.gid];
+    const auto hm = groupPorts_.begin() + h.offset;
+    const auto hs = groupPorts_.begin() + h.slotOffset;
+    if (std::equal(members.begin(), members.end(), hm, hm + h.size) &&
+        std::equal(slots.begin(), slots.end(), hs, hs + h.slots))
+      return e.gid;
+  }
+  interned_[i] = InternSlot{key, sw, gid};
+  if (++internedCount_ * 2 > interned_.size()) {
+    std::vector<InternSlot> old(interned_.size() * 2, InternSlot{0, kInvalid, kInvalid});
+    old.swap(interned_);
+    const size_t m = interned_.size() - 1;
+    for (const InternSlot& e : old) {
+      if (e.gid == kInvalid) continue;
+      size_t j = e.key & m;
+      while (interned_[j].gid != kInvalid) j = (j + 1) & m;
+      interned_[j] = e;
+    }
+  }
+  return gid;
 }
 
 uint32_t EcmpFib::intern(NodeId sw, std::span<const PortId> members, std::span<const PortId> slots) {
   if (interned_.empty()) rebuildIntern();
-  auto& table = interned_[sw];
-  uint64_t key = internKey(members, slots);
-  // Resolve hash collisions by comparing contents; probe with a modified key.
-  for (;;) {
-    auto it = table.find(key);
-    if (it == table.end()) break;
-    const Group& g = groups_[it->second];
+  const uint64_t key = internKey(sw, members, slots);
+  const size_t mask = interned_.size() - 1;
+  for (size_t i = key & mask; interned_[i].gid != kInvalid; i = (i + 1) & mask) {
+    const InternSlot& e = interned_[i];
+    if (e.key != key || e.sw != sw) continue;
+    const Group& g = groups_[e.gid];
     const auto gm = groupPorts_.begin() + g.offset;
     const auto gs = groupPorts_.begin() + g.slotOffset;
     if (std::equal(members.begin(), members.end(), gm, gm + g.size) &&
         std::equal(slots.begin(), slots.end(), gs, gs + g.slots))
-      return it->second;
-    key = FlowHash::mix(key + 1);
+      return e.gid;
   }
   const uint32_t gid = static_cast<uint32_t>(groups_.size());
   const auto offset = static_cast<uint32_t>(groupPorts_.size());
@@ -212,9 +258,9 @@ uint32_t EcmpFib::intern(NodeId sw, std::span<const PortId> members, std::span<c
     slotOffset = static_cast<uint32_t>(groupPorts_.size());
     groupPorts_.insert(groupPorts_.end(), slots.begin(), slots.end());
   }
-  groups_.push_back(
-      Group{offset, static_cast<uint32_t>(members.size()), slotOffset, static_cast<uint32_t>(slots.size())});
-  table.emplace(key, gid);
+  groups_.push_back(Group{offset, static_cast<uint32_t>(members.size()), slotOffset,
+                          static_cast<uint32_t>(slots.size()), kInvalid, kInvalid});
+  internInsert(sw, key, gid);
   return gid;
 }
 
@@ -340,23 +386,43 @@ void EcmpFib::setRoute(NodeId sw, NodeId leaf, std::span<const PortId> ports) {
   SIM_CHECK(!topo_.isHost(sw) && leafIndex_[leaf] != kInvalid && component_[sw] == component_[leaf],
             "setRoute: not a switch and a leaf of the same plane");
   for (PortId p : ports) SIM_CHECK(topo_.portNode(p) == sw, "setRoute: port of another switch");
-  std::vector<PortId> sorted(ports.begin(), ports.end());
-  std::sort(sorted.begin(), sorted.end());
+  // A copy (ports may alias this FIB's own storage, which intern may grow), sorted.
+  route_.assign(ports.begin(), ports.end());
+  if (!std::is_sorted(route_.begin(), route_.end())) std::sort(route_.begin(), route_.end());
   const size_t row = switchRow_[sw] + leafIndex_[leaf];
-  const uint32_t gid = intern(sw, sorted, sorted);
-  std::vector<NodeId> changed;
+  const uint32_t gid = internRoute(sw, (derived() ? installed_ : table_)[row]);
   if (!derived()) {
     if (table_[row] == gid) return;
     table_[row] = gid;
-    changed.push_back(sw);
-  } else {
-    if (installed_[row] == gid) return;
-    installed_[row] = gid;
-    bool capChanged = false;
-    if (refresh(sw, leafIndex_[leaf], capChanged)) changed.push_back(sw);
-    if (capChanged) propagate(sw, leafIndex_[leaf], changed);
+    for (const auto& f : listeners_) f(sw);
+    return;
   }
+  if (installed_[row] == gid) return;
+  installed_[row] = gid;
+  std::vector<NodeId> changed;
+  bool capChanged = false;
+  if (refresh(sw, leafIndex_[leaf], capChanged)) changed.push_back(sw);
+  if (capChanged) propagate(sw, leafIndex_[leaf], changed);
   notify(changed);
+}
+
+uint32_t EcmpFib::internRoute(NodeId sw, uint32_t cur) {
+  // A control plane mostly grows a group by one member at a time (multipath routes arriving
+  // one by one). The group that growth leads to is remembered on the group it grew from (a line
+  // setRoute has just read), which saves the index lookup, a cache miss on a large FIB.
+  PortId added = kInvalid;
+  if (cur != kInvalid && route_.size() == static_cast<size_t>(groups_[cur].size) + 1) {
+    const auto m = members(cur);
+    const auto at = std::mismatch(m.begin(), m.end(), route_.begin()).second;
+    if (std::equal(at + 1, route_.end(), at - route_.begin() + m.begin(), m.end())) added = *at;
+    if (added != kInvalid && groups_[cur].grownPort == added) return groups_[cur].grownGid;
+  }
+  const uint32_t gid = intern(sw, route_, route_);
+  if (added != kInvalid) {  // after intern, which may have grown groups_
+    groups_[cur].grownPort = added;
+    groups_[cur].grownGid = gid;
+  }
+  return gid;
 }
 
 void EcmpFib::setLocalPortUp(PortId p, bool up) {
@@ -417,11 +483,7 @@ size_t EcmpFib::memoryBytes() const {
 }
 
 size_t EcmpFib::internedBytes() const {
-  // Approximate: one hash node (key, value, next pointer, cached hash) per distinct group, plus
-  // each map's bucket array and header.
-  size_t bytes = 0;
-  for (const auto& m : interned_) bytes += sizeof(m) + m.size() * 32 + m.bucket_count() * sizeof(void*);
-  return bytes;
+  return interned_.capacity() * sizeof(InternSlot);
 }
 
 }  // namespace fabricsim

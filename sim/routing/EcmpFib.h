@@ -37,7 +37,6 @@
 #include <functional>
 #include <map>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/config/TopologySpec.h"
@@ -88,7 +87,7 @@ class EcmpFib {
   /// Locally dead ports are filtered out of what forwards.
   void setRoute(NodeId sw, NodeId leaf, std::span<const PortId> ports);
   /// The installed group of switch `sw` toward leaf `leaf` (the control plane's view, before
-  /// local port state and weights; empty when sw == leaf or no route).
+  /// local port state and weights; ascending ports; empty when sw == leaf or no route).
   std::span<const PortId> routeToLeaf(NodeId sw, NodeId leaf) const;
   /// Leaves (switches with hosts) of connected plane `component`.
   const std::vector<NodeId>& leavesOf(uint32_t component) const { return compLeaves_[component]; }
@@ -132,11 +131,15 @@ class EcmpFib {
   void onChange(ChangeListener f) { listeners_.push_back(std::move(f)); }
 
  private:
-  struct Group {
-    uint32_t offset;  // members (sorted) in groupPorts_
+  struct alignas(32) Group {  // one cache line holds whole groups
+    uint32_t offset;          // members (sorted) in groupPorts_
     uint32_t size;
     uint32_t slotOffset;  // the slot table the hash indexes (== offset for a plain group)
     uint32_t slots;
+    // setRoute's memo: the group this one became, the last time a route grew from it by the
+    // one port grownPort (kInvalid: none yet). Exact: contents name one group per switch.
+    PortId grownPort = kInvalid;
+    uint32_t grownGid = kInvalid;
   };
   struct NicRoute {
     NodeId leaf;
@@ -166,11 +169,25 @@ class EcmpFib {
   // While the constructor runs: forwarding group per (installed group, weights).
   std::map<std::pair<uint32_t, std::vector<uint64_t>>, uint32_t>* buildMemo_ = nullptr;
 
+  /// The group id of (members, slots) at switch `sw`, created when new. Groups are distinct per
+  /// switch (a switch's groups hold its own ports; the empty group is one per switch).
   uint32_t intern(NodeId sw, std::span<const PortId> members, std::span<const PortId> slots);
   void rebuildIntern();
-  static uint64_t internKey(std::span<const PortId> members, std::span<const PortId> slots);
+  static uint64_t internKey(NodeId sw, std::span<const PortId> members, std::span<const PortId> slots);
+  /// Adds group `gid` of `sw` (hash `key`) to the index unless a group of equal contents is there.
+  uint32_t internInsert(NodeId sw, uint64_t key, uint32_t gid);
   size_t internedBytes() const;
-  std::vector<std::unordered_map<uint64_t, uint32_t>> interned_;
+  /// The intern index: open addressing over (switch, contents), power-of-two size, at most half full.
+  struct InternSlot {
+    uint64_t key;  // internKey of the group
+    NodeId sw;
+    uint32_t gid;  // kInvalid: free
+  };
+  std::vector<InternSlot> interned_;  // empty until needed (constructor, first setRoute)
+  size_t internedCount_ = 0;
+  std::vector<PortId> route_;  // scratch for setRoute
+  /// setRoute: the group of the sorted `route_` at `sw`, replacing group `cur` (kInvalid: none).
+  uint32_t internRoute(NodeId sw, uint32_t cur);
 
   bool derived() const { return !installed_.empty(); }
   void ensureInstalled();

@@ -1,8 +1,9 @@
 // Routing benchmarks: RFC 7938 eBGP converging from start (every session up, every leaf
 // announcing its prefix into empty tables) on k-ary fat-trees and on one plane of the 98K-GPU
 // rail-optimized fabric (a radix-64 fat-tree of 12 pods; the 8 rails are 8 such independent
-// planes). Counters: messages per second of wall time, the messages, and the control plane's
-// own memory (RIBs, interned AS paths, message queues; the FIB is not counted).
+// planes). Counters: messages per second of wall time, the messages, the control plane's own
+// memory (RIBs, interned AS paths, message queues; the FIB is not counted), and the FIB's
+// distinct groups and memory after convergence.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -27,7 +28,7 @@ TopologySpec fatTree(int radix, int pods, int hostsPerEdge) {
 
 void convergeFromStart(benchmark::State& state, const TopologySpec& spec) {
   const auto topo = buildTopology(spec);
-  double messages = 0, memory = 0, paths = 0, simSeconds = 0;
+  double messages = 0, memory = 0, paths = 0, simSeconds = 0, groups = 0, fibMemory = 0;
   for (auto _ : state) {
     state.PauseTiming();
     EcmpFib fib(*topo, 1);
@@ -46,6 +47,8 @@ void convergeFromStart(benchmark::State& state, const TopologySpec& spec) {
     memory = static_cast<double>(cp->memoryBytes());
     paths = static_cast<double>(cp->distinctPaths());
     simSeconds = cp->startStats().lastFibChange.seconds();
+    groups = static_cast<double>(fib.distinctGroups());
+    fibMemory = static_cast<double>(fib.memoryBytes());
     cp.reset();
     state.ResumeTiming();
   }
@@ -55,6 +58,8 @@ void convergeFromStart(benchmark::State& state, const TopologySpec& spec) {
   state.counters["cp_memory_MiB"] = memory / (1024.0 * 1024.0);
   state.counters["as_paths"] = paths;
   state.counters["sim_converged_s"] = simSeconds;
+  state.counters["fib_groups"] = groups;
+  state.counters["fib_memory_MiB"] = fibMemory / (1024.0 * 1024.0);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <boost/graph/visitors.hpp>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -312,4 +313,64 @@ TEST(EcmpFib, TablesAreAggregatedPerLeaf) {
   EXPECT_LT(f.fib.memoryBytes(), switches * hosts * 4 / 4);
   // Distinct groups per switch are few: edge 1 (up), agg 1 + 8, core 16.
   EXPECT_LE(f.fib.distinctGroups(), 128u * 1 + 128u * 9 + 64u * 16);
+}
+
+TEST(EcmpFib, SetRouteInstallsExactlyTheGivenSetAndSharesEqualGroups) {
+  // A random walk of routes as a control plane installs them: mostly one member added at a
+  // time (multipath routes arriving one by one, the case setRoute memoises), sometimes one
+  // removed, the route cleared, or a random subset. Reference: the std::set this test holds
+  // per (switch, leaf). Equal contents at one switch are one group, so after the walk the
+  // distinct groups are at most the static ones plus the distinct (switch, contents) pairs
+  // the walk produced; the listener hears exactly the calls that changed a route.
+  Fixture f(fatTreeSpec(8), 3);
+  const Topology& t = *f.topo;
+  int heard = 0;
+  f.fib.onChange([&](NodeId) { ++heard; });
+  const size_t staticGroups = f.fib.distinctGroups();
+  std::mt19937 rng(7);
+  std::map<std::pair<NodeId, NodeId>, std::set<PortId>> want;
+  std::set<std::pair<NodeId, std::set<PortId>>> distinct;
+  int changes = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const NodeId sw = static_cast<NodeId>(t.hostCount() + rng() % t.switchCount());
+    const auto& leaves = f.fib.leavesOf(f.fib.component(sw));
+    const NodeId leaf = leaves[rng() % leaves.size()];
+    if (leaf == sw) continue;
+    auto key = std::make_pair(sw, leaf);
+    if (!want.count(key)) {
+      const auto cur = f.fib.routeToLeaf(sw, leaf);
+      want[key] = std::set<PortId>(cur.begin(), cur.end());
+    }
+    std::set<PortId> next = want[key];
+    const PortId p = t.port(sw, rng() % t.degree(sw));
+    const uint32_t kind = rng() % 10;
+    if (kind < 6) {
+      next.insert(p);
+    } else if (kind < 8) {
+      next.erase(p);
+    } else if (kind == 8) {
+      next.clear();
+    } else {
+      next.clear();
+      for (uint32_t lp = 0; lp < t.degree(sw); ++lp)
+        if (rng() % 2) next.insert(t.port(sw, lp));
+    }
+    std::vector<PortId> given(next.begin(), next.end());
+    std::shuffle(given.begin(), given.end(), rng);  // setRoute takes any order
+    const int before = heard;
+    f.fib.setRoute(sw, leaf, given);
+    changes += next != want[key];
+    EXPECT_EQ(heard - before, next != want[key] ? 1 : 0) << "step " << step;
+    want[key] = next;
+    distinct.insert({sw, next});
+    const auto got = f.fib.routeToLeaf(sw, leaf);
+    ASSERT_EQ(std::vector<PortId>(got.begin(), got.end()), std::vector<PortId>(next.begin(), next.end()))
+        << "step " << step;
+  }
+  for (const auto& [key, ports] : want) {  // nothing else moved meanwhile
+    const auto got = f.fib.routeToLeaf(key.first, key.second);
+    EXPECT_EQ(std::vector<PortId>(got.begin(), got.end()), std::vector<PortId>(ports.begin(), ports.end()));
+  }
+  EXPECT_GT(changes, 5000);  // the walk mostly changed routes
+  EXPECT_LE(f.fib.distinctGroups(), staticGroups + distinct.size());
 }
