@@ -122,13 +122,15 @@ void FailureInjector::onEvent(uint32_t index) {
     return;
   }
   const bool up = e.spec.action == "up";
-  if (e.hostLinks) {
-    setHostLinks(e, up);
-    return;
-  }
-  for (LinkId l : e.links) fabric_.setLinkUp(l, up);
-  if (failover_) e.failoverRecord = failover_->linksChanged(e.links, up);
-  if (sm_) sm_->linksChanged(e.links, up);
+  const std::vector<LinkId> changed = applyCauses(e, up);
+  for (LinkId l : changed) fabric_.setLinkUp(l, up);
+  // Neither BGP nor the subnet manager hears of host links: a leaf keeps advertising its hosts'
+  // prefix while one host is cut off (RFC 7938 leaves originate the rack's subnet), and a route
+  // toward a dead NIC loses only what was going to it anyway. Recovery is the NICs' (failover or
+  // retries).
+  if (e.hostLinks) return;
+  if (failover_) e.failoverRecord = failover_->linksChanged(changed, up);
+  if (sm_ && !changed.empty()) sm_->linksChanged(changed, up);
   if (!bgp_) return;
   e.bgpFirst = static_cast<uint32_t>(bgp_->failureStats().size());
   if (e.node != kInvalid) {
@@ -137,7 +139,7 @@ void FailureInjector::onEvent(uint32_t index) {
     else
       bgp_->switchDown(e.node);
   } else {
-    for (LinkId l : e.links) {
+    for (LinkId l : changed) {
       if (up)
         bgp_->linkUp(l);
       else
@@ -147,18 +149,19 @@ void FailureInjector::onEvent(uint32_t index) {
   e.bgpEnd = static_cast<uint32_t>(bgp_->failureStats().size());
 }
 
-void FailureInjector::setHostLinks(const Event& e, bool up) {
-  // A link is down while its own failure or its NIC's lasts: the two overlap independently.
-  const uint8_t cause = e.nic != kInvalid ? kNicDown : kLinkDown;
+std::vector<LinkId> FailureInjector::applyCauses(const Event& e, bool up) {
+  if (linkDown_.empty()) linkDown_.assign(topo_.linkCount(), 0);
+  std::vector<LinkId> changed;
   for (LinkId l : e.links) {
-    uint8_t& state = hostLinkDown_[l];
+    uint8_t cause = kLinkDown;
+    if (e.nic != kInvalid) cause = kNicDown;
+    if (e.node != kInvalid) cause = topo_.link(l).a == e.node ? kSwitchADown : kSwitchBDown;
+    uint8_t& state = linkDown_[l];
     const uint8_t before = state;
     state = up ? static_cast<uint8_t>(state & ~cause) : static_cast<uint8_t>(state | cause);
-    if ((before == 0) != (state == 0)) fabric_.setLinkUp(l, state == 0);
+    if ((before == 0) != (state == 0)) changed.push_back(l);
   }
-  // Neither BGP nor the subnet manager is told: a leaf keeps advertising its hosts' prefix while
-  // one host is cut off (RFC 7938 leaves originate the rack's subnet), and a route toward a dead
-  // NIC loses only what was going to it anyway. Recovery is the NICs' (failover or retries).
+  return changed;
 }
 
 }  // namespace fabricsim

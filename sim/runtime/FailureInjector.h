@@ -13,15 +13,15 @@
 // Host links (`link: [host-3, leaf-0]`: every link of the host to that switch, one per NIC) and
 // NICs (`nic: host-3/1`) go down and up too: a NIC down is its host link down (both directions:
 // nothing it sends or is sent arrives). A link failed both on its own and through its NIC comes
-// back when both are over. The backends' connections then fail over to another NIC of the host
-// (nic.failover) or retry until they fail; routing is not told (see setHostLinks).
+// back when both are over; so does a link whose switch failed: overlapping failures hold a
+// link down independently. The backends' connections then fail over to another NIC of the host
+// (nic.failover) or retry until they fail; routing is not told of host links.
 // Leaves out: partial (unidirectional) failures, flap damping, a NIC's PCIe or firmware state.
 // Units: Time (ps).
 #pragma once
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/config/TopologySpec.h"
@@ -74,12 +74,14 @@ class FailureInjector final : public EventHandler {
   BgpControlPlane* bgp_;
   IbSubnetManager* sm_;
   std::unique_ptr<LocalFailover> failover_;
-  /// A host-link or NIC event: each of its links is down while its own or its NIC's failure lasts.
-  void setHostLinks(const Event& e, bool up);
+  /// Applies event `e` to the causes that keep each of its links down (its own link event, its
+  /// NIC's, a failed switch at either end: overlapping failures are independent) and returns
+  /// the links whose state changed: a link is up only while no cause holds it down.
+  std::vector<LinkId> applyCauses(const Event& e, bool up);
 
-  static constexpr uint8_t kLinkDown = 1, kNicDown = 2;
+  static constexpr uint8_t kLinkDown = 1, kNicDown = 2, kSwitchADown = 4, kSwitchBDown = 8;
   std::vector<Event> events_;
-  std::unordered_map<LinkId, uint8_t> hostLinkDown_;  ///< causes (bits) keeping a host link down
+  std::vector<uint8_t> linkDown_;  ///< per link: the causes (bits) holding it down
 };
 
 }  // namespace fabricsim

@@ -222,3 +222,35 @@ TEST(LocalFailover, AcksThroughASwitchWithoutARouteFailTheConnectionOnEveryBacke
     EXPECT_LE(f["at_s"].get<double>(), 0.2555) << backend;
   }
 }
+
+TEST(LocalFailover, ALinkOfAFailedSwitchStaysDownUntilBothAreRepaired) {
+  // spine-0 fails at 100 us; its link to leaf-0 fails at 150 us and is repaired at 200 us while
+  // spine-0 is still down. The link must stay down (its switch is dead): the two link events
+  // change nothing, so the run is the same as with the switch failure alone, to the picosecond,
+  // and the link events changed no switch's tables.
+  for (const char* backend : {"packet", "flow"}) {
+    const std::string dir = writeFiles();
+    auto runWith = [&](const std::string& failures) {
+      RunOptions o;
+      o.topologyPath = dir + "topo.yaml";
+      o.workloadPaths = {dir + "one-flow.yaml"};
+      o.progress = false;
+      o.backend = backend;
+      o.sets = {"failures=" + failures};
+      Experiment e(o);
+      e.run();
+      return e.results();
+    };
+    const nlohmann::json alone = runWith("[{at: 100us, action: down, switch: spine-0}]");
+    const nlohmann::json both = runWith(
+        "[{at: 100us, action: down, switch: spine-0}, {at: 150us, action: down, link: [leaf-0, spine-0]}, "
+        "{at: 200us, action: up, link: [leaf-0, spine-0]}]");
+    ASSERT_EQ(alone["status"], "completed") << backend;
+    ASSERT_EQ(both["status"], "completed") << backend;
+    EXPECT_EQ(both["jobs"][0]["jct_s"].get<double>(), alone["jobs"][0]["jct_s"].get<double>()) << backend;
+    const auto& ev = both["routing"]["failures"];
+    ASSERT_EQ(ev.size(), 3u) << backend;
+    EXPECT_EQ(ev[1]["local_failover_switches"].get<int>(), 0) << backend;
+    EXPECT_EQ(ev[2]["local_failover_switches"].get<int>(), 0) << backend;
+  }
+}
