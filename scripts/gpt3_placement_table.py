@@ -17,7 +17,9 @@ the whole process (/usr/bin/time).
 --out DIR (default out/gpt3-placement) keeps each run's results (DIR/<row>-seed<S>.json, with the wall time and peak RSS added under
 "figure_run"); --from DIR prints the table from such a directory without running anything.
 
-Usage: scripts/gpt3_placement_table.py [--seeds 1] [--jobs 1] [--out DIR | --from DIR] [--binary PATH]
+--resume runs only the (row, seed) pairs whose results are not in --out yet.
+
+Usage: scripts/gpt3_placement_table.py [--seeds 1] [--jobs 1] [--out DIR [--resume] | --from DIR] [--binary PATH]
 """
 import argparse
 import concurrent.futures
@@ -73,6 +75,7 @@ def figures(r):
         "dp_mean": dp["time_s"], "dp_max": dp["max_time_s"], "dp_busbw": dp["busbw_GBps"],
         "tp_bytes": tp["bytes"], "tp_mean": tp["time_s"], "tp_busbw": tp["busbw_GBps"],
         "max_queue": net["max_queue_bytes"], "drops": net["packets_dropped"],
+        "queue_tier": max(net["per_tier"].items(), key=lambda t: t[1]["max_queue_bytes"])[0],
         "resent": net["retransmitted_bytes"],
         "compute": job["compute_s"], "critical": job["compute_only_jct_s"], "idle": job["idle_s"],
         "stages": job["pipeline"]["stages"], "microbatches": job["pipeline"]["microbatches"],
@@ -97,6 +100,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="runs at a time (default 1)")
     ap.add_argument("--out", default=os.path.join(ROOT, "out/gpt3-placement"),
                     help="keep each run's results JSON in this directory (default out/gpt3-placement)")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the results already in --out (same binary and inputs assumed) and run only the missing")
     ap.add_argument("--from", dest="from_dir", help="print the table from the results kept in this directory")
     ap.add_argument("--binary", default=os.path.join(ROOT, "build/release/fabricsim"))
     a = ap.parse_args()
@@ -109,8 +114,11 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
             # Longest first (adaptive and random-hosts ECMP take about 3x the rail-aligned run), so that
             # with --jobs 2 the short run fills in after one of them.
-            futures = {(k, s): pool.submit(run_one, a.binary, a.out, k, args, s, a.jobs) for k, args, s in reversed(work)}
+            kept = lambda k, s: a.resume and os.path.exists(os.path.join(a.out, f"{k}-seed{s}.json"))
+            futures = {(k, s): pool.submit(run_one, a.binary, a.out, k, args, s, a.jobs)
+                       for k, args, s in reversed(work) if not kept(k, s)}
             results = {ks: f.result() for ks, f in futures.items()}
+        results.update({(k, s): load(a.out, k, s) for k, _, s in work if (k, s) not in results})
     fig = {ks: figures(r) for ks, r in results.items()}
     rows = {key: [fig[(key, s)] for s in seeds] for _, _, key, _ in ROWS}
 
@@ -146,15 +154,16 @@ def main():
     para = (f"Compute is {r0['compute']:.3f} s per GPU. The compute-only critical path is {r0['critical']:.3f} s; "
             f"its extra {1e3 * r0['idle']:.0f} ms is the 1F1B bubble, {r0['stages'] - 1}/"
             f"{r0['stages'] + r0['microbatches'] - 1} of the pipeline. TP all-reduces of {r0['tp_bytes'] / MIB:.0f} MiB "
-            f"over NVLink take {1e6 * r0['tp_mean']:.0f} us each ({r0['tp_busbw']:.0f} GB/s busbw).")
+            f"over NVLink take {1e6 * r0['tp_mean']:.0f} us each ({r0['tp_busbw']:.0f} GB/s busbw), on the compute stream.")
     print(textwrap.fill(para, width=100))
     print()
-    bullet = lambda text: print(textwrap.fill(text, width=100, initial_indent="- ", subsequent_indent="  "))
+    bullet = lambda text: print(textwrap.fill(text, width=100, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False))
     for placement, routing, key, _ in ROWS:
         xs = rows[key]
         m = lambda k: statistics.mean(x[k] for x in xs)
         bullet(f"{placement}, {routing}: {m('drops'):,.0f} packets dropped, {m('resent') / MIB:,.1f} MiB "
-               f"retransmitted, largest queue {size(max(x['max_queue'] for x in xs))}; the slowest DP bucket "
+               f"retransmitted, largest queue {size(max(x['max_queue'] for x in xs))} (on a "
+               f"{max(xs, key=lambda x: x['max_queue'])['queue_tier']} link); the slowest DP bucket "
                f"takes {1e3 * m('dp_max'):.2f} ms against a mean of {1e3 * m('dp_mean'):.2f} ms; peak RSS "
                f"{m('rss'):.0f} MiB.")
 
