@@ -90,6 +90,12 @@ def cell(xs, fmt, scale=1.0, unit=""):
     return f"{m:{fmt}} ± {statistics.stdev(xs) * scale:{fmt}}{unit}"
 
 
+def queue_cell(xs):
+    """Bytes as mean +- standard deviation, in MiB from 1 MiB on, in KiB below."""
+    big = statistics.mean(xs) >= MIB
+    return cell(xs, ".1f" if big else ".0f", 1 / MIB if big else 1 / 1024, " MiB" if big else " KiB")
+
+
 def size(b):
     return f"{b / MIB:.1f} MiB" if b >= MIB else f"{b / 1024:.0f} KiB"
 
@@ -134,7 +140,7 @@ def main():
     print()
     dp = rows[ROWS[0][2]][0]
     print(f"| placement | routing | iteration | exposed comm | DP all-reduce {dp['dp_bytes'] / 1e6:.0f} MB: mean / max "
-          f"| busbw | max queue | drops | wall |")
+          f"| busbw | max queue | drops (packets) | wall |")
     print("|---|---|---|---|---|---|---|---|---|")
     base = statistics.mean(x["iteration"] for x in rows[ROWS[0][2]])
     for placement, routing, key, _ in ROWS:
@@ -142,11 +148,10 @@ def main():
         col = lambda k: [x[k] for x in xs]
         it = statistics.mean(col("iteration"))
         rel = "" if key == ROWS[0][2] else f" ({100 * (it / base - 1):+.1f}%)"
-        drops = statistics.mean(col("drops"))
         print(f"| {placement} | {routing} | {cell(col('iteration'), '.3f', unit=' s')}{rel} | "
               f"{cell(col('exposed'), '.0f', 1e3, ' ms')} | {cell(col('dp_mean'), '.2f', 1e3)} / "
               f"{cell(col('dp_max'), '.2f', 1e3, ' ms')} | {cell(col('dp_busbw'), '.1f', unit=' GB/s')} | "
-              f"{size(max(col('max_queue')))} | {'0' if drops == 0 else f'{drops:,.0f} packets'} | "
+              f"{queue_cell(col('max_queue'))} | {cell(col('drops'), ',.0f')} | "
               f"{statistics.mean(col('wall')) / 60:.1f} min |")
 
     print()
@@ -157,16 +162,17 @@ def main():
             f"over NVLink take {1e6 * r0['tp_mean']:.0f} us each ({r0['tp_busbw']:.0f} GB/s busbw), on the compute stream.")
     print(textwrap.fill(para, width=100))
     print()
-    bullet = lambda text: print(textwrap.fill(text, width=100, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False))
+    bullet = lambda text: print(textwrap.fill(text, width=100, initial_indent="- ", subsequent_indent="  ",
+                                              break_on_hyphens=False))
     for placement, routing, key, _ in ROWS:
         xs = rows[key]
-        m = lambda k: statistics.mean(x[k] for x in xs)
-        bullet(f"{placement}, {routing}: {m('drops'):,.0f} packets dropped, {m('resent') / MIB:,.1f} MiB "
-               f"retransmitted, largest queue {size(max(x['max_queue'] for x in xs))} (on a "
-               f"{max(xs, key=lambda x: x['max_queue'])['queue_tier']} link); the slowest DP bucket "
-               f"takes {1e3 * m('dp_max'):.2f} ms against a mean of {1e3 * m('dp_mean'):.2f} ms; peak RSS "
-               f"{m('rss'):.0f} MiB.")
-
+        each = lambda fmt, k, scale=1.0: ", ".join(f"{x[k] * scale:{fmt}}" for x in xs)
+        tiers = sorted({x["queue_tier"] for x in xs})
+        bullet(f"{placement}, {routing}, seed{'s 1 to %d' % a.seeds if a.seeds > 1 else ' 1'}: iteration "
+               f"{each('.3f', 'iteration')} s; {each(',.0f', 'drops')} packets dropped; {each(',.1f', 'resent', 1 / MIB)} "
+               f"MiB retransmitted; largest queue {', '.join(size(x['max_queue']) for x in xs)} (on "
+               f"{' and '.join(tiers)} links); the slowest DP bucket {each('.2f', 'dp_max', 1e3)} ms; peak RSS "
+               f"{max(x['rss'] for x in xs):.0f} MiB.")
 
 if __name__ == "__main__":
     main()
