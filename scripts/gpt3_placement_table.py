@@ -75,6 +75,7 @@ def figures(r):
         "dp_mean": dp["time_s"], "dp_max": dp["max_time_s"], "dp_busbw": dp["busbw_GBps"],
         "tp_bytes": tp["bytes"], "tp_mean": tp["time_s"], "tp_busbw": tp["busbw_GBps"],
         "max_queue": net["max_queue_bytes"], "drops": net["packets_dropped"],
+        "spine_bytes": net["per_tier"]["leaf-spine up"]["wire_bytes"],
         "queue_tier": max(net["per_tier"].items(), key=lambda t: t[1]["max_queue_bytes"])[0],
         "resent": net["retransmitted_bytes"],
         "compute": job["compute_s"], "critical": job["compute_only_jct_s"], "idle": job["idle_s"],
@@ -170,7 +171,7 @@ def main():
         tiers = sorted({x["queue_tier"] for x in xs})
         bullet(f"{placement}, {routing}, seed{'s 1 to %d' % a.seeds if a.seeds > 1 else ' 1'}: iteration "
                f"{each('.3f', 'iteration')} s; {each(',.0f', 'drops')} packets dropped; {each(',.1f', 'resent', 1 / MIB)} "
-               f"MiB retransmitted; largest queue {', '.join(size(x['max_queue']) for x in xs)} (on "
+               f"MiB retransmitted; {each(',.0f', 'spine_bytes', 1e-9)} GB sent up to the spines; largest queue {', '.join(size(x['max_queue']) for x in xs)} (on "
                f"{' and '.join(tiers)} links); the slowest DP bucket {each('.2f', 'dp_max', 1e3)} ms; peak RSS "
                f"{max(x['rss'] for x in xs):.0f} MiB.")
 
