@@ -1,0 +1,64 @@
+// FlowFabric's reports: its memory and the network counters it can compute from the fluid
+// (bytes, retransmissions, losses at failures, per-tier link utilisation).
+#include <algorithm>
+#include <cmath>
+
+#include "sim/flow/FlowFabric.h"
+
+namespace fabricsim {
+
+size_t FlowFabric::memoryBytes() const {
+  return solver_.memoryBytes() + active_.capacity() * sizeof(Active) + finishes_.memoryBytes() +
+         records_.capacity() * sizeof(FlowRecord) + pending_.capacity() * sizeof(Pending) +
+         deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
+         nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +
+         routeCache_.memoryBytes() + latencyCache_.memoryBytes() + flowlets_.memoryBytes() +
+         flowletHops_.capacity() * sizeof(MaxMinSolver::Hop) + stalled_.capacity() * sizeof(Stalled);
+}
+
+NetworkCounters FlowFabric::networkCounters() const {
+  NetworkCounters c;
+  c.bytesSent = bytesSent_;
+  c.bytesDelivered = bytesDelivered_;
+  c.goodputBytes = bytesDelivered_;
+  c.activeTime = lastDelivery_;
+  c.retransmittedBytes = static_cast<Bytes>(std::llround(resentBytes_));
+  c.retransmitTimeouts = timeouts_;
+  c.deadLinkBytes = static_cast<Bytes>(std::llround(deadLinkBytes_));
+  c.blackholedBytes = static_cast<Bytes>(std::llround(blackholedBytes_));
+  c.lastRouteLoss = lastRouteLoss_;
+  c.nicFailovers = failovers_;
+  const Time end = lastDelivery_;
+  const double simPs = std::max(1.0, static_cast<double>(end.picos()));
+  const int tiers = std::max(1, topo_.tiers());
+  std::vector<TierCounters> tc(static_cast<size_t>(2 * tiers));
+  static const char* kTierNames[] = {"host-leaf", "leaf-spine", "spine-core", "tier3-tier4"};
+  for (int t = 0; t < tiers; ++t) {
+    tc[2 * t].name = std::string(kTierNames[std::min(t, 3)]) + " up";
+    tc[2 * t + 1].name = std::string(kTierNames[std::min(t, 3)]) + " down";
+  }
+  const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
+  double utilSum = 0;
+  for (PortId p = 0; p < topo_.portCount(); ++p) {
+    const LinkInfo& l = topo_.link(topo_.portLink(p));
+    const NodeId n = topo_.portNode(p);
+    const NodeId peer = topo_.peerNode(p);
+    const bool up = topo_.isHost(n) || (!topo_.isHost(peer) && topo_.node(peer).tier > topo_.node(n).tier);
+    const size_t idx = std::min(static_cast<size_t>(2 * l.tier + (up ? 0 : 1)), tc.size() - 1);
+    const double util = std::min(1.0, portBytes_[p] / (solver_.capacity(p) * simPs));
+    TierCounters& t = tc[idx];
+    ++t.links;
+    t.utilMean += util;
+    t.utilMax = std::max(t.utilMax, util);
+    t.wireBytes += static_cast<Bytes>(portBytes_[p] / efficiency);
+    utilSum += util;
+    c.linkUtilMax = std::max(c.linkUtilMax, util);
+  }
+  for (auto& t : tc)
+    if (t.links) t.utilMean /= static_cast<double>(t.links);
+  c.linkUtilMean = topo_.portCount() ? utilSum / static_cast<double>(topo_.portCount()) : 0;
+  c.perTier = std::move(tc);
+  return c;
+}
+
+}  // namespace fabricsim
