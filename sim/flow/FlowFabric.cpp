@@ -40,6 +40,13 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
         "the flow and hybrid backends split an adaptive flow evenly over the members (per-packet "
         "adaptive routing in fluid form) and cannot keep it on its hashed member until a queue differs "
         "by a bias: remove routing.adaptive_bias or use --backend packet");
+  // A per-QP window limits a flow to window / round trip only while queues are short; with the
+  // fluid's converged rates and no queueing delay that is not what the packet backend does, so
+  // the setting is refused rather than ignored.
+  if (spec.nic.window > 0)
+    throw specError(spec, "nic.window",
+                    "the flow and hybrid backends do not model a per-QP window (rates are the converged "
+                    "max-min shares, without queueing delay): remove nic.window or use --backend packet");
   solver_.trackLoad(selection_ == Selection::Flowlet);  // only flowlet placement reads loads
   // Payload capacity: a full MTU of payload costs its framed size on the wire.
   const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);

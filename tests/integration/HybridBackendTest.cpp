@@ -118,4 +118,29 @@ TEST(HybridBackend, RefusesWhatItCannotModel) {
       "run " + quoted(kRoot + "topologies/leafspine-16.yaml") + " --backend fluid", "2>&1");
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.out.find("'packet', 'flow' or 'hybrid'"), std::string::npos) << bad.out;
+  // A per-QP window has no fluid form: refused on flow and hybrid, pointing at the key in the
+  // file (line 8 of the topology written here), not silently ignored.
+  const std::string topo = dir.write("window.yaml",
+                                     "name: w\n"
+                                     "topology: {kind: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\n"
+                                     "hosts: {gpus_per_host: 1}\n"
+                                     "links: {technology: roce, host_speed: 100Gbps, fabric_speed: 100Gbps}\n"
+                                     "switch: {buffer: 32MiB}\n"
+                                     "congestion_control: {algorithm: none}\n"
+                                     "nic:\n"
+                                     "  window: 64KiB\n");
+  for (const char* backend : {"flow", "hybrid"}) {
+    const CliResult w = fabricsim::testsupport::runFabricsim(
+        "run " + quoted(topo) + " --workload " + quoted(kRoot + "workloads/incast-16.yaml") +
+            " --workload-set incast.senders=3 --backend " + backend + " --quiet",
+        "2>&1");
+    EXPECT_EQ(w.status, 2) << backend << w.out;
+    EXPECT_NE(w.out.find(topo + ":8:"), std::string::npos) << backend << w.out;
+    EXPECT_NE(w.out.find("'nic.window'"), std::string::npos) << backend << w.out;
+  }
+  const CliResult ok = fabricsim::testsupport::runFabricsim("run " + quoted(topo) + " --workload " +
+                                                                quoted(kRoot + "workloads/incast-16.yaml") +
+                                                                " --workload-set incast.senders=3 --quiet",
+                                                            "2>&1");
+  EXPECT_EQ(ok.status, 0) << ok.out;  // the packet backend honours it
 }
