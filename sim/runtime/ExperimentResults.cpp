@@ -96,7 +96,9 @@ nlohmann::json Experiment::buildResults() const {
   for (const auto& job : jobs_) jobs.push_back(jobJson(job));
   doc["jobs"] = jobs;
 
-  std::vector<double> fct, slow, netFct;
+  // FCTs of every delivered transfer, and apart: network transfers (NIC to NIC) and NVLink ones
+  // (inside a host), whose times differ by orders of magnitude and would hide each other.
+  std::vector<double> fct, slow, netFct, netSlow, nvFct, nvSlow;
   const auto& recs = fabric_->flowRecords();
   size_t intra = 0, failedTransfers = 0, undelivered = 0;
   for (const auto& r : recs) {
@@ -106,11 +108,29 @@ nlohmann::json Experiment::buildResults() const {
       continue;
     }
     const double f = r.fct().micros();
-    fct.push_back(f);
-    if (r.intraHost) ++intra;
     const double ideal = r.ideal.micros();
-    slow.push_back(ideal > 0 ? f / ideal : 1.0);
+    const double sd = ideal > 0 ? f / ideal : 1.0;
+    fct.push_back(f);
+    slow.push_back(sd);
+    (r.intraHost ? nvFct : netFct).push_back(f);
+    (r.intraHost ? nvSlow : netSlow).push_back(sd);
+    if (r.intraHost) ++intra;
   }
+  auto stats = [](std::vector<double>&& f, std::vector<double>&& sl) {
+    const size_t n = f.size();
+    if (n == 0) return json{{"count", 0}, {"fct_us", nullptr}, {"slowdown", nullptr}};  // none: no figure
+    const Percentiles pf(std::move(f)), ps(std::move(sl));
+    return json{{"count", n},
+                {"fct_us",
+                 {{"p50", pf.at(0.5)},
+                  {"p90", pf.at(0.9)},
+                  {"p99", pf.at(0.99)},
+                  {"max", pf.max()},
+                  {"mean", pf.mean()}}},
+                {"slowdown", {{"p50", ps.at(0.5)}, {"p99", ps.at(0.99)}, {"max", ps.max()}}}};
+  };
+  json network = stats(std::move(netFct), std::move(netSlow)),
+       nvlink = stats(std::move(nvFct), std::move(nvSlow));
   const Percentiles pf(fct), ps(slow);
   doc["flows"] = {{"count", recs.size()},
                   {"intra_host", intra},
@@ -122,7 +142,9 @@ nlohmann::json Experiment::buildResults() const {
                     {"p99", pf.at(0.99)},
                     {"max", pf.max()},
                     {"mean", pf.mean()}}},
-                  {"slowdown", {{"p50", ps.at(0.5)}, {"p99", ps.at(0.99)}, {"max", ps.max()}}}};
+                  {"slowdown", {{"p50", ps.at(0.5)}, {"p99", ps.at(0.99)}, {"max", ps.max()}}},
+                  {"network", network},
+                  {"nvlink", nvlink}};
 
   json tiers = json::object();
   for (const auto& t : net.perTier)
@@ -285,9 +307,7 @@ nlohmann::json Experiment::failureEvents() const {
       const LinkInfo& l = topo_->link(e.links.front());
       target = topo_->node(l.a).name + "--" + topo_->node(l.b).name;
     }
-    json j = {{"event", kind + (down ? "down" : "up")},
-              {"target", target},
-              {"at_s", e.at.seconds()}};
+    json j = {{"event", kind + (down ? "down" : "up")}, {"target", target}, {"at_s", e.at.seconds()}};
     // Local fast failover: when the switches at the ends applied it, and how many changed.
     j["local_failover_s"] = nullptr;
     j["local_failover_switches"] = nullptr;

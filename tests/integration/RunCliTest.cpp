@@ -389,3 +389,46 @@ TEST(RunCli, BadRoutingAndFailureInputExitsTwoWithFileLineAndKey) {
     EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.lines << r.out;
   }
 }
+
+// FCT statistics apart for network and NVLink transfers (issue 18): an all-to-all of 1 MiB on 2
+// hosts x 2 GPUs sends 4 transfers over NVLink (one per GPU, inside its host) and 8 over the
+// network. Each GPU's NVLink port carries one transfer out and one in, so every NVLink transfer
+// takes 1 MiB / 100 GB/s + 1 us = 11.49 us (closed form); the network ones share 100 Gb/s NICs
+// and take far longer. The NVLink figures must be exactly that, uncontaminated by the network's.
+TEST(RunCli, FctStatisticsAreSplitBetweenNetworkAndNvlink) {
+  const TempDir dir;
+  const std::string topo =
+      dir.write("t.yaml",
+                "name: split\n"
+                "topology: {kind: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 2}\n"
+                "hosts: {gpus_per_host: 2, nics_per_host: 1, nvlink: {bandwidth: 100GBps, "
+                "latency: 1us}}\n"
+                "links: {technology: roce, host_speed: 100Gbps, fabric_speed: 100Gbps}\n"
+                "switch: {buffer: 32MiB}\n"
+                "congestion_control: {algorithm: none}\n");
+  const std::string work = dir.write("w.yaml", "kind: pattern\npattern: all-to-all\nmessage_size: 1MiB\n");
+  for (const char* backend : {"packet", "flow"}) {
+    const std::string out = dir.file(std::string("r-") + backend + ".json");
+    const CliResult r = runCli("run " + quoted(topo) + " --workload " + quoted(work) + " --backend " +
+                               backend + " --quiet --out " + quoted(out));
+    ASSERT_EQ(r.status, 0) << r.out;
+    const nlohmann::json j = readJson(out);
+    const auto& f = j["flows"];
+    EXPECT_EQ(f["nvlink"]["count"].get<int>(), 4) << backend;
+    EXPECT_EQ(f["network"]["count"].get<int>(), 8) << backend;
+    EXPECT_EQ(f["intra_host"].get<int>(), 4) << backend;
+    const double nv = 1048576.0 / 100e9 * 1e6 + 1.0;
+    EXPECT_NEAR(f["nvlink"]["fct_us"]["p50"].get<double>(), nv, 0.01 * nv) << backend;
+    EXPECT_NEAR(f["nvlink"]["fct_us"]["max"].get<double>(), nv, 0.01 * nv) << backend;
+    // One NIC of 100 Gb/s carries 1 MiB at no less than 83.9 us.
+    EXPECT_GT(f["network"]["fct_us"]["p50"].get<double>(), 83.0) << backend;
+  }
+  // A workload without NVLink transfers has no NVLink figures: null, not 0.
+  const std::string out = dir.file("r-net.json");
+  const CliResult r =
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --quiet --out " + quoted(out));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = readJson(out);
+  EXPECT_EQ(j["flows"]["nvlink"]["count"].get<int>(), 0);
+  EXPECT_TRUE(j["flows"]["nvlink"]["fct_us"].is_null());
+}
