@@ -156,6 +156,7 @@ void PacketFabric::setSubnetManager(const IbSubnetManager& sm) {
   SIM_CHECK(qps_.empty(), "the subnet manager must be set before any transfer");
   switchParams_.ibLft = &sm.lft();
   switchParams_.ibAdaptive = sm.adaptive();
+  switchParams_.selection = PathSelection::IbLft;
   path_.setIbRouting(&sm.lft(), &sm.lids());
 }
 

@@ -64,8 +64,9 @@ PortId Switch::selectLid(const Packet& p) {
 }
 
 PortId Switch::selectPort(const Packet& p) {
-  if (params_->ibLft) return selectLid(p);
+  // ECMP first: the common case costs one compare before the table lookup.
   if (params_->selection == PathSelection::Ecmp) return fib_->nextHop(id_, p.dstNic, p.tuple);
+  if (params_->selection == PathSelection::IbLft) return selectLid(p);
   const std::span<const PortId> group = fib_->group(id_, p.dstNic);
   if (group.size() <= 1) return fib_->nextHop(id_, p.dstNic, p.tuple);  // leaf port, single path, or none
   const auto n = static_cast<uint32_t>(group.size());
@@ -114,7 +115,8 @@ PortId Switch::selectPort(const Packet& p) {
       if (params_->sprayRoundRobin) return group[sprayNext_++ % n];
       return group[rng_.below(n)];
     case PathSelection::Ecmp:
-      break;
+    case PathSelection::IbLft:
+      break;  // handled above
   }
   return fib_->nextHop(id_, p.dstNic, p.tuple);
 }

@@ -11,7 +11,8 @@
 
 namespace fabricsim {
 
-enum class PathSelection : uint8_t { Ecmp, Flowlet, Adaptive, Spray };
+/// IbLft: InfiniBand destination-LID tables (set with the subnet manager), optionally adaptive.
+enum class PathSelection : uint8_t { Ecmp, Flowlet, Adaptive, Spray, IbLft };
 
 struct SwitchParams {
   PathSelection selection = PathSelection::Ecmp;
@@ -25,7 +26,7 @@ struct SwitchParams {
   EcnSpec ecn;
   PfcSpec pfc;
   bool infiniband = false;
-  uint32_t maxFrame = 0;    ///< wire bytes of a full-MTU data packet
+  uint32_t maxFrame = 0;     ///< wire bytes of a full-MTU data packet
   uint32_t pauseFrame = 84;  ///< wire bytes of a PFC frame
   /// InfiniBand subnet-manager routing: the LFTs (packets carry their DLID in `tuple`), and
   /// whether switches route adaptively among the SM's groups. nullptr: Ethernet forwarding.

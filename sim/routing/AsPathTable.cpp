@@ -1,19 +1,14 @@
 #include "sim/routing/AsPathTable.h"
 
 #include "sim/core/Error.h"
+#include "sim/routing/FlowHash.h"
 
 namespace fabricsim {
 
 AsPathTable::AsPathTable() : nodes_(2, Node{0, 0, 0}), slots_(1024, 0) {}
 
 uint64_t AsPathTable::mix(Asn head, uint32_t tail) {
-  uint64_t x = (static_cast<uint64_t>(head) << 32) | tail;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
+  return FlowHash::mix((static_cast<uint64_t>(head) << 32) | tail);
 }
 
 AsPathTable::Ref AsPathTable::prepend(Asn head, Ref tail) {

@@ -18,26 +18,14 @@
 #include "sim/routing/FlowHash.h"
 #include "sim/topology/Topology.h"
 #include "sim/topology/TopologyBuilder.h"
+#include "tests/support/ShapeSpecs.h"
 
 using namespace fabricsim;
 
 namespace {
 
-TopologySpec leafSpine(int leaves, int spines, int hostsPerLeaf) {
-  TopologySpec s;
-  s.name = "ls";
-  s.kind = TopologyKind::LeafSpine;
-  s.leafSpine = LeafSpineShape{leaves, spines, hostsPerLeaf, 1};
-  return s;
-}
-
-TopologySpec fatTree(int k) {
-  TopologySpec s;
-  s.name = "ft";
-  s.kind = TopologyKind::FatTree;
-  s.fatTree = FatTreeShape{k, k, k / 2};
-  return s;
-}
+using testsupport::fatTree;
+using testsupport::leafSpine;
 
 /// The port of `from` whose peer is `to`.
 PortId portToward(const Topology& topo, NodeId from, NodeId to) {

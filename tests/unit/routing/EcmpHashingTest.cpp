@@ -16,26 +16,14 @@
 #include "sim/routing/FlowHash.h"
 #include "sim/topology/Topology.h"
 #include "sim/topology/TopologyBuilder.h"
+#include "tests/support/ShapeSpecs.h"
 
 using namespace fabricsim;
 
 namespace {
 
-TopologySpec leafSpine(int leaves, int spines, int hostsPerLeaf) {
-  TopologySpec s;
-  s.name = "ls";
-  s.kind = TopologyKind::LeafSpine;
-  s.leafSpine = LeafSpineShape{leaves, spines, hostsPerLeaf, 1};
-  return s;
-}
-
-TopologySpec fatTree(int k) {
-  TopologySpec s;
-  s.name = "ft";
-  s.kind = TopologyKind::FatTree;
-  s.fatTree = FatTreeShape{k, k, k / 2};
-  return s;
-}
+using testsupport::fatTree;
+using testsupport::leafSpine;
 
 std::vector<uint32_t> nicsOn(const Topology& topo, NodeId leaf) {
   std::vector<uint32_t> v;
