@@ -116,4 +116,24 @@ void readWatchdog(YamlReader& r, const Node& root, TopologySpec& spec) {
                 "), found " + formatTime(spec.watchdog.noProgress));
 }
 
+void readEpisodes(YamlReader& r, const Node& root, TopologySpec& spec) {
+  if (!YamlReader::has(root, "episodes")) return;
+  const Node e = root["episodes"];
+  const std::string p = "episodes";
+  if (!r.expectMap(e, p)) return;
+  spec.episodes.given = true;
+  r.checkKeys(e, p, {"seeds", "tolerance", "max_rounds"});
+  r.getInt(e, p, "seeds", spec.episodes.seeds, 1, 64);
+  r.getInt(e, p, "max_rounds", spec.episodes.maxRounds, 1, 1000);
+  double tol = spec.episodes.tolerance;
+  if (r.getDouble(e, p, "tolerance", tol, -1e300, 1e300)) {
+    if (!(tol > 0 && tol < 1))
+      r.error(e["tolerance"], "episodes.tolerance",
+              "expected a fraction of a link's capacity in (0, 1), e.g. 0.01, found " +
+                  e["tolerance"].as<std::string>());
+    else
+      spec.episodes.tolerance = tol;
+  }
+}
+
 }  // namespace fabricsim

@@ -234,6 +234,9 @@ nlohmann::json toJson(const TopologySpec& spec) {
     failures.push_back(e);
   }
   j["failures"] = failures;
+  j["episodes"] = {{"seeds", spec.episodes.seeds},
+                   {"tolerance", spec.episodes.tolerance},
+                   {"max_rounds", spec.episodes.maxRounds}};
   j["watchdog"] = {{"interval_ps", spec.watchdog.interval.picos()},
                    {"no_progress_ps", spec.watchdog.noProgress.picos()},
                    {"pfc_deadlock", spec.watchdog.pfcDeadlock}};

@@ -719,7 +719,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
   }
   r.checkKeys(root, "",
               {"name", "topology", "hosts", "links", "switch", "routing", "nic", "congestion_control",
-               "workload", "failures", "watchdog"});
+               "workload", "failures", "watchdog", "episodes"});
   r.getString(root, "", "name", spec.name);
 
   bool kindOk = false;
@@ -739,6 +739,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
   }
   readFailures(r, root, spec);
   readWatchdog(r, root, spec);
+  readEpisodes(r, root, spec);
 
   if (kindOk && !r.hasErrors()) {
     if (size.hosts * spec.hosts.gpusPerHost > kMaxHostsTotal * 8 || size.hosts > kMaxHostsTotal ||

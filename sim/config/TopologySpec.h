@@ -256,6 +256,21 @@ struct WatchdogSpec {
   bool pfcDeadlock = true;  ///< stop on a cycle of PFC-paused ports that persists a whole interval
 };
 
+/// The hybrid backend's congestion episodes (README "The hybrid backend").
+struct EpisodeSpec {
+  /// Packet-level simulations of each distinct episode, each with its own seed: their mean is
+  /// the efficiency the run uses, their spread the results' confidence interval (>= 1).
+  int seeds = 3;
+  /// Fixed point of the coupling between episodes and the rate solve: the rounds of a
+  /// recomputation stop once no link's capacity moves by more than this fraction of its
+  /// nominal capacity from one round to the next (> 0).
+  double tolerance = 0.01;
+  /// Rounds per recomputation at most; one that has not converged by then keeps its last
+  /// round's capacities and is counted in the results (>= 1).
+  int maxRounds = 32;
+  bool given = false;  ///< the file or --set had an `episodes` section (other backends warn)
+};
+
 struct TopologySpec {
   std::string file;                       ///< path it was read from ("" for in-memory specs)
   std::vector<std::string> setOverrides;  ///< the --set assignments applied on top of the file
@@ -272,6 +287,7 @@ struct TopologySpec {
   CongestionControlSpec congestionControl;
   std::vector<FailureSpec> failures;
   WatchdogSpec watchdog;
+  EpisodeSpec episodes;
   std::string workload;  ///< default workload path, resolved relative to the topology file
 
   /// Rate of links between tier t and t+1 (t = 0: host to leaf).

@@ -401,38 +401,57 @@ void FlowFabric::recompute() {
     reroute();
   }
   // With a congestion-episode model, the capacities of the links the solve left congested
-  // depend on the solution; a few rounds settle them (each round only moves what changed).
-  for (int round = 0;; ++round) {
+  // depend on the solution: rounds of (solve, new capacities) run to a fixed point.
+  const auto solve = [&] {
     solver_.solve([&](uint32_t f, double /*old*/) {
       settle(f, now);
       Active& a = active_[f];
       a.rate = solver_.rate(f);
       updateFinish(f);
     });
-    if (episodes_ == nullptr || round == kEpisodeRounds || !adjustCapacities()) break;
+  };
+  solve();
+  if (episodes_ != nullptr) {
+    const EpisodeSpec& ep = spec_.episodes;
+    uint32_t updates = 0;  // capacity updates, each followed by a solve
+    while (adjustCapacities(ep.tolerance, true) > ep.tolerance) {
+      solve();
+      if (++updates == static_cast<uint32_t>(ep.maxRounds)) {
+        if (adjustCapacities(ep.tolerance, false) > ep.tolerance) ++coupling_.unconverged;
+        break;
+      }
+    }
+    ++coupling_.recomputations;
+    coupling_.rounds += updates;
+    coupling_.maxRounds = std::max(coupling_.maxRounds, updates);
   }
   scheduleCompletion();
 }
 
-bool FlowFabric::adjustCapacities() {
-  // Copied: setCapacity() does not touch the list, but the next solve rewrites it.
+double FlowFabric::adjustCapacities(double tolerance, bool apply) {
+  // Jacobi: every congested link's episode is read from the same solution, and the new
+  // capacities are set only after all of them are known, so the outcome does not depend on the
+  // order in which the solver lists the links (an episode's arrival rates read its upstream
+  // links' capacities). Copied: the next solve rewrites the list.
   touched_.assign(solver_.touchedResources().begin(), solver_.touchedResources().end());
-  bool changed = false;
+  std::sort(touched_.begin(), touched_.end());
+  targets_.clear();
+  double change = 0;
   for (uint32_t r : touched_) {
     // A NIC's own uplink is shared by its scheduler, without a switch queue: never an episode.
     if (topo_.isHost(topo_.portNode(r))) continue;
-    double target = nominal_[r];
-    if (solver_.saturated(r)) {
-      const double eff = episodeEfficiency(r);
-      target = nominal_[r] * eff;
-    }
-    if (std::abs(target - solver_.capacity(r)) > kCapacityTolerance * nominal_[r]) {
-      solver_.setCapacity(r, target);
-      ++capacityChanges_;
-      changed = true;
-    }
+    const double target = solver_.saturated(r) ? nominal_[r] * episodeEfficiency(r) : nominal_[r];
+    const double delta = std::abs(target - solver_.capacity(r)) / nominal_[r];
+    if (delta > kCapacityTolerance) targets_.emplace_back(r, target);
+    change = std::max(change, delta);
   }
-  return changed;
+  // Converged: no capacity moves by more than the tolerance; the solution stands as it is.
+  if (change <= tolerance || !apply) return change;
+  for (const auto& [r, target] : targets_) {
+    solver_.setCapacity(r, target);
+    ++capacityChanges_;
+  }
+  return change;
 }
 
 double FlowFabric::episodeEfficiency(uint32_t r) {
@@ -471,7 +490,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   const auto fanIn =
       static_cast<uint32_t>(std::unique(upstream_.begin(), upstream_.end()) - upstream_.begin());
   // No queue builds unless two ports feed it and the flows can arrive faster than it drains.
-  if (fanIn < 2 || arrival <= nominal_[r] * (1 + kCapacityTolerance)) return 1.0;
+  if (fanIn < 2 || arrival <= nominal_[r] * (1 + kArrivalMargin)) return 1.0;
   CongestionEpisode e;
   e.fanIn = fanIn;
   e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / n / nominal_[r], 1.0) *

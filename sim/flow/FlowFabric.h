@@ -37,8 +37,12 @@
 // solve left saturated with flows from two or more upstream ports, able to arrive faster than
 // it drains, is a congestion episode; a CongestionEpisodeModel says what fraction of its
 // capacity the fabric's congestion control delivers there, and the link's capacity is scaled by
-// it until the episode changes (a few re-solves per recomputation settle the capacities). NIC
-// uplinks are never episodes.
+// it until the episode changes. The capacities and the rates depend on each other; each
+// recomputation iterates (solve, then every touched link's new capacity from that one solution,
+// set together) to a fixed point. Stop rule: no link's capacity would move by more than
+// episodes.tolerance of its nominal capacity (then nothing is changed), or episodes.max_rounds
+// capacity updates were made (the last capacities stand, with the rates solved for them; if
+// they are not a fixed point, the recomputation is counted as unconverged). NIC uplinks are never episodes.
 // A flow is delivered its fixed path latency after its last byte left the fluid: propagation,
 // switch latency and one frame's store-and-forward per switch hop (as the packet backend's
 // unloaded time).
@@ -123,6 +127,14 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Congestion episodes evaluated and link capacities changed by them (hybrid mode).
   uint64_t episodesEvaluated() const { return episodesEvaluated_; }
   uint64_t capacityChanges() const { return capacityChanges_; }
+  /// The fixed-point iteration between episodes and rates (hybrid mode).
+  struct Coupling {
+    uint64_t recomputations = 0;  ///< recomputations (each looks for a fixed point)
+    uint64_t rounds = 0;          ///< capacity updates (each followed by a solve), in all
+    uint32_t maxRounds = 0;       ///< the most updates one recomputation needed
+    uint64_t unconverged = 0;     ///< recomputations stopped by episodes.max_rounds short of one
+  };
+  const Coupling& coupling() const { return coupling_; }
 
   /// The effects this backend does not model, for the results.
   static std::vector<std::string> unmodelledEffects();
@@ -227,9 +239,10 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Adds a flow on hops_ with `remaining` bytes; returns its solver id.
   uint32_t start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc, uint16_t qp);
   void recompute();
-  /// Hybrid mode: sets each link the last solve touched to its episode's capacity; true if any
-  /// changed (the rates must then be solved again).
-  bool adjustCapacities();
+  /// Hybrid mode: the capacity of each link the last solve touched, from its episode at that
+  /// solution; returns the largest change as a fraction of nominal capacity, and sets the new
+  /// capacities (all together) only if it exceeds `tolerance` and `apply`.
+  double adjustCapacities(double tolerance, bool apply);
   /// The efficiency of the episode on saturated switch port `r` (1 if fewer than two upstream
   /// ports feed its bottlenecked flows, or if they cannot arrive faster than it drains).
   double episodeEfficiency(uint32_t r);
@@ -258,9 +271,13 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::unique_ptr<NvlinkModel> nvlink_;
   std::vector<double> nominal_;  ///< per port: fluid payload capacity, bytes/ps
   CongestionEpisodeModel* episodes_ = nullptr;
-  static constexpr int kEpisodeRounds = 3;            ///< capacity rounds per recomputation
-  static constexpr double kCapacityTolerance = 1e-3;  ///< relative change worth a new solve
+  static constexpr double kCapacityTolerance = 1e-6;  ///< relative change worth setting
+  /// Flows whose arrival rates add up to within this fraction of a link's capacity fill it
+  /// without building a queue (rounding in the rates): no episode.
+  static constexpr double kArrivalMargin = 1e-3;
   std::vector<uint32_t> touched_, upstream_;          ///< scratch
+  std::vector<std::pair<uint32_t, double>> targets_;  ///< scratch: new capacities by link
+  Coupling coupling_;
   uint64_t episodesEvaluated_ = 0;
   uint64_t capacityChanges_ = 0;
   double ackWeight_ = 0;  ///< share of a flow's rate its ACKs take on the reverse NIC links

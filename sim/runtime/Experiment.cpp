@@ -20,7 +20,10 @@
 
 namespace fabricsim {
 
-Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
+Experiment::Experiment(RunOptions options) : Experiment(std::move(options), nullptr, 0) {}
+
+Experiment::Experiment(RunOptions options, std::shared_ptr<PacketEpisodeModel> episodes, int replica)
+    : options_(std::move(options)), episodes_(std::move(episodes)), replica_(replica) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> sets = options_.sets;
   if (!options_.routing.empty()) sets.push_back("routing.algorithm=" + options_.routing);
@@ -58,7 +61,7 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
     flow_ = f.get();
     fabric_ = std::move(f);
     if (options_.backend == "hybrid") {
-      episodes_ = std::make_unique<PacketEpisodeModel>(spec_, options_.seed);
+      if (!episodes_) episodes_ = std::make_shared<PacketEpisodeModel>(spec_, options_.seed);
       flow_->setEpisodeModel(episodes_.get());
     }
   } else {
@@ -89,9 +92,8 @@ Experiment::Experiment(RunOptions options) : options_(std::move(options)) {
     if (flow_) flow_->setReferenceTables(*referenceFib_);
   }
   if (!spec_.failures.empty())
-    failures_ =
-        std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, packet_, bgp_.get(), ibSm_.get(),
-                                          ibSm_ ? nullptr : fib_.get(), spec_);
+    failures_ = std::make_unique<FailureInjector>(*sim_, *topo_, *fabric_, packet_, bgp_.get(), ibSm_.get(),
+                                                  ibSm_ ? nullptr : fib_.get(), spec_);
   createJobs();
   if (!options_.probes.empty() && !packet_)
     throw InputError("", 0, 0, "--probe",
@@ -228,6 +230,7 @@ void Experiment::run() {
   ran_ = true;
   ProgressReporter progress(options_.progress);
   Bytes requested = 0;
+  if (episodes_) episodes_->setReplica(replica_);
   if (bgp_) {
     // Initial convergence: BGP alone runs until quiet; the workloads start then.
     const auto w0 = std::chrono::steady_clock::now();
@@ -298,6 +301,38 @@ void Experiment::run() {
       SIM_CHECK(w->finished(),
                 "workload '" + w->name() + "' did not finish although the event queue drained");
   finished_ = true;
+  if (episodes_ && replica_ == 0 && episodes_->seeds() >= 2 && connectionFailures_.empty()) runReplicas();
+}
+
+Experiment::ReplicaJob Experiment::replicaFigures(const Job& job) const {
+  const Workload& w = *job.workload;
+  ReplicaJob r;
+  r.jct = (w.finishTime() - w.startTime()).seconds();
+  r.exposed = job.executor ? std::max(0.0, r.jct - job.computeOnly.seconds()) : r.jct;
+  r.iteration = r.jct;
+  if (job.executor && !job.executor->iterationEnds().empty())
+    r.iteration = r.jct / static_cast<double>(job.executor->iterationEnds().size());
+  return r;
+}
+
+void Experiment::runReplicas() {
+  // Each replica is the same run with one seed's episode measurements (they are in the shared
+  // cache already, or simulated on demand with every seed). Quiet, without side outputs.
+  const auto t0 = std::chrono::steady_clock::now();
+  RunOptions o = options_;
+  o.progress = false;
+  o.timelinePath.clear();
+  o.probes.clear();
+  for (int r = 1; r <= episodes_->seeds(); ++r) {
+    Experiment replica(o, episodes_, r);
+    replica.run();
+    if (replica.failed()) continue;  // a replica whose episodes fail the run adds no figure
+    std::vector<ReplicaJob> figures;
+    for (const auto& job : replica.jobs_) figures.push_back(replica.replicaFigures(job));
+    replicas_.push_back(std::move(figures));
+  }
+  episodes_->setReplica(0);
+  replicaWallSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void Experiment::writeTimeline() const {

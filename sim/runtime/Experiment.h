@@ -12,6 +12,11 @@
 // the results add iteration times, compute, exposed communication (JCT minus the JCT of the
 // same trace with zero-time communication, i.e. compute plus pipeline bubble) and a table of
 // the collectives.
+// Hybrid runs with episodes.seeds >= 2 are followed by one replica per seed (the same run with
+// every episode's efficiency from that seed alone); the jobs' JCT, iteration time and exposed
+// communication get a 95% confidence interval from the replicas' spread (Student's t over the
+// seeds: the run's own figures use the seeds' mean efficiency, so the interval is that of a
+// mean of `seeds` draws).
 // The backend is the packet-level one (the reference for fidelity), the flow-level one (max-min
 // fair fluid rates, for scale) or the hybrid (flow level, with each congested link's efficiency
 // from a packet-level simulation of its congestion episode under the fabric's congestion
@@ -53,6 +58,9 @@ class Experiment {
  public:
   /// Reads and validates every input; throws InputError on bad input.
   explicit Experiment(RunOptions options);
+  /// A replica of a hybrid run: the same inputs, sharing `episodes` (its cache of packet-level
+  /// measurements), whose congestion episodes answer with seed `replica`'s measurement.
+  Experiment(RunOptions options, std::shared_ptr<PacketEpisodeModel> episodes, int replica);
   ~Experiment();
 
   /// Runs the simulation to completion, or until a connection fails (failed()).
@@ -97,6 +105,8 @@ class Experiment {
   void checkSupported() const;
   void createJobs();
   nlohmann::json jobJson(const Job& job) const;
+  /// jobs[i].confidence: the job's figures with their interval from the replicas.
+  nlohmann::json replicaInterval(size_t job) const;
 
   RunOptions options_;
   TopologySpec spec_;
@@ -108,7 +118,18 @@ class Experiment {
   std::unique_ptr<Fabric> fabric_;
   PacketFabric* packet_ = nullptr;                ///< fabric_ when the backend is packet
   FlowFabric* flow_ = nullptr;                    ///< fabric_ when the backend is flow or hybrid
-  std::unique_ptr<PacketEpisodeModel> episodes_;  ///< hybrid: congestion episodes at packet level
+  std::shared_ptr<PacketEpisodeModel> episodes_;  ///< hybrid: congestion episodes at packet level
+  int replica_ = 0;                               ///< hybrid: 0 for the run, 1..seeds for its replicas
+  /// Per replica, per job: JCT, mean iteration time and exposed communication (s; NaN: none).
+  struct ReplicaJob {
+    double jct = 0, iteration = 0, exposed = 0;
+  };
+  std::vector<std::vector<ReplicaJob>> replicas_;
+  double replicaWallSeconds_ = 0;
+  /// Runs the replicas of a hybrid run (after the run itself).
+  void runReplicas();
+  /// The job's figures for the replica table.
+  ReplicaJob replicaFigures(const Job& job) const;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<Job> jobs_;
   std::unique_ptr<TimelineWriter> timeline_;

@@ -7,6 +7,7 @@
 #include "sim/config/TopologyLoader.h"
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
+#include "sim/report/MeanInterval.h"
 #include "sim/report/Percentiles.h"
 #include "sim/report/ResultsFile.h"
 #include "sim/runtime/Experiment.h"
@@ -89,11 +90,30 @@ nlohmann::json Experiment::buildResults() const {
                                       {"episodes_simulated", episodes_->simulated()},
                                       {"capacity_changes", flow_->capacityChanges()},
                                       {"packet_wall_time_s", episodes_->packetWallSeconds()},
+                                      {"seeds", episodes_->seeds()},
+                                      {"replicas", replicas_.size()},
+                                      {"replica_wall_time_s", replicaWallSeconds_},
                                       {"episodes", episodes_->episodesJson(20)}};
+    const FlowFabric::Coupling& c = flow_->coupling();
+    doc["summary"]["hybrid_model"]["coupling"] = {
+        {"tolerance", spec_.episodes.tolerance},
+        {"max_rounds", spec_.episodes.maxRounds},
+        {"recomputations", c.recomputations},
+        {"rounds", c.rounds},
+        {"max_rounds_used", c.maxRounds},
+        {"unconverged", c.unconverged},
+        {"stop_rule",
+         "each recomputation alternates a rate solve with new capacities for its congested links (all "
+         "from the same solve) until none would move by more than tolerance x its nominal capacity, or "
+         "max_rounds updates were made"}};
   }
 
   json jobs = json::array();
-  for (const auto& job : jobs_) jobs.push_back(jobJson(job));
+  for (size_t i = 0; i < jobs_.size(); ++i) {
+    json j = jobJson(jobs_[i]);
+    if (replicas_.size() >= 2 && j["finished"] == true) j["confidence"] = replicaInterval(i);
+    jobs.push_back(std::move(j));
+  }
   doc["jobs"] = jobs;
 
   // FCTs of every delivered transfer, and apart: network transfers (NIC to NIC) and NVLink ones
@@ -198,6 +218,10 @@ nlohmann::json Experiment::buildResults() const {
                           {"first_s", v.first.seconds()}});
   json warnings = json::array();
   for (const auto& w : warnings_(net)) warnings.push_back(w);
+  if (spec_.episodes.given && !episodes_)
+    warnings.push_back("episodes.* (" + spec_.file +
+                       ") configure the hybrid backend's congestion episodes; this run uses the " +
+                       fabric_->backendName() + " backend, which has none");
   doc["warnings"] = warnings;
   json routing = {{"algorithm", spec_.routing.algorithm},
                   {"control_plane", spec_.routing.controlPlane},
@@ -343,6 +367,26 @@ nlohmann::json Experiment::failureEvents() const {
     events.push_back(std::move(j));
   }
   return events;
+}
+
+nlohmann::json Experiment::replicaInterval(size_t job) const {
+  // The run's own figure (seeds' mean efficiencies) with the interval of a mean of the seeds'
+  // draws: the replicas' sample standard deviation, Student's t at n - 1 degrees of freedom.
+  const ReplicaJob own = replicaFigures(jobs_[job]);
+  auto interval = [&](double own, double ReplicaJob::*field) {
+    std::vector<double> xs;
+    for (const auto& r : replicas_) xs.push_back(r[job].*field);
+    const MeanInterval mi = MeanInterval::of(xs);
+    return nlohmann::json{{"value", own},
+                          {"ci95", {own - mi.halfWidth, own + mi.halfWidth}},
+                          {"replica_mean", mi.mean},
+                          {"replicas", xs}};
+  };
+  return {{"level", 0.95},
+          {"replicas", replicas_.size()},
+          {"jct_s", interval(own.jct, &ReplicaJob::jct)},
+          {"iteration_time_s", interval(own.iteration, &ReplicaJob::iteration)},
+          {"exposed_comm_s", interval(own.exposed, &ReplicaJob::exposed)}};
 }
 
 nlohmann::json Experiment::jobJson(const Job& job) const {

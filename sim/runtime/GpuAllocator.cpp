@@ -9,7 +9,10 @@
 namespace fabricsim {
 
 GpuAllocator::GpuAllocator(size_t gpus, int gpusPerHost, uint64_t seed)
-    : gpus_(gpus), gpusPerHost_(std::max(1, gpusPerHost)), taken_(gpus, 0), rng_(Rng::stream(seed, "placement")) {}
+    : gpus_(gpus),
+      gpusPerHost_(std::max(1, gpusPerHost)),
+      taken_(gpus, 0),
+      rng_(Rng::stream(seed, "placement")) {}
 
 size_t GpuAllocator::freeGpus() const {
   return static_cast<size_t>(std::count(taken_.begin(), taken_.end(), 0));
@@ -18,10 +21,12 @@ size_t GpuAllocator::freeGpus() const {
 void GpuAllocator::reserve(const std::vector<uint32_t>& gpus, const std::string& file) {
   for (uint32_t g : gpus) {
     if (g >= gpus_)
-      throw InputError(file, 0, 0, "placement",
-                       "GPU " + std::to_string(g) + " does not exist (the fabric has " + std::to_string(gpus_) + ")");
+      throw InputError(
+          file, 0, 0, "placement",
+          "GPU " + std::to_string(g) + " does not exist (the fabric has " + std::to_string(gpus_) + ")");
     if (taken_[g])
-      throw InputError(file, 0, 0, "placement", "GPU " + std::to_string(g) + " is already used by another job");
+      throw InputError(file, 0, 0, "placement",
+                       "GPU " + std::to_string(g) + " is already used by another job");
     taken_[g] = 1;
   }
 }
@@ -58,16 +63,19 @@ std::vector<uint32_t> GpuAllocator::allocate(const PlacementSpec& placement, uin
       if (taken_[h * gph + g]) return false;
     return true;
   };
-  auto fail = [&](const std::string& what) -> std::vector<uint32_t> { throw InputError(file, 0, 0, "placement", what); };
+  auto fail = [&](const std::string& what) -> std::vector<uint32_t> {
+    throw InputError(file, 0, 0, "placement", what);
+  };
   std::vector<uint32_t> pool;  // GPUs handed to the job, host-major
   if (placement.explicitRange) {
     const uint64_t end = static_cast<uint64_t>(placement.firstGpu) + ranks;
     if (end > gpus_)
-      fail("GPUs " + std::to_string(placement.firstGpu) + ".." + std::to_string(end - 1) + " do not exist (the fabric has " +
-           std::to_string(gpus_) + " GPUs)");
+      fail("GPUs " + std::to_string(placement.firstGpu) + ".." + std::to_string(end - 1) +
+           " do not exist (the fabric has " + std::to_string(gpus_) + " GPUs)");
     for (uint64_t g = placement.firstGpu; g < end; ++g) {
-      if (taken_[g]) fail("GPU " + std::to_string(g) + " of the range starting at first_gpu " +
-                          std::to_string(placement.firstGpu) + " is already used by another job");
+      if (taken_[g])
+        fail("GPU " + std::to_string(g) + " of the range starting at first_gpu " +
+             std::to_string(placement.firstGpu) + " is already used by another job");
       pool.push_back(static_cast<uint32_t>(g));
     }
   } else if (placement.policy == PlacementPolicy::Random) {
@@ -75,7 +83,8 @@ std::vector<uint32_t> GpuAllocator::allocate(const PlacementSpec& placement, uin
     for (uint32_t g = 0; g < gpus_; ++g)
       if (!taken_[g]) freeList.push_back(g);
     if (freeList.size() < ranks)
-      fail("the job needs " + std::to_string(ranks) + " GPUs, " + std::to_string(freeList.size()) + " are free");
+      fail("the job needs " + std::to_string(ranks) + " GPUs, " + std::to_string(freeList.size()) +
+           " are free");
     for (uint32_t i = 0; i < ranks; ++i) {
       const uint64_t j = i + rng_.below(freeList.size() - i);
       std::swap(freeList[i], freeList[j]);
@@ -86,8 +95,8 @@ std::vector<uint32_t> GpuAllocator::allocate(const PlacementSpec& placement, uin
     for (size_t h = 0; h < hosts; ++h)
       if (hostFree(h)) freeHosts.push_back(h);
     if (freeHosts.size() < needHosts)
-      fail("the job needs " + std::to_string(needHosts) + " whole hosts (" + std::to_string(ranks) + " GPUs), " +
-           std::to_string(freeHosts.size()) + " are free");
+      fail("the job needs " + std::to_string(needHosts) + " whole hosts (" + std::to_string(ranks) +
+           " GPUs), " + std::to_string(freeHosts.size()) + " are free");
     std::vector<size_t> chosen;
     if (placement.policy == PlacementPolicy::RandomHosts) {
       for (uint32_t i = 0; i < needHosts; ++i) {
@@ -99,11 +108,13 @@ std::vector<uint32_t> GpuAllocator::allocate(const PlacementSpec& placement, uin
       // First run of consecutive free hosts long enough, else the first free hosts.
       for (size_t i = 0; i + needHosts <= freeHosts.size() && chosen.empty(); ++i)
         if (freeHosts[i + needHosts - 1] - freeHosts[i] == needHosts - 1)
-          chosen.assign(freeHosts.begin() + static_cast<long>(i), freeHosts.begin() + static_cast<long>(i + needHosts));
+          chosen.assign(freeHosts.begin() + static_cast<long>(i),
+                        freeHosts.begin() + static_cast<long>(i + needHosts));
       if (chosen.empty()) chosen.assign(freeHosts.begin(), freeHosts.begin() + needHosts);
     }
     for (size_t h : chosen)
-      for (uint32_t g = 0; g < gph && pool.size() < ranks; ++g) pool.push_back(static_cast<uint32_t>(h * gph + g));
+      for (uint32_t g = 0; g < gph && pool.size() < ranks; ++g)
+        pool.push_back(static_cast<uint32_t>(h * gph + g));
   }
   std::vector<uint32_t> gpus(ranks);
   std::vector<uint32_t> order(ranks);

@@ -9,7 +9,9 @@
 #include "sim/core/Simulator.h"
 #include "sim/fabric/LinkFraming.h"
 #include "sim/packet/PacketFabric.h"
+#include "sim/report/MeanInterval.h"
 #include "sim/routing/EcmpFib.h"
+#include "sim/routing/FlowHash.h"
 #include "sim/topology/TopologyBuilder.h"
 
 namespace fabricsim {
@@ -47,7 +49,19 @@ class Countdown final : public TransferObserver {
 
 }  // namespace
 
-PacketEpisodeModel::PacketEpisodeModel(const TopologySpec& spec, uint64_t seed) : spec_(spec), seed_(seed) {}
+PacketEpisodeModel::PacketEpisodeModel(const TopologySpec& spec, uint64_t seed)
+    : spec_(spec), seed_(seed), seeds_(spec.episodes.seeds) {
+  SIM_CHECK(seeds_ >= 1, "episodes.seeds must be at least 1");
+}
+
+uint64_t PacketEpisodeModel::episodeSeed(int k) const {
+  return k == 0 ? seed_ : FlowHash::mix(seed_ ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(k)));
+}
+
+void PacketEpisodeModel::setReplica(int replica) {
+  SIM_CHECK(replica >= 0 && replica <= seeds_, "an episode replica is 0 (the mean) or one of the seeds");
+  replica_ = replica;
+}
 
 CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   SIM_CHECK(e.fanIn >= 2 && e.flows >= e.fanIn, "an episode needs two upstream ports and a flow from each");
@@ -57,17 +71,22 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   const double perPort = std::min<double>(double(e.flows) / e.fanIn, kMaxPerPort);
   q.flows = std::min(kMaxCount,
                      std::max(q.fanIn, quantizeCount(static_cast<uint32_t>(std::lround(perPort * q.fanIn)))));
-  // The arrival rate in eighths of the line rate (at least one eighth).
-  const double eighths = std::clamp(std::round(8.0 * static_cast<double>(e.arrivalRate.bitsPerSecond()) /
-                                               static_cast<double>(e.lineRate.bitsPerSecond())),
-                                    1.0, 8.0);
-  q.arrivalRate = BitRate::bps(static_cast<int64_t>(eighths) * (e.lineRate.bitsPerSecond() / 8));
   const double s = std::max<double>(static_cast<double>(e.bytesPerFlow), kMinBytes);
   Bytes bytes = static_cast<Bytes>(std::llround(std::exp2(std::round(2 * std::log2(s)) / 2)));
   bytes = std::min<Bytes>(bytes, kMaxEpisodeBytes / q.flows);
   q.bytesPerFlow = std::max<Bytes>(kMinBytes, bytes / 64 * 64);
   q.flows = std::min<uint32_t>(q.flows, static_cast<uint32_t>(kMaxEpisodeBytes / q.bytesPerFlow));
   q.flows = std::max(q.flows, q.fanIn);
+  // The arrival rate to the nearest eighth of the line rate (at least one eighth); where the
+  // episode overloads its link (F A > C) and the quantized flows would not, it is raised by
+  // eighths until they do (with F >= 2 flows at C they always do): quantizing must not turn a
+  // queue into no queue.
+  const double line = static_cast<double>(e.lineRate.bitsPerSecond());
+  const double ratio = static_cast<double>(e.arrivalRate.bitsPerSecond()) / line;
+  double eighths = std::clamp(std::round(8.0 * ratio), 1.0, 8.0);
+  const bool overload = static_cast<double>(e.flows) * ratio > 1.0;
+  while (overload && eighths < 8 && static_cast<double>(q.flows) * eighths <= 8.0) eighths += 1;
+  q.arrivalRate = BitRate::bps(static_cast<int64_t>(eighths) * (e.lineRate.bitsPerSecond() / 8));
   q.pathLatency = Time::ps((e.pathLatency.picos() + 125'000) / 250'000 * 250'000);
   return q;
 }
@@ -84,14 +103,23 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
-    it = cache_.emplace(key, simulate(q)).first;
+    Entry entry;
+    std::vector<double> effs;
+    for (int k = 0; k < seeds_; ++k) {
+      entry.runs.push_back(simulate(q, episodeSeed(k)));
+      effs.push_back(entry.runs.back().efficiency);
+    }
+    const MeanInterval mi = MeanInterval::of(effs);
+    entry.mean = mi.mean;
+    entry.halfWidth = mi.halfWidth;
+    it = cache_.emplace(key, std::move(entry)).first;
     wallSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   ++it->second.uses;
-  return it->second.efficiency;
+  return replica_ == 0 ? it->second.mean : it->second.runs[static_cast<size_t>(replica_ - 1)].efficiency;
 }
 
-PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisode& e) const {
+PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisode& e, uint64_t seed) const {
   // Two levels, as traffic converges in a fabric: K upstream switches (leaves 1..K of a
   // one-spine leaf-spine) hold the F senders (sender i on leaf 1 + i % K); their uplinks merge at
   // the spine, whose egress towards leaf 0 is the episode's link. Each flow goes to its own
@@ -120,8 +148,8 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   s.workload.clear();
 
   const auto topo = buildTopology(s);
-  Simulator sim(seed_);
-  EcmpFib fib(*topo, s.routing.hashSeed ^ seed_, EcmpFib::optionsFor(s.routing));
+  Simulator sim(seed);
+  EcmpFib fib(*topo, s.routing.hashSeed ^ seed, EcmpFib::optionsFor(s.routing));
   PacketFabric fabric(sim, *topo, s, fib);
   Countdown countdown(sim, e.flows);
   // At full arrival rate one receiver is no bottleneck (its link runs at C like the episode's).
@@ -169,25 +197,31 @@ std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
 }
 
 nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
-  std::vector<std::pair<Key, Measured>> all(cache_.begin(), cache_.end());
+  std::vector<std::pair<Key, const Entry*>> all;
+  for (const auto& [k, e] : cache_) all.emplace_back(k, &e);
   std::stable_sort(all.begin(), all.end(),
-                   [](const auto& a, const auto& b) { return a.second.uses > b.second.uses; });
+                   [](const auto& a, const auto& b) { return a.second->uses > b.second->uses; });
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < all.size() && i < limit; ++i) {
-    const auto& [k, m] = all[i];
+    const auto& [k, e] = all[i];
+    nlohmann::json runs = nlohmann::json::array();
+    for (const Measured& m : e->runs)
+      runs.push_back({{"efficiency", m.efficiency},
+                      {"packet_time_us", m.packetTimeS * 1e6},
+                      {"ecn_marks", m.ecnMarks},
+                      {"packets_dropped", m.packetsDropped},
+                      {"pfc_pause_frames", m.pfcPauseFrames}});
     out.push_back({{"fan_in", std::get<0>(k)},
                    {"flows", std::get<1>(k)},
                    {"arrival_rate_gbps", static_cast<double>(std::get<2>(k)) * 1e-9},
                    {"bytes_per_flow", std::get<3>(k)},
                    {"line_rate_gbps", static_cast<double>(std::get<4>(k)) * 1e-9},
                    {"path_latency_us", static_cast<double>(std::get<5>(k)) * 1e-6},
-                   {"efficiency", m.efficiency},
-                   {"packet_time_us", m.packetTimeS * 1e6},
-                   {"fluid_time_us", m.fluidTimeS * 1e6},
-                   {"ecn_marks", m.ecnMarks},
-                   {"packets_dropped", m.packetsDropped},
-                   {"pfc_pause_frames", m.pfcPauseFrames},
-                   {"uses", m.uses}});
+                   {"efficiency", e->mean},
+                   {"efficiency_ci95", {e->mean - e->halfWidth, e->mean + e->halfWidth}},
+                   {"fluid_time_us", e->runs.front().fluidTimeS * 1e6},
+                   {"seeds", runs},
+                   {"uses", e->uses}});
   }
   return out;
 }

@@ -13,9 +13,16 @@
 // their bytes at C's payload rate over the time the last byte took beyond the unloaded path
 // latency.
 // Episodes are quantized (K and F exact to 16, then 4 steps per octave, at most 128, F/K at most
-// 8; A in eighths of C; S at two steps per octave; at most 1 GiB per episode; L to 0.25 us) and
-// each distinct one is simulated once: the collectives of a training job repeat the same
-// episodes on every rail, ring step and iteration.
+// 8; A to the nearest eighth of C, raised by eighths where the quantized flows would no longer
+// overload C: an episode's demand F A is never rounded down to C or below; S at two steps per
+// octave; at most 1 GiB per episode; L to 0.25 us). Each distinct quantized episode is simulated
+// with `episodes.seeds` seeds (the packet backend's random choices: ECN marking, drop victims,
+// DCQCN's timers' phases) and the mean of their efficiencies is the answer; the cache is keyed by
+// the quantized episode alone, so the answer does not depend on which raw episode, or in which
+// order, first asked for it. A replica (setReplica(r)) answers with seed r's measurement
+// instead: the hybrid backend reruns the flow level once per seed to turn the spread of the
+// episodes into a confidence interval of its results. The collectives of a training job
+// repeat the same episodes on every rail, ring step and iteration.
 // Leaves out: what couples congestion points in a real fabric: PFC pauses and credit stalls
 // spreading to upstream switches and their victim flows, CNPs and ECN marks caused by other
 // congestion points, flows joining or leaving in the middle of an episode (each episode starts
@@ -38,10 +45,16 @@ namespace fabricsim {
 
 class PacketEpisodeModel final : public CongestionEpisodeModel {
  public:
-  /// `spec`: the fabric whose switches, NICs and congestion control the episodes use (copied).
+  /// `spec`: the fabric whose switches, NICs and congestion control the episodes use (copied);
+  /// its `episodes.seeds` is the number of seeds per episode. `seed`: the run's seed (the first
+  /// of the episode seeds).
   PacketEpisodeModel(const TopologySpec& spec, uint64_t seed);
 
+  /// The mean efficiency over the seeds (replica 0), or seed r's (replica r).
   double efficiency(const CongestionEpisode& episode) override;
+  /// 0: answer with the mean over the seeds; 1..seeds(): with that seed's measurement.
+  void setReplica(int replica);
+  int seeds() const { return seeds_; }
 
   /// The episode actually simulated for `episode` (quantized).
   static CongestionEpisode quantize(const CongestionEpisode& episode);
@@ -54,10 +67,11 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     uint64_t ecnMarks = 0;
     uint64_t packetsDropped = 0;
     uint64_t pfcPauseFrames = 0;
-    uint64_t uses = 0;  ///< times the flow backend asked for it
   };
-  /// Simulates `episode` as given (not quantized) on the packet backend.
-  Measured simulate(const CongestionEpisode& episode) const;
+  /// Simulates `episode` as given (not quantized) on the packet backend with `seed`.
+  Measured simulate(const CongestionEpisode& episode, uint64_t seed) const;
+  /// The seed of run `k` (0-based) of every episode.
+  uint64_t episodeSeed(int k) const;
 
   /// What the hybrid backend leaves out, for the results.
   static std::vector<std::string> unmodelledEffects();
@@ -70,9 +84,17 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
 
  private:
   using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>;  // K, F, A, S, C, L
+  struct Entry {
+    std::vector<Measured> runs;  ///< one per seed
+    double mean = 1;             ///< mean efficiency over the runs
+    double halfWidth = 0;        ///< its 95% confidence half-width
+    uint64_t uses = 0;           ///< times the flow backend asked for it
+  };
   TopologySpec spec_;
   uint64_t seed_;
-  std::map<Key, Measured> cache_;
+  int seeds_;
+  int replica_ = 0;
+  std::map<Key, Entry> cache_;
   uint64_t queries_ = 0;
   double wallSeconds_ = 0;
 };

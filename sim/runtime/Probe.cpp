@@ -15,14 +15,15 @@ bool parseUint(const std::string& s, uint32_t& out) {
 
 }  // namespace
 
-Probe::Probe(const std::string& text, Time interval, Simulator& sim, const Topology& topo, PacketFabric& fabric,
-             std::function<bool()> done)
+Probe::Probe(const std::string& text, Time interval, Simulator& sim, const Topology& topo,
+             PacketFabric& fabric, std::function<bool()> done)
     : text_(text), interval_(interval), sim_(sim), topo_(topo), fabric_(fabric), done_(std::move(done)) {
   auto bad = [&](const std::string& why) {
     throw InputError("", 0, 0, "--probe",
                      "expected 'queue=NODE:PORT' or 'flow=SRC_GPU-DST_GPU', found '" + text + "': " + why);
   };
-  if (interval <= Time::zero()) throw InputError("", 0, 0, "--probe-interval", "expected a positive duration");
+  if (interval <= Time::zero())
+    throw InputError("", 0, 0, "--probe-interval", "expected a positive duration");
   const auto eq = text.find('=');
   if (eq == std::string::npos) bad("missing '='");
   const std::string what = text.substr(0, eq), arg = text.substr(eq + 1);

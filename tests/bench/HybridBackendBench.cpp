@@ -26,7 +26,7 @@ static void BM_PacketEpisode(benchmark::State& state) {
   e.pathLatency = Time::us(6);
   double bytes = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(model.simulate(e));
+    benchmark::DoNotOptimize(model.simulate(e, 1));
     bytes += static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow);
   }
   state.counters["episodes_per_s"] = benchmark::Counter(state.iterations(), benchmark::Counter::kIsRate);

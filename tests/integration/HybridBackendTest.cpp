@@ -138,6 +138,28 @@ TEST(HybridBackend, RefusesWhatItCannotModel) {
     EXPECT_NE(w.out.find(topo + ":8:"), std::string::npos) << backend << w.out;
     EXPECT_NE(w.out.find("'nic.window'"), std::string::npos) << backend << w.out;
   }
+  // The episodes' settings: at least one seed, a tolerance in (0, 1); file, line and key.
+  for (const auto& [setting, key] : {std::pair{"episodes: {seeds: 0}", "episodes.seeds"},
+                                     {"episodes: {tolerance: 0}", "episodes.tolerance"},
+                                     {"episodes: {tolerance: -0.5}", "episodes.tolerance"},
+                                     {"episodes: {max_rounds: 0}", "episodes.max_rounds"},
+                                     {"episodes: {seed: 3}", "episodes"}}) {
+    const std::string bad =
+        dir.write("episodes.yaml",
+                  "name: e\n"
+                  "topology: {kind: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\n"
+                  "hosts: {gpus_per_host: 1}\n"
+                  "links: {technology: roce, host_speed: 100Gbps, fabric_speed: 100Gbps}\n"
+                  "congestion_control: {algorithm: none}\n" +
+                      std::string(setting) + "\n");
+    const CliResult e = fabricsim::testsupport::runFabricsim(
+        "run " + quoted(bad) + " --workload " + quoted(kRoot + "workloads/incast-16.yaml") +
+            " --workload-set incast.senders=3 --backend hybrid --quiet",
+        "2>&1");
+    EXPECT_EQ(e.status, 2) << setting << e.out;
+    EXPECT_NE(e.out.find(bad + ":6:"), std::string::npos) << setting << e.out;
+    EXPECT_NE(e.out.find(key), std::string::npos) << setting << e.out;
+  }
   const CliResult ok = fabricsim::testsupport::runFabricsim("run " + quoted(topo) + " --workload " +
                                                                 quoted(kRoot + "workloads/incast-16.yaml") +
                                                                 " --workload-set incast.senders=3 --quiet",

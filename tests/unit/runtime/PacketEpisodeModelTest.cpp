@@ -54,20 +54,41 @@ TEST(PacketEpisodeModelTest, QuantizationKeepsSmallCountsAndRoundsTheRest) {
   EXPECT_EQ(q.fanIn, 128u);
   EXPECT_LE(static_cast<double>(q.flows) * static_cast<double>(q.bytesPerFlow), double(Bytes{1} << 30));
   EXPECT_GE(q.flows, q.fanIn);
-  CongestionEpisode slow = episode(4, 4, 1 << 20);
-  slow.arrivalRate = BitRate::gbps(30);
+  CongestionEpisode slow = episode(3, 3, 1 << 20);
+  slow.arrivalRate = BitRate::gbps(30);  // 90 Gb/s into 100: no overload to keep
   EXPECT_EQ(PacketEpisodeModel::quantize(slow).arrivalRate, BitRate::bps(25'000'000'000))
-      << "in eighths of C";
+      << "to the nearest eighth of C";
   CongestionEpisode late = episode(2, 2, 4096);
   late.pathLatency = Time::ns(4130);
   EXPECT_EQ(PacketEpisodeModel::quantize(late).pathLatency, Time::ns(4250));
+}
+
+TEST(PacketEpisodeModelTest, QuantizationNeverTurnsAnOverloadIntoNone) {
+  // Two flows at 0.55 C each overload C by 10%; the nearest eighth (0.5 C) would make them fill
+  // it exactly, with no queue: the arrival rate must be rounded up instead.
+  CongestionEpisode two = episode(2, 2, 1 << 20);
+  two.arrivalRate = BitRate::gbps(55);
+  const CongestionEpisode q = PacketEpisodeModel::quantize(two);
+  EXPECT_GT(static_cast<double>(q.flows) * static_cast<double>(q.arrivalRate.bitsPerSecond()), 100e9);
+  // Every overloaded episode on a grid of counts and rates (flow counts that round down
+  // included: 17 -> 16, 45 -> 40) stays overloaded; one that does not overload is not made to.
+  for (uint32_t flows : {2u, 3u, 5u, 9u, 17u, 23u, 45u, 100u, 300u})
+    for (double gbps = 1; gbps <= 100; gbps += 0.7) {
+      CongestionEpisode e = episode(2, flows, 1 << 20);
+      e.arrivalRate = BitRate::bps(static_cast<int64_t>(gbps * 1e9));
+      const CongestionEpisode qe = PacketEpisodeModel::quantize(e);
+      const double demand =
+          static_cast<double>(qe.flows) * static_cast<double>(qe.arrivalRate.bitsPerSecond());
+      if (static_cast<double>(flows) * static_cast<double>(e.arrivalRate.bitsPerSecond()) > 100e9)
+        EXPECT_GT(demand, 100e9) << flows << " flows at " << gbps << " Gb/s";
+    }
 }
 
 TEST(PacketEpisodeModelTest, LosslessSwitchWithoutCcDrainsAtLineRate) {
   // PFC keeps every byte; the bottleneck never idles from the first arrival to the last byte, so
   // the drain takes the fluid time up to one frame and the path's fixed part (< 0.5% here).
   PacketEpisodeModel m(fabric("none", true), 1);
-  const auto r = m.simulate(episode(8, 8, 1 << 20));
+  const auto r = m.simulate(episode(8, 8, 1 << 20), 1);
   EXPECT_GT(r.pfcPauseFrames, 0u) << "an 8:1 incast of 1 MiB each must pause with 60 KB XOFF";
   EXPECT_EQ(r.packetsDropped, 0u);
   EXPECT_NEAR(r.efficiency, 1.0, 0.005);
@@ -75,7 +96,7 @@ TEST(PacketEpisodeModelTest, LosslessSwitchWithoutCcDrainsAtLineRate) {
 
 TEST(PacketEpisodeModelTest, LossySwitchThatOverflowsLosesTimeToRetransmission) {
   PacketEpisodeModel m(fabric("none", false, "1MiB"), 1);
-  const auto r = m.simulate(episode(8, 8, 1 << 20));
+  const auto r = m.simulate(episode(8, 8, 1 << 20), 1);
   EXPECT_GT(r.packetsDropped, 0u) << "7 MiB of excess arrivals into a 1 MiB buffer";
   EXPECT_LT(r.efficiency, 0.9);
   EXPECT_GT(r.efficiency, 0.0);
@@ -84,11 +105,11 @@ TEST(PacketEpisodeModelTest, LossySwitchThatOverflowsLosesTimeToRetransmission) 
 TEST(PacketEpisodeModelTest, DcqcnActsOnlyAboveItsMarkingThreshold) {
   PacketEpisodeModel m(fabric("dcqcn", true), 1);
   // 2 x 32 KiB: the queue never reaches Kmin = 100 KB, so no marks and no rate cuts.
-  const auto small = m.simulate(episode(2, 2, 32 << 10));
+  const auto small = m.simulate(episode(2, 2, 32 << 10), 1);
   EXPECT_EQ(small.ecnMarks, 0u);
   EXPECT_NEAR(small.efficiency, 1.0, 0.02) << "two 32 KiB bursts: start-up of a few frames at most";
   // 8 x 4 MiB: marks, CNPs and rate cuts; never better than a work-conserving drain.
-  const auto big = m.simulate(episode(8, 8, 4 << 20));
+  const auto big = m.simulate(episode(8, 8, 4 << 20), 1);
   EXPECT_GT(big.ecnMarks, 0u);
   EXPECT_LE(big.efficiency, 1.0);
   EXPECT_LT(big.efficiency, small.efficiency);
@@ -100,18 +121,20 @@ TEST(PacketEpisodeModelTest, FlowsThatCannotArriveFasterThanTheLinkDrainsBuildNo
   PacketEpisodeModel m(fabric("dcqcn", false), 1);
   CongestionEpisode e = episode(4, 4, 1 << 20);
   e.arrivalRate = BitRate::gbps(25);
-  const auto r = m.simulate(e);
+  const auto r = m.simulate(e, 1);
   EXPECT_EQ(r.ecnMarks, 0u);
   EXPECT_NEAR(r.efficiency, 1.0, 0.01);
   // The same flows at full speed: a 4:1 convergence that DCQCN must act on.
-  const auto fast = m.simulate(episode(4, 4, 1 << 20));
+  const auto fast = m.simulate(episode(4, 4, 1 << 20), 1);
   EXPECT_GT(fast.ecnMarks, 0u);
   EXPECT_LT(fast.efficiency, r.efficiency);
 }
 
 TEST(PacketEpisodeModelTest, EachDistinctEpisodeIsSimulatedOnceAndDeterministically) {
-  PacketEpisodeModel a(fabric("dcqcn", false), 7);
-  PacketEpisodeModel b(fabric("dcqcn", false), 7);
+  TopologySpec one = fabric("dcqcn", false);
+  one.episodes.seeds = 1;
+  PacketEpisodeModel a(one, 7);
+  PacketEpisodeModel b(one, 7);
   const double e1 = a.efficiency(episode(4, 4, 1 << 20));
   const double e2 = a.efficiency(episode(4, 4, (1 << 20) + 1000));  // same bucket
   EXPECT_EQ(e1, e2);
@@ -122,6 +145,31 @@ TEST(PacketEpisodeModelTest, EachDistinctEpisodeIsSimulatedOnceAndDeterministica
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["uses"], 2);
   EXPECT_EQ(j[0]["fan_in"], 4);
+}
+
+TEST(PacketEpisodeModelTest, SeedsGiveAMeanAndReplicasGiveEachSeed) {
+  // Three seeds of an 8:1 DCQCN incast (random ECN marking): the run answers with their mean,
+  // replica r with seed r's measurement, and the episode is still one cache entry.
+  TopologySpec spec = fabric("dcqcn", false);
+  spec.episodes.seeds = 3;
+  PacketEpisodeModel m(spec, 5);
+  const CongestionEpisode e = episode(8, 8, 1 << 20);
+  const double mean = m.efficiency(e);
+  std::vector<double> each;
+  for (int r = 1; r <= 3; ++r) {
+    m.setReplica(r);
+    each.push_back(m.efficiency(e));
+    EXPECT_EQ(each.back(), m.simulate(PacketEpisodeModel::quantize(e), m.episodeSeed(r - 1)).efficiency)
+        << "replica " << r << " is seed " << r << "'s own simulation";
+  }
+  EXPECT_EQ(m.simulated(), 1u);
+  EXPECT_NEAR(mean, (each[0] + each[1] + each[2]) / 3, 1e-12);
+  EXPECT_NE(m.episodeSeed(0), m.episodeSeed(1));
+  const auto j = m.episodesJson(1);
+  ASSERT_EQ(j[0]["seeds"].size(), 3u);
+  const double lo = j[0]["efficiency_ci95"][0], hi = j[0]["efficiency_ci95"][1];
+  EXPECT_LE(lo, mean);
+  EXPECT_GE(hi, mean);
 }
 
 }  // namespace

@@ -1,0 +1,130 @@
+// The hybrid backend's coupling between congestion episodes and the rate solve (FlowFabric with
+// a CongestionEpisodeModel), with a model whose answers are known, so that the rates can be
+// worked out by hand: a two-to-one convergence whose link delivers half its capacity gives
+// each flow a quarter of the line rate; the fixed point does not depend on the order in which
+// the transfers were posted (the solver lists links and flows in that order); the iteration
+// reports its rounds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "sim/config/TopologySpec.h"
+#include "sim/core/Simulator.h"
+#include "sim/fabric/LinkFraming.h"
+#include "sim/flow/CongestionEpisodeModel.h"
+#include "sim/flow/FlowFabric.h"
+#include "sim/routing/EcmpFib.h"
+#include "sim/topology/TopologyBuilder.h"
+#include "tests/support/PacketBench.h"
+
+using namespace fabricsim;
+using fabricsim::testsupport::DeliveryLog;
+using fabricsim::testsupport::leafSpineSpec;
+
+namespace {
+
+/// Answers `eff` for every episode and remembers the last one it was asked about.
+struct FixedModel final : CongestionEpisodeModel {
+  explicit FixedModel(double e) : eff(e) {}
+  double efficiency(const CongestionEpisode& e) override {
+    last = e;
+    ++calls;
+    return eff;
+  }
+  double eff;
+  CongestionEpisode last;
+  int calls = 0;
+};
+
+/// Less efficient the more ports converge and the faster the flows arrive (a shape like the
+/// packet-level one), so that episodes interact through the arrival rates.
+struct ShapedModel final : CongestionEpisodeModel {
+  double efficiency(const CongestionEpisode& e) override {
+    const double load = static_cast<double>(e.flows) * static_cast<double>(e.arrivalRate.bitsPerSecond()) /
+                        static_cast<double>(e.lineRate.bitsPerSecond());
+    return std::clamp(1.0 / (1.0 + 0.15 * (load - 1.0) + 0.05 * (e.fanIn - 1)), 0.2, 1.0);
+  }
+};
+
+struct HybridBench {
+  HybridBench(const TopologySpec& s, CongestionEpisodeModel& model)
+      : spec(s), topo(buildTopology(spec)), sim(1), fib(*topo, 1), fabric(sim, *topo, spec, fib) {
+    fabric.setEpisodeModel(&model);
+  }
+  TopologySpec spec;
+  std::unique_ptr<Topology> topo;
+  Simulator sim;
+  EcmpFib fib;
+  FlowFabric fabric;
+};
+
+}  // namespace
+
+TEST(EpisodeCoupling, TwoToOneAtHalfEfficiencyGivesEachFlowAQuarterOfTheLink) {
+  // Three leaves of one host each under one spine: hosts 1 and 2 send S to host 0. The spine's
+  // port to leaf 0 takes the two flows from two upstream ports (leaf 1, leaf 2), each able to
+  // arrive at the full line rate C: an episode of K = 2, F = 2, A = C. At efficiency 1/2 it
+  // delivers C/2, so each flow runs at C/4 (payload) and ends at S / (C/4) plus its fixed
+  // path latency (4 links of 1 us, and a 4 KiB frame's store-and-forward at 3 switches).
+  TopologySpec s = leafSpineSpec(3, 1, 1);
+  FixedModel model(0.5);
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 8 << 20;
+  for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  b.sim.run();
+  ASSERT_EQ(log.at.size(), 2u);
+  EXPECT_EQ(model.last.fanIn, 2u);
+  EXPECT_EQ(model.last.flows, 2u);
+  EXPECT_EQ(model.last.arrivalRate, BitRate::gbps(100));
+  const LinkFraming f = LinkFraming::roce();
+  const double payloadPerPs = 100e9 / 8e12 * 4096 / f.dataWireBytes(4096);
+  const double frameSf = f.dataWireBytes(4096) * 8.0 / 100e9 * 1e12;  // ps per frame at 100G
+  const double expected = static_cast<double>(S) / (payloadPerPs / 4) + 4 * 1e6 + 3 * frameSf;
+  // Tolerance: 1 ns for rounding of event times to picoseconds across a few rate changes.
+  for (uint32_t src : {1u, 2u}) EXPECT_NEAR(static_cast<double>(log.at[src].picos()), expected, 1e3) << src;
+  const FlowFabric::Coupling& c = b.fabric.coupling();
+  EXPECT_GE(c.rounds, 1u) << "the capacity had to be set once at least";
+  EXPECT_EQ(c.unconverged, 0u);
+}
+
+TEST(EpisodeCoupling, FixedPointDoesNotDependOnTheOrderTransfersArePosted) {
+  // 40 transfers on a 4-leaf, 2-spine fabric (ECMP collisions, several congested links that
+  // feed each other through the arrival rates), posted in one order and in the reverse order at
+  // the same instants. The solver lists flows and links in posting order; the fixed point must
+  // not care. Tolerance: 1e-9 relative, what double-precision sums in another order can move.
+  TopologySpec s = leafSpineSpec(4, 2, 4);
+  std::mt19937_64 rng(7);
+  std::vector<TransferRequest> reqs;
+  for (uint64_t i = 0; i < 40; ++i) {
+    const uint32_t src = static_cast<uint32_t>(rng() % 16);
+    uint32_t dst = static_cast<uint32_t>(rng() % 16);
+    if (dst / 4 == src / 4) dst = (dst + 4) % 16;  // across the spines
+    reqs.push_back(TransferRequest{src, dst, static_cast<Bytes>((1 + rng() % 8) << 20), 0,
+                                   static_cast<uint16_t>(i % 3), i});
+  }
+  auto run = [&](bool reversed) {
+    ShapedModel model;
+    HybridBench b(s, model);
+    DeliveryLog log;
+    std::vector<TransferRequest> order = reqs;
+    if (reversed) std::reverse(order.begin(), order.end());
+    for (const auto& r : order) b.fabric.send(r, &log);
+    b.sim.run();
+    EXPECT_EQ(b.fabric.coupling().unconverged, 0u);
+    EXPECT_GT(b.fabric.episodesEvaluated(), 0u) << "the scenario must have congestion episodes";
+    return log.at;
+  };
+  const auto forward = run(false);
+  const auto backward = run(true);
+  ASSERT_EQ(forward.size(), reqs.size());
+  ASSERT_EQ(backward.size(), reqs.size());
+  for (const auto& [tag, t] : forward)
+    EXPECT_NEAR(static_cast<double>(backward.at(tag).picos()), static_cast<double>(t.picos()),
+                1e-9 * static_cast<double>(t.picos()) + 1)
+        << "transfer " << tag;
+}
