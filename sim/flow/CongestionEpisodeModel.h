@@ -3,8 +3,10 @@
 //
 // Models: a congestion episode is a switch egress link on which max-min fairness has
 // bottlenecked several flows arriving from different upstream ports, whose arrival rates (what
-// each could send, given the other flows on its links before this one) add up to more than the
-// link's rate: a queue builds there when they start. Flows that merely fill the link (for
+// each could send, given the other flows on its links before this one, and at most what their
+// upstream port carries) add up to more than the link's rate: a queue builds there when they
+// start. An episode is one congestion point: where flows sharing an upstream port would queue
+// there too, that link is an episode of its own. Flows that merely fill the link (for
 // example QPs already held to their share by their own NIC) do not build one. Under a real scheme the
 // flows do not drain the link at the fluid rate at once: DCQCN starts at line rate, builds a
 // queue, cuts on CNPs and recovers on timers; IB CC throttles on BECNs; with no congestion
@@ -25,9 +27,12 @@
 namespace fabricsim {
 
 struct CongestionEpisode {
-  uint32_t fanIn = 0;      ///< distinct upstream ports feeding the bottlenecked flows (>= 2)
-  uint32_t flows = 0;      ///< flows bottlenecked at the link (>= fanIn)
-  BitRate arrivalRate;     ///< mean over the flows of the rate each could arrive at (<= lineRate)
+  uint32_t fanIn = 0;  ///< distinct upstream ports feeding the bottlenecked flows (>= 2)
+  uint32_t flows = 0;  ///< flows bottlenecked at the link (>= fanIn)
+  /// Mean over the upstream ports of the rate their flows could arrive at together (each
+  /// flow bounded by what the other flows leave it on the links before, and a port's flows
+  /// together by what the port carries); <= lineRate, and fanIn x arrivalRate > lineRate.
+  BitRate arrivalRate;
   Bytes bytesPerFlow = 0;  ///< mean burst of those flows (TransferRequest::burst, else its size)
   BitRate lineRate;        ///< the congested link's line rate
   Time pathLatency;        ///< mean fixed one-way latency of those flows' paths

@@ -460,9 +460,8 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   double top = 0;
   for (const MaxMinSolver::User& u : solver_.users(r)) top = std::max(top, solver_.rate(u.flow));
   const double cut = top * (1 - 1e-9);
-  upstream_.clear();
+  arrivals_.clear();
   double bytes = 0;
-  double arrival = 0;  // bytes/ps: sum over the flows of what each could send into this link
   double latencyPs = 0;
   uint32_t n = 0;
   for (const MaxMinSolver::User& u : solver_.users(r)) {
@@ -472,7 +471,6 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
     const auto hops = solver_.hops(u.flow);
     // Sprayed flows (fractional weights) have no single upstream port: each counts as its own.
     const bool single = hop > 0 && hops[hop].weight == 1.0f && hops[hop - 1].weight == 1.0f;
-    upstream_.push_back(single ? hops[hop - 1].resource : (0x80000000u | u.flow));
     // The most this flow could send here: on each link before this one, the capacity the other
     // flows leave it.
     double most = nominal_[r];
@@ -481,19 +479,39 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
       const double own = solver_.rate(u.flow) * hops[k].weight;
       most = std::min(most, (solver_.capacity(h) - solver_.usage(h) + own) / hops[k].weight);
     }
-    arrival += std::max(most, solver_.rate(u.flow));
-    bytes += static_cast<double>(a.burst);
+    const double rate = solver_.rate(u.flow) * hops[hop].weight;
+    arrivals_.push_back(
+        {single ? hops[hop - 1].resource : (0x80000000u | u.flow), std::max(most, rate), rate});
+    // What it has left to bring through the episode (a pipelined ring's step at most).
+    const double left = a.remaining - a.rate * static_cast<double>((sim_.now() - a.last).picos());
+    bytes += std::clamp(left, 0.0, static_cast<double>(a.burst));
     latencyPs += static_cast<double>(a.latency.picos());
     ++n;
   }
-  std::sort(upstream_.begin(), upstream_.end());
-  const auto fanIn =
-      static_cast<uint32_t>(std::unique(upstream_.begin(), upstream_.end()) - upstream_.begin());
+  // What each upstream port can bring: its flows' bounds added up, but no more than the port
+  // itself carries (its capacity less what its other flows use). Flows sharing a port arrive
+  // through one link: counting each flow's own bound would make them arrive faster than that
+  // link runs, and queue there, which is a congestion point of its own (its own episode).
+  std::sort(arrivals_.begin(), arrivals_.end(),
+            [](const Arrival& x, const Arrival& y) { return x.port < y.port; });
+  double arrival = 0;  // bytes/ps, over the ports
+  uint32_t fanIn = 0;
+  for (size_t i = 0; i < arrivals_.size();) {
+    const uint32_t port = arrivals_[i].port;
+    double sum = 0, own = 0;
+    for (; i < arrivals_.size() && arrivals_[i].port == port; ++i) {
+      sum += arrivals_[i].most;
+      own += arrivals_[i].rate;
+    }
+    if (!(port & 0x80000000u)) sum = std::min(sum, solver_.capacity(port) - solver_.usage(port) + own);
+    arrival += sum;
+    ++fanIn;
+  }
   // No queue builds unless two ports feed it and the flows can arrive faster than it drains.
   if (fanIn < 2 || arrival <= nominal_[r] * (1 + kArrivalMargin)) return 1.0;
   CongestionEpisode e;
   e.fanIn = fanIn;
-  e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / n / nominal_[r], 1.0) *
+  e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / fanIn / nominal_[r], 1.0) *
                                                     static_cast<double>(topo_.portRate(r).bitsPerSecond())));
   e.flows = n;
   e.bytesPerFlow = static_cast<Bytes>(bytes / n);

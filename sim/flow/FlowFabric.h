@@ -275,7 +275,13 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Flows whose arrival rates add up to within this fraction of a link's capacity fill it
   /// without building a queue (rounding in the rates): no episode.
   static constexpr double kArrivalMargin = 1e-3;
-  std::vector<uint32_t> touched_, upstream_;          ///< scratch
+  std::vector<uint32_t> touched_;  ///< scratch
+  struct Arrival {
+    uint32_t port;  ///< upstream port (or a sprayed flow's own id, top bit set)
+    double most;    ///< the most the flow could bring here, bytes/ps
+    double rate;    ///< what it brings now
+  };
+  std::vector<Arrival> arrivals_;                     ///< scratch: the bottlenecked flows of one episode
   std::vector<std::pair<uint32_t, double>> targets_;  ///< scratch: new capacities by link
   Coupling coupling_;
   uint64_t episodesEvaluated_ = 0;

@@ -84,8 +84,8 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   const double line = static_cast<double>(e.lineRate.bitsPerSecond());
   const double ratio = static_cast<double>(e.arrivalRate.bitsPerSecond()) / line;
   double eighths = std::clamp(std::round(8.0 * ratio), 1.0, 8.0);
-  const bool overload = static_cast<double>(e.flows) * ratio > 1.0;
-  while (overload && eighths < 8 && static_cast<double>(q.flows) * eighths <= 8.0) eighths += 1;
+  const bool overload = static_cast<double>(e.fanIn) * ratio > 1.0;
+  while (overload && eighths < 8 && static_cast<double>(q.fanIn) * eighths <= 8.0) eighths += 1;
   q.arrivalRate = BitRate::bps(static_cast<int64_t>(eighths) * (e.lineRate.bitsPerSecond() / 8));
   q.pathLatency = Time::ps((e.pathLatency.picos() + 125'000) / 250'000 * 250'000);
   return q;
@@ -153,12 +153,14 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   PacketFabric fabric(sim, *topo, s, fib);
   Countdown countdown(sim, e.flows);
   // At full arrival rate one receiver is no bottleneck (its link runs at C like the episode's).
-  const bool fanOut = s.links.hostSpeed != s.links.fabricSpeed;
-  const auto sender = [&](uint32_t i) { return (1 + i % e.fanIn) * perLeaf + i / e.fanIn; };
+  // One sender per upstream switch, with its share of the flows as queue pairs of its own (each
+  // with its own congestion-control state), on a host link at the port's arrival rate: the
+  // upstream ports bring what they bring without queueing themselves.
+  const auto sender = [&](uint32_t i) { return (1 + i % e.fanIn) * perLeaf; };
   for (uint32_t i = 0; i < e.flows; ++i) {
     TransferRequest r;
     r.srcGpu = sender(i);
-    r.dstGpu = fanOut ? i : 0;
+    r.dstGpu = i;  // each to its own receiver: nothing after the episode's link holds it back
     r.bytes = e.bytesPerFlow;
     r.tag = i;
     fabric.send(r, &countdown);
@@ -171,10 +173,16 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
 
   const LinkFraming framing = s.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce();
   const auto mtu = static_cast<uint32_t>(s.links.mtu);
-  const double payloadBytesPerS =
-      static_cast<double>(e.lineRate.bitsPerSecond()) / 8 * mtu / framing.dataWireBytes(mtu);
+  const double payloadPerBit = static_cast<double>(mtu) / framing.dataWireBytes(mtu) / 8;
+  const double linkPayload = static_cast<double>(e.lineRate.bitsPerSecond()) * payloadPerBit;
+  const double portPayload = static_cast<double>(s.links.hostSpeed.bitsPerSecond()) * payloadPerBit;
+  // The fluid makespan of the same shape: the episode's bytes through C, or the busiest upstream
+  // port's (ceil(F/K) flows) through its own rate A, whichever is longer. What the shape's own
+  // rates impose is not the congestion control's doing (the flow level has those limits already).
+  const double busiestPort = std::ceil(static_cast<double>(e.flows) / e.fanIn);
   Measured m;
-  m.fluidTimeS = static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow) / payloadBytesPerS;
+  m.fluidTimeS = std::max(static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow) / linkPayload,
+                          busiestPort * static_cast<double>(e.bytesPerFlow) / portPayload);
   m.packetTimeS = static_cast<double>((countdown.last() - fabric.pathLatency(sender(0), 0)).picos()) * 1e-12;
   m.efficiency = std::clamp(m.fluidTimeS / m.packetTimeS, 1e-3, 1.0);
   const NetworkCounters c = fabric.networkCounters();

@@ -2,19 +2,22 @@
 // for the hybrid backend (flow-level fabric, packet-level congestion points).
 //
 // Models: each episode the flow backend reports (F flows through K upstream ports converging on
-// one switch egress of line rate C, each able to arrive at rate A, S bytes each, one-way path
-// latency L) is replayed at packet level on the shape of converging traffic: F senders on K
-// upstream switches (in turn), whose uplinks merge at one switch, whose egress of rate C is the
-// episode's link; each flow then goes to its own receiver. Host links run at A, switch links at
-// C, every link with latency L/4; the switches (buffer, ECN, PFC, credits), NICs and congestion
-// control are exactly the topology file's (DCQCN, IB CC or none; RoCEv2 or InfiniBand). The
-// upstream switches congest too when (F/K) A > C, as those of a real fabric do while senders
-// start at full speed. The flows start together; the efficiency is the fluid drain time of
-// their bytes at C's payload rate over the time the last byte took beyond the unloaded path
-// latency.
+// one switch egress of line rate C, each port able to bring its flows at rate A, S bytes each
+// left to send, one-way path latency L) is replayed at packet level on the shape of converging
+// traffic: K senders, one on each of K upstream switches, whose uplinks merge at one switch,
+// whose egress of rate C is the episode's link; sender k holds its share of the F flows (as
+// queue pairs of its own, each with its own congestion-control state, round-robin in the NIC),
+// and each flow goes to its own receiver. Host links run at A, switch links at C, every link
+// with latency L/4; the switches (buffer, ECN, PFC, credits), NICs and congestion control are
+// exactly the topology file's (DCQCN, IB CC or none; RoCEv2 or InfiniBand). The upstream
+// switches do not queue (a port that would is an episode of its own at the flow level). The
+// flows start together; the efficiency is the shape's fluid makespan (the bytes through C, or
+// the busiest sender's ceil(F/K) flows through A, whichever is longer) over the time the last
+// byte took beyond the unloaded path latency: what congestion control loses, not what the
+// rates already impose.
 // Episodes are quantized (K and F exact to 16, then 4 steps per octave, at most 128, F/K at most
 // 8; A to the nearest eighth of C, raised by eighths where the quantized flows would no longer
-// overload C: an episode's demand F A is never rounded down to C or below; S at two steps per
+// overload C: an episode's demand K A is never rounded down to C or below; S at two steps per
 // octave; at most 1 GiB per episode; L to 0.25 us). Each distinct quantized episode is simulated
 // with `episodes.seeds` seeds (the packet backend's random choices: ECN marking, drop victims,
 // DCQCN's timers' phases) and the mean of their efficiencies is the answer; the cache is keyed by
