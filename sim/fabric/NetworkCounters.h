@@ -3,6 +3,9 @@
 // Models: conservation counters over data payload bytes (sent by NICs including
 // retransmissions = delivered to destination NICs + dropped in the fabric, once the network has
 // drained), drops, queue maxima and link utilisation per tier.
+// Each backend also says which of these it computes (CounterCoverage): a counter whose quantity
+// the backend does not model is left out of the results (null, listed under `unmodelled`),
+// because a 0 there would claim that nothing of the kind happened.
 // Units: bytes; utilisation as a fraction of link capacity over the simulated time.
 #pragma once
 
@@ -74,7 +77,32 @@ struct LosslessViolation {
   Time first;
 };
 
+/// The quantities a backend models, one flag per group of counters (all true: the packet
+/// backend, which sees every packet). Bytes sent, delivered and dropped at failures,
+/// retransmissions, timeouts, NIC failovers, link utilisation and wire bytes are always computed.
+struct CounterCoverage {
+  bool packets = true;                  ///< packet counts (sent, dropped, link transmissions, in flight)
+  bool nacks = true;                    ///< NAKs sent by receivers
+  bool reordering = true;               ///< packets arriving out of order
+  bool ecnMarks = true;                 ///< ECN CE / FECN marks
+  bool congestionNotifications = true;  ///< CNPs and BECNs
+  bool pfcFrames = true;                ///< PAUSE and resume frames, pauses propagated upstream
+  bool pfcPausedTime = true;            ///< time and ports paused by PFC
+  bool buffers = true;  ///< switch buffer admission: lossless drops, PFC headroom, the storm watchdog
+  bool credits = true;  ///< InfiniBand credit balances
+  bool queues = true;   ///< switch queue lengths
+
+  /// None of the groups: only the counters every backend computes (a fluid backend's coverage).
+  static CounterCoverage none() {
+    CounterCoverage c;
+    c.packets = c.nacks = c.reordering = c.ecnMarks = c.congestionNotifications = c.pfcFrames =
+        c.pfcPausedTime = c.buffers = c.credits = c.queues = false;
+    return c;
+  }
+};
+
 struct NetworkCounters {
+  CounterCoverage modelled;     ///< which of the counters below the backend computes
   Bytes bytesSent = 0;          ///< data payload transmitted by NICs, retransmissions included
   Bytes bytesDelivered = 0;     ///< data payload arriving at destination NICs (incl. discarded)
   Bytes bytesDropped = 0;       ///< data payload dropped in switches

@@ -11,6 +11,7 @@
 #include "sim/report/Percentiles.h"
 #include "sim/report/ResultsFile.h"
 #include "sim/runtime/Experiment.h"
+#include "sim/runtime/UnmodelledCounters.h"
 #include "sim/workload/PatternWorkload.h"
 #include "sim/workload/TraceFile.h"
 #include "sim/workload/TrainingTraceBuilder.h"
@@ -306,6 +307,8 @@ nlohmann::json Experiment::buildResults() const {
       {"pfc_most_paused_ports", pausedPorts},
       {"link_util", {{"mean", net.linkUtilMean}, {"max", net.linkUtilMax}}},
       {"per_tier", tiers}};
+  // What this backend does not model: null, never 0, and listed under `unmodelled`.
+  UnmodelledCounters::apply(net.modelled, doc);
   return doc;
 }
 
@@ -577,15 +580,19 @@ void Experiment::printSummary(std::FILE* out) const {
       f["count"].get<unsigned long long>(), f["fct_us"]["p50"].get<double>(),
       f["fct_us"]["p90"].get<double>(), f["fct_us"]["p99"].get<double>(), f["fct_us"]["max"].get<double>(),
       f["slowdown"]["p50"].get<double>(), f["slowdown"]["p99"].get<double>());
+  // Counters the backend does not model are null in the results: "n/m" here, never 0.
+  auto bytes = [](const nlohmann::json& v) {
+    return v.is_null() ? std::string("n/m") : formatBytes(v.get<Bytes>());
+  };
+  const std::string droppedPackets = n["packets_dropped"].is_null()
+                                         ? std::string("n/m")
+                                         : std::to_string(n["packets_dropped"].get<uint64_t>());
   std::fprintf(out,
-               "network: sent %s delivered %s dropped %s (%llu pkts) retransmitted %s | max queue %s | "
+               "network: sent %s delivered %s dropped %s (%s pkts) retransmitted %s | max queue %s | "
                "link util mean %.1f%% max %.1f%%\n",
-               formatBytes(n["bytes_sent"].get<Bytes>()).c_str(),
-               formatBytes(n["bytes_delivered"].get<Bytes>()).c_str(),
-               formatBytes(n["bytes_dropped"].get<Bytes>()).c_str(),
-               n["packets_dropped"].get<unsigned long long>(),
-               formatBytes(n["retransmitted_bytes"].get<Bytes>()).c_str(),
-               formatBytes(n["max_queue_bytes"].get<Bytes>()).c_str(),
+               bytes(n["bytes_sent"]).c_str(), bytes(n["bytes_delivered"]).c_str(),
+               bytes(n["bytes_dropped"]).c_str(), droppedPackets.c_str(),
+               bytes(n["retransmitted_bytes"]).c_str(), bytes(n["max_queue_bytes"]).c_str(),
                n["link_util"]["mean"].get<double>() * 100, n["link_util"]["max"].get<double>() * 100);
   std::fprintf(out, "simulated %s in %.2f s wall (%.2f M events, %.2f M events/s, %.1f MiB peak RSS)\n",
                formatTime(fabric_->networkCounters().activeTime).c_str(), wallSeconds_,
@@ -596,8 +603,8 @@ void Experiment::printSummary(std::FILE* out) const {
     std::fprintf(
         out,
         "hybrid backend: %llu flows, %llu rate recomputations, %zu congestion episodes simulated at packet "
-        "level (%.2f s), %llu uses; not modelled: coupling between congestion points (results: "
-        "backend_model)\n",
+        "level (%.2f s), %llu uses; not modelled: coupling between congestion points, fabric-wide packet "
+        "counters (results: backend_model, unmodelled)\n",
         static_cast<unsigned long long>(flow_->flowsStarted()),
         static_cast<unsigned long long>(flow_->solver().solves()), episodes_->simulated(),
         episodes_->packetWallSeconds(), static_cast<unsigned long long>(episodes_->queries()));
@@ -605,7 +612,7 @@ void Experiment::printSummary(std::FILE* out) const {
     std::fprintf(
         out,
         "flow backend: %llu flows, %llu rate recomputations; not modelled: queueing, ECN/PFC/credits, "
-        "CC transients, drops (results: backend_model)\n",
+        "CC transients, drops other than at failures (results: backend_model, unmodelled)\n",
         static_cast<unsigned long long>(flow_->flowsStarted()),
         static_cast<unsigned long long>(flow_->solver().solves()));
   }

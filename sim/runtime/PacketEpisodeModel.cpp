@@ -200,7 +200,8 @@ std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
       "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "
       "(the simulated episodes' counters are in summary.hybrid_model.episodes)",
       "packet reordering",
-      "link and switch failures during the run",
+      "link and switch failures inside congestion episodes (episodes run on an intact fabric; the flow level "
+      "models failures as the flow backend does)",
       "connections failing after exhausted transport retries (a failed episode is an error)"};
 }
 

@@ -154,6 +154,23 @@ TEST(SweepRunnerTest, SummaryColumnsComeFromTheResults) {
   for (const auto& v : empty) EXPECT_EQ(v, "");
 }
 
+TEST(SweepRunnerTest, UnmodelledCountersAreEmptyCellsNeverZero) {
+  // A flow-backend point: the counters it does not model are null in its results (listed under
+  // `unmodelled`); the summary leaves their cells empty, and the counters it does model stay.
+  const nlohmann::json r = nlohmann::json::parse(R"({
+    "backend": "flow", "summary": {"events": 5},
+    "network": {"bytes_dropped": 0, "ecn_marks": null, "pfc_pause_frames": null, "max_queue_bytes": null},
+    "unmodelled": ["network.ecn_marks", "network.pfc_pause_frames", "network.max_queue_bytes"]})");
+  const auto cols = SweepRunner::metricColumns();
+  const auto vals = SweepRunner::metricValues(r);
+  ASSERT_EQ(cols.size(), vals.size());
+  std::map<std::string, std::string> m;
+  for (size_t i = 0; i < cols.size(); ++i) m[cols[i]] = vals[i];
+  EXPECT_EQ(m["backend"], "flow");
+  EXPECT_EQ(m["bytes_dropped"], "0");
+  for (const char* k : {"ecn_marks", "pfc_pause_frames", "max_queue_bytes"}) EXPECT_EQ(m[k], "") << k;
+}
+
 TEST(SweepRunnerTest, SummaryMarksMissingAndFailedPointsAndQuotesLabels) {
   TempDir dir;
   const auto spec =
