@@ -56,7 +56,8 @@ void readIbSmSection(YamlReader& r, const YAML::Node& root, TopologySpec& spec) 
             routing[k], std::string("routing.") + k,
             "sets Ethernet ECMP tables, which an InfiniBand fabric does not have: its switches forward by "
             "destination LID from the subnet manager's tables, which it recomputes after a failure "
-            "(routing.ib_sm.reroute_delay; routing.ib_sm.adaptive for switch adaptive routing); remove the key");
+            "(routing.ib_sm.reroute_delay; routing.ib_sm.adaptive for switch adaptive routing); remove the "
+            "key");
   }
   if (rs.algorithm == "ib-sm" && sm.adaptive && spec.nic.reorder != "tolerant") {
     const bool nicGiven =

@@ -122,8 +122,14 @@ void readEpisodes(YamlReader& r, const Node& root, TopologySpec& spec) {
   const std::string p = "episodes";
   if (!r.expectMap(e, p)) return;
   spec.episodes.given = true;
-  r.checkKeys(e, p, {"seeds", "tolerance", "max_rounds"});
-  r.getInt(e, p, "seeds", spec.episodes.seeds, 1, 64);
+  r.checkKeys(e, p, {"seeds", "replicas", "tolerance", "max_rounds"});
+  r.getInt(e, p, "seeds", spec.episodes.seeds, 1, 256);
+  r.getInt(e, p, "replicas", spec.episodes.replicas, 1, 64);
+  if (spec.episodes.replicas > spec.episodes.seeds)
+    r.error(YamlReader::has(e, "replicas") ? e["replicas"] : e["seeds"], "episodes.replicas",
+            "expected at most episodes.seeds (" + std::to_string(spec.episodes.seeds) +
+                ") replicas: each replica is a group of the seeds, found " +
+                std::to_string(spec.episodes.replicas));
   r.getInt(e, p, "max_rounds", spec.episodes.maxRounds, 1, 1000);
   double tol = spec.episodes.tolerance;
   if (r.getDouble(e, p, "tolerance", tol, -1e300, 1e300)) {

@@ -5,8 +5,8 @@
 // Models: failures: a list of {at, action, link | switch | host}: links and switches go `down`
 // or `up`; a host's NICs start (`pfc-storm`) or stop (`pfc-storm-end`) sending PFC PAUSE frames
 // without a break, as a NIC whose receive path hangs does. watchdog: {interval, no_progress,
-// pfc_deadlock}. episodes: {seeds, tolerance, max_rounds} (EpisodeSpec). Node names are resolved later, when
-// the topology exists (FailureInjector). Leaves out: the behaviour (sim/runtime/FailureInjector,
+// pfc_deadlock}. episodes: {seeds, replicas, tolerance, max_rounds} (EpisodeSpec). Node names are resolved
+// later, when the topology exists (FailureInjector). Leaves out: the behaviour (sim/runtime/FailureInjector,
 // sim/packet/PacketWatchdog). Units: Time in ps.
 #pragma once
 

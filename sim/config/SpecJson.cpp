@@ -235,6 +235,7 @@ nlohmann::json toJson(const TopologySpec& spec) {
   }
   j["failures"] = failures;
   j["episodes"] = {{"seeds", spec.episodes.seeds},
+                   {"replicas", spec.episodes.replicas},
                    {"tolerance", spec.episodes.tolerance},
                    {"max_rounds", spec.episodes.maxRounds}};
   j["watchdog"] = {{"interval_ps", spec.watchdog.interval.picos()},

@@ -258,9 +258,12 @@ struct WatchdogSpec {
 
 /// The hybrid backend's congestion episodes (README "The hybrid backend").
 struct EpisodeSpec {
-  /// Packet-level simulations of each distinct episode, each with its own seed: their mean is
-  /// the efficiency the run uses, their spread the results' confidence interval (>= 1).
-  int seeds = 3;
+  /// Packet-level simulations of each distinct episode, each with its own seed; the run uses
+  /// their mean (>= replicas).
+  int seeds = 8;
+  /// Groups the seeds are split into, each giving one rerun of the flow level whose spread is
+  /// the results' confidence interval (1: no interval; at most seeds).
+  int replicas = 3;
   /// Fixed point of the coupling between episodes and the rate solve: the rounds of a
   /// recomputation stop once no link's capacity moves by more than this fraction of its
   /// nominal capacity from one round to the next (> 0).

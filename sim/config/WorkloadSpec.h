@@ -32,7 +32,7 @@ struct PatternSpec {
   /// starts when the previous one has been delivered, plus `gap`).
   int repetitions = 1;
   Time gap = Time::zero();
-  int incastSenders = 0;      ///< incast: number of senders (0 = every other GPU)
+  int incastSenders = 0;        ///< incast: number of senders (0 = every other GPU)
   uint32_t incastReceiver = 0;  ///< incast: the receiving GPU rank
   int trafficClass = 0;
   /// GPUs the pattern runs on: [firstGpu, firstGpu + gpus). gpus = 0 means all GPUs.
@@ -122,37 +122,37 @@ struct CollectiveSweepSpec {
   CollectiveOp op = CollectiveOp::AllReduce;
   Bytes minBytes = 1024 * 1024;
   Bytes maxBytes = 1024 * 1024 * 1024;
-  double factor = 2;     ///< size multiplier between rows (nccl-tests -f)
-  Bytes stepBytes = 0;   ///< when > 0, add this instead of multiplying (nccl-tests -i)
-  int warmup = 1;        ///< nccl-tests -w
-  int iterations = 5;    ///< nccl-tests -n; the reported time is their mean
+  double factor = 2;               ///< size multiplier between rows (nccl-tests -f)
+  Bytes stepBytes = 0;             ///< when > 0, add this instead of multiplying (nccl-tests -i)
+  int warmup = 1;                  ///< nccl-tests -w
+  int iterations = 5;              ///< nccl-tests -n; the reported time is their mean
   std::string dataType = "float";  ///< float | half | bfloat16 | double | int8 | ... (element size)
   int elementBytes = 4;
-  uint32_t root = 0;     ///< broadcast root rank
+  uint32_t root = 0;  ///< broadcast root rank
   /// ranks = hosts * gpusPerHost when `hosts` is given, else `ranks` (0 = every GPU of the fabric)
   uint32_t ranks = 0;
   uint32_t hosts = 0;
-  int gpusPerHost = 0;   ///< 0 = the topology's
+  int gpusPerHost = 0;  ///< 0 = the topology's
 };
 
 // ---------------------------------------------------------------------------------------------
 // Training
 
 struct ModelSpec {
-  std::string preset;     ///< gpt3-175b | llama3-70b | llama3-405b | "" (custom)
+  std::string preset;  ///< gpt3-175b | llama3-70b | llama3-405b | "" (custom)
   int layers = 0;
   int hidden = 0;
-  int ffnHidden = 0;      ///< 0 = 4 * hidden
+  int ffnHidden = 0;  ///< 0 = 4 * hidden
   int heads = 0;
-  int kvHeads = 0;        ///< 0 = heads (multi-head attention); < heads = grouped-query attention
+  int kvHeads = 0;  ///< 0 = heads (multi-head attention); < heads = grouped-query attention
   int seqLen = 0;
   int vocab = 0;          ///< 0 = no embedding and output layer modelled
   bool gatedMlp = false;  ///< SwiGLU (three FFN matrices) instead of GELU (two)
 };
 
 struct GpuSpec {
-  std::string preset;             ///< h100-sxm | h200-sxm | "" (custom)
-  double peakFlops = 989e12;      ///< dense bf16 FLOP/s
+  std::string preset;         ///< h100-sxm | h200-sxm | "" (custom)
+  double peakFlops = 989e12;  ///< dense bf16 FLOP/s
   double hbmBytesPerSecond = 3.35e12;
   /// Fraction of peak reached by each kind of compute (override by `efficiency:` or a
   /// calibration file). gemm: the layers' matrix multiplies; attention: the s x s score and
@@ -167,9 +167,9 @@ struct ParallelismSpec {
   int dp = 1;
   int microBatch = 1;   ///< sequences per micro-batch
   int globalBatch = 1;  ///< sequences per iteration; micro-batches per pipeline = global / (micro * dp)
-  std::string schedule = "1f1b";  ///< 1f1b | interleaved
-  int virtualStages = 1;          ///< model chunks per GPU with the interleaved schedule
-  bool sequenceParallel = false;  ///< TP all-reduce -> reduce-scatter + all-gather
+  std::string schedule = "1f1b";      ///< 1f1b | interleaved
+  int virtualStages = 1;              ///< model chunks per GPU with the interleaved schedule
+  bool sequenceParallel = false;      ///< TP all-reduce -> reduce-scatter + all-gather
   bool distributedOptimizer = false;  ///< DP all-reduce -> reduce-scatter (grads) + all-gather (params)
   std::string recompute = "none";     ///< none | full (recompute each layer's forward in backward)
 };
@@ -190,9 +190,9 @@ struct TrainingSpec {
   GpuSpec gpu;
   ParallelismSpec parallelism;
   int iterations = 1;
-  int dtypeBytes = 2;       ///< activations, parameters and gradients (bf16)
+  int dtypeBytes = 2;          ///< activations, parameters and gradients (bf16)
   std::string dtype = "bf16";  ///< bf16 | fp16 | fp32 | fp8, as written; gives dtypeBytes
-  Bytes dpBucketBytes = 0;  ///< DP gradient bucket; 0 = max(40M, 1M * dp) parameters, as Megatron
+  Bytes dpBucketBytes = 0;     ///< DP gradient bucket; 0 = max(40M, 1M * dp) parameters, as Megatron
   /// false: every communication takes zero time (isolates compute and the pipeline bubble).
   bool communication = true;
   /// Collectives per layer and pass at layer granularity ("layer") or one merged collective per
@@ -205,8 +205,8 @@ struct TraceSpec {
 };
 
 struct WorkloadSpec {
-  std::string file;  ///< path it was read from
-  std::string name;  ///< defaults to the file's stem
+  std::string file;              ///< path it was read from
+  std::string name;              ///< defaults to the file's stem
   std::string kind = "pattern";  ///< pattern | collective | training | trace
   PatternSpec pattern;
   CollectiveSweepSpec collective;

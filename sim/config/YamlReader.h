@@ -73,8 +73,8 @@ class YamlReader {
   // leaves `out` unchanged and returns false (reporting it as missing if `required`). When the
   // value is invalid it records a diagnostic, leaves `out` unchanged and returns false.
 
-  bool getInt(const YAML::Node& map, const std::string& path, std::string_view key, int& out,
-              int64_t min, int64_t max, bool required = false);
+  bool getInt(const YAML::Node& map, const std::string& path, std::string_view key, int& out, int64_t min,
+              int64_t max, bool required = false);
   bool getUint64(const YAML::Node& map, const std::string& path, std::string_view key, uint64_t& out,
                  bool required = false);
   bool getDouble(const YAML::Node& map, const std::string& path, std::string_view key, double& out,

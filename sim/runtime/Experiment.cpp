@@ -301,7 +301,7 @@ void Experiment::run() {
       SIM_CHECK(w->finished(),
                 "workload '" + w->name() + "' did not finish although the event queue drained");
   finished_ = true;
-  if (episodes_ && replica_ == 0 && episodes_->seeds() >= 2 && connectionFailures_.empty()) runReplicas();
+  if (episodes_ && replica_ == 0 && episodes_->replicas() >= 2 && connectionFailures_.empty()) runReplicas();
 }
 
 Experiment::ReplicaJob Experiment::replicaFigures(const Job& job) const {
@@ -316,14 +316,14 @@ Experiment::ReplicaJob Experiment::replicaFigures(const Job& job) const {
 }
 
 void Experiment::runReplicas() {
-  // Each replica is the same run with one seed's episode measurements (they are in the shared
-  // cache already, or simulated on demand with every seed). Quiet, without side outputs.
+  // Each replica is the same run with one group of seeds' episode measurements (they are in the
+  // shared cache already, or simulated on demand with every seed). Quiet, without side outputs.
   const auto t0 = std::chrono::steady_clock::now();
   RunOptions o = options_;
   o.progress = false;
   o.timelinePath.clear();
   o.probes.clear();
-  for (int r = 1; r <= episodes_->seeds(); ++r) {
+  for (int r = 1; r <= episodes_->replicas(); ++r) {
     Experiment replica(o, episodes_, r);
     replica.run();
     if (replica.failed()) continue;  // a replica whose episodes fail the run adds no figure

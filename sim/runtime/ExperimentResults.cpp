@@ -92,6 +92,7 @@ nlohmann::json Experiment::buildResults() const {
                                       {"capacity_changes", flow_->capacityChanges()},
                                       {"packet_wall_time_s", episodes_->packetWallSeconds()},
                                       {"seeds", episodes_->seeds()},
+                                      {"replica_groups", episodes_->replicas()},
                                       {"replicas", replicas_.size()},
                                       {"replica_wall_time_s", replicaWallSeconds_},
                                       {"episodes", episodes_->episodesJson(20)}};
@@ -373,8 +374,8 @@ nlohmann::json Experiment::failureEvents() const {
 }
 
 nlohmann::json Experiment::replicaInterval(size_t job) const {
-  // The run's own figure (seeds' mean efficiencies) with the interval of a mean of the seeds'
-  // draws: the replicas' sample standard deviation, Student's t at n - 1 degrees of freedom.
+  // The run's own figure (every seed) with the interval of a mean of the replicas' groups of
+  // seeds (batch means): their sample standard deviation, Student's t at n - 1 degrees of freedom.
   const ReplicaJob own = replicaFigures(jobs_[job]);
   auto interval = [&](double own, double ReplicaJob::*field) {
     std::vector<double> xs;

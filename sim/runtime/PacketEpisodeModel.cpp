@@ -50,8 +50,20 @@ class Countdown final : public TransferObserver {
 }  // namespace
 
 PacketEpisodeModel::PacketEpisodeModel(const TopologySpec& spec, uint64_t seed)
-    : spec_(spec), seed_(seed), seeds_(spec.episodes.seeds) {
-  SIM_CHECK(seeds_ >= 1, "episodes.seeds must be at least 1");
+    : spec_(spec), seed_(seed), seeds_(spec.episodes.seeds), replicas_(spec.episodes.replicas) {
+  SIM_CHECK(seeds_ >= 1 && replicas_ >= 1 && replicas_ <= seeds_,
+            "episodes need at least one seed and one replica, and no more replicas than seeds");
+}
+
+double PacketEpisodeModel::harmonic(const std::vector<Measured>& runs, int group, int groups) {
+  // Over the runs of the group (k % groups == group), the fluid time over the mean packet time:
+  // the capacity that gives the expected drain time (times add, efficiencies do not).
+  double fluid = 0, packet = 0;
+  for (size_t k = static_cast<size_t>(group); k < runs.size(); k += static_cast<size_t>(groups)) {
+    fluid += runs[k].fluidTimeS;
+    packet += runs[k].packetTimeS;
+  }
+  return packet > 0 ? std::clamp(fluid / packet, 1e-3, 1.0) : 1.0;
 }
 
 uint64_t PacketEpisodeModel::episodeSeed(int k) const {
@@ -59,7 +71,8 @@ uint64_t PacketEpisodeModel::episodeSeed(int k) const {
 }
 
 void PacketEpisodeModel::setReplica(int replica) {
-  SIM_CHECK(replica >= 0 && replica <= seeds_, "an episode replica is 0 (the mean) or one of the seeds");
+  SIM_CHECK(replica >= 0 && replica <= replicas_,
+            "an episode replica is 0 (every seed) or one of the groups");
   replica_ = replica;
 }
 
@@ -104,19 +117,17 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
   if (it == cache_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
     Entry entry;
-    std::vector<double> effs;
-    for (int k = 0; k < seeds_; ++k) {
-      entry.runs.push_back(simulate(q, episodeSeed(k)));
-      effs.push_back(entry.runs.back().efficiency);
-    }
-    const MeanInterval mi = MeanInterval::of(effs);
-    entry.mean = mi.mean;
-    entry.halfWidth = mi.halfWidth;
+    for (int k = 0; k < seeds_; ++k) entry.runs.push_back(simulate(q, episodeSeed(k)));
+    entry.mean = harmonic(entry.runs, 0, 1);
+    std::vector<double> groups;
+    for (int g = 0; g < replicas_; ++g) groups.push_back(harmonic(entry.runs, g, replicas_));
+    entry.groups = groups;
+    entry.halfWidth = replicas_ >= 2 ? MeanInterval::of(groups).halfWidth : 0.0;
     it = cache_.emplace(key, std::move(entry)).first;
     wallSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   ++it->second.uses;
-  return replica_ == 0 ? it->second.mean : it->second.runs[static_cast<size_t>(replica_ - 1)].efficiency;
+  return replica_ == 0 ? it->second.mean : it->second.groups[static_cast<size_t>(replica_ - 1)];
 }
 
 PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisode& e, uint64_t seed) const {

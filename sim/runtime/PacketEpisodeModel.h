@@ -20,16 +20,18 @@
 // overload C: an episode's demand K A is never rounded down to C or below; S at two steps per
 // octave; at most 1 GiB per episode; L to 0.25 us). Each distinct quantized episode is simulated
 // with `episodes.seeds` seeds (the packet backend's random choices: ECN marking, drop victims,
-// DCQCN's timers' phases) and the mean of their efficiencies is the answer; the cache is keyed by
-// the quantized episode alone, so the answer does not depend on which raw episode, or in which
-// order, first asked for it. A replica (setReplica(r)) answers with seed r's measurement
-// instead: the hybrid backend reruns the flow level once per seed to turn the spread of the
-// episodes into a confidence interval of its results. The collectives of a training job
-// repeat the same episodes on every rail, ring step and iteration.
-// Leaves out: what couples congestion points in a real fabric: PFC pauses and credit stalls
-// spreading to upstream switches and their victim flows, CNPs and ECN marks caused by other
-// congestion points, flows joining or leaving in the middle of an episode (each episode starts
-// synchronously), and the buffer other ports of the same switch hold.
+// DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16 MiB DCQCN flows at 400G take
+// 1.04 or 1.88 times the fluid time as a CNP does or does not cut them). The answer is the fluid
+// time over the seeds' mean packet time (the harmonic mean of their efficiencies: the capacity
+// that gives the expected drain time). The cache is keyed by the quantized episode alone, so
+// the answer does not depend on which raw episode, or in which order, first asked for it. A
+// replica r (setReplica) answers from the r-th of `episodes.replicas` groups of the seeds
+// (seed k in group k mod replicas) instead: the hybrid backend reruns the flow level once per
+// group, and the groups' spread is the confidence interval of its results (batch means). The collectives of a
+// training job repeat the same episodes on every rail, ring step and iteration. Leaves out: what couples
+// congestion points in a real fabric: PFC pauses and credit stalls spreading to upstream switches and their
+// victim flows, CNPs and ECN marks caused by other congestion points, flows joining or leaving in the middle
+// of an episode (each episode starts synchronously), and the buffer other ports of the same switch hold.
 // Units: Bytes, BitRate, Time (ps); wall time in seconds.
 #pragma once
 
@@ -53,11 +55,12 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   /// of the episode seeds).
   PacketEpisodeModel(const TopologySpec& spec, uint64_t seed);
 
-  /// The mean efficiency over the seeds (replica 0), or seed r's (replica r).
+  /// Over every seed (replica 0), or over replica r's group of seeds.
   double efficiency(const CongestionEpisode& episode) override;
-  /// 0: answer with the mean over the seeds; 1..seeds(): with that seed's measurement.
+  /// 0: answer from every seed; 1..replicas(): from that group of the seeds.
   void setReplica(int replica);
   int seeds() const { return seeds_; }
+  int replicas() const { return replicas_; }
 
   /// The episode actually simulated for `episode` (quantized).
   static CongestionEpisode quantize(const CongestionEpisode& episode);
@@ -89,14 +92,18 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>;  // K, F, A, S, C, L
   struct Entry {
     std::vector<Measured> runs;  ///< one per seed
-    double mean = 1;             ///< mean efficiency over the runs
-    double halfWidth = 0;        ///< its 95% confidence half-width
+    double mean = 1;             ///< efficiency over every run (fluid time / mean packet time)
+    std::vector<double> groups;  ///< the same over each replica's group of runs
+    double halfWidth = 0;        ///< 95% confidence half-width of `mean` from the groups
     uint64_t uses = 0;           ///< times the flow backend asked for it
   };
   TopologySpec spec_;
   uint64_t seed_;
   int seeds_;
+  int replicas_;
   int replica_ = 0;
+  /// Fluid time over mean packet time of runs[k] for k % groups == group.
+  static double harmonic(const std::vector<Measured>& runs, int group, int groups);
   std::map<Key, Entry> cache_;
   uint64_t queries_ = 0;
   double wallSeconds_ = 0;

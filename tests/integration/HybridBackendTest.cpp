@@ -143,6 +143,7 @@ TEST(HybridBackend, RefusesWhatItCannotModel) {
                                      {"episodes: {tolerance: 0}", "episodes.tolerance"},
                                      {"episodes: {tolerance: -0.5}", "episodes.tolerance"},
                                      {"episodes: {max_rounds: 0}", "episodes.max_rounds"},
+                                     {"episodes: {seeds: 2, replicas: 3}", "episodes.replicas"},
                                      {"episodes: {seed: 3}", "episodes"}}) {
     const std::string bad =
         dir.write("episodes.yaml",

@@ -133,6 +133,7 @@ TEST(PacketEpisodeModelTest, FlowsThatCannotArriveFasterThanTheLinkDrainsBuildNo
 TEST(PacketEpisodeModelTest, EachDistinctEpisodeIsSimulatedOnceAndDeterministically) {
   TopologySpec one = fabric("dcqcn", false);
   one.episodes.seeds = 1;
+  one.episodes.replicas = 1;
   PacketEpisodeModel a(one, 7);
   PacketEpisodeModel b(one, 7);
   const double e1 = a.efficiency(episode(4, 4, 1 << 20));
@@ -147,29 +148,39 @@ TEST(PacketEpisodeModelTest, EachDistinctEpisodeIsSimulatedOnceAndDeterministica
   EXPECT_EQ(j[0]["fan_in"], 4);
 }
 
-TEST(PacketEpisodeModelTest, SeedsGiveAMeanAndReplicasGiveEachSeed) {
-  // Three seeds of an 8:1 DCQCN incast (random ECN marking): the run answers with their mean,
-  // replica r with seed r's measurement, and the episode is still one cache entry.
+TEST(PacketEpisodeModelTest, SeedsGiveTheExpectedDrainTimeAndReplicasGiveGroupsOfSeeds) {
+  // Six seeds of an 8:1 DCQCN incast (random ECN marking) in three replica groups. Drain times
+  // add, efficiencies do not: the run's efficiency must be the fluid time over the seeds' mean
+  // packet time, i.e. the harmonic mean of their efficiencies (the same fluid time for all),
+  // and replica r the same over seeds r-1 and r+2. Still one cache entry.
   TopologySpec spec = fabric("dcqcn", false);
-  spec.episodes.seeds = 3;
+  spec.episodes.seeds = 6;
+  spec.episodes.replicas = 3;
   PacketEpisodeModel m(spec, 5);
   const CongestionEpisode e = episode(8, 8, 1 << 20);
-  const double mean = m.efficiency(e);
+  const double all = m.efficiency(e);
   std::vector<double> each;
+  for (int k = 0; k < 6; ++k)
+    each.push_back(m.simulate(PacketEpisodeModel::quantize(e), m.episodeSeed(k)).efficiency);
+  auto harmonic = [](std::initializer_list<double> xs) {
+    double inv = 0;
+    for (double x : xs) inv += 1 / x;
+    return static_cast<double>(xs.size()) / inv;
+  };
+  EXPECT_NEAR(all, harmonic({each[0], each[1], each[2], each[3], each[4], each[5]}), 1e-9);
   for (int r = 1; r <= 3; ++r) {
     m.setReplica(r);
-    each.push_back(m.efficiency(e));
-    EXPECT_EQ(each.back(), m.simulate(PacketEpisodeModel::quantize(e), m.episodeSeed(r - 1)).efficiency)
-        << "replica " << r << " is seed " << r << "'s own simulation";
+    EXPECT_NEAR(m.efficiency(e),
+                harmonic({each[static_cast<size_t>(r - 1)], each[static_cast<size_t>(r + 2)]}), 1e-9)
+        << "replica " << r;
   }
   EXPECT_EQ(m.simulated(), 1u);
-  EXPECT_NEAR(mean, (each[0] + each[1] + each[2]) / 3, 1e-12);
   EXPECT_NE(m.episodeSeed(0), m.episodeSeed(1));
   const auto j = m.episodesJson(1);
-  ASSERT_EQ(j[0]["seeds"].size(), 3u);
+  ASSERT_EQ(j[0]["seeds"].size(), 6u);
   const double lo = j[0]["efficiency_ci95"][0], hi = j[0]["efficiency_ci95"][1];
-  EXPECT_LE(lo, mean);
-  EXPECT_GE(hi, mean);
+  EXPECT_LE(lo, all);
+  EXPECT_GE(hi, all);
 }
 
 }  // namespace
