@@ -1,6 +1,6 @@
 // Memory proportional to active work: the same training job run for 1 and for 3 iterations on
-// the flow backend, in process, holds no more heap at its peak (and no more in the backend's
-// own tables) than one iteration plus a constant justified below, while keeping a record per
+// the flow backend, in process, holds no more heap at its peak, nor after the run (nor in the
+// backend's own tables), than one iteration plus a constant justified below, while keeping a record per
 // transfer, as the backends did before, would exceed that constant. Counted in bytes of live
 // heap (LiveHeap: exact and deterministic), never RSS or time.
 #include <gtest/gtest.h>
@@ -18,6 +18,7 @@ using testsupport::LiveHeap;
 
 struct Footprint {
   size_t peakHeap = 0;     ///< peak live heap while building and running, above what was live before
+  size_t liveAfter = 0;    ///< live heap after the run (the experiment still alive), likewise
   size_t fabricBytes = 0;  ///< FlowFabric::memoryBytes() after the run
   uint64_t transfers = 0;
   size_t slots = 0;           ///< the most transfer slots taken at once
@@ -38,6 +39,7 @@ Footprint run(int iterations) {
     Experiment e(o);
     e.run();
     f.peakHeap = LiveHeap::peak() - before;
+    f.liveAfter = LiveHeap::live() - before;
     f.fabricBytes = e.flowFabric()->memoryBytes();
     f.transfers = e.fabric().transfers().started();
     f.slots = e.fabric().transfers().slots();
@@ -67,6 +69,8 @@ TEST(IterationMemory, ThreeIterationsHoldNoMoreThanOnePlusAConstant) {
   // transfers requested and not yet delivered, whatever the backend keeps).
   const size_t bound = 128 * 1024 + one.peakInFlight * 1024;
   EXPECT_LE(three.peakHeap, one.peakHeap + bound) << "peak heap " << one.peakHeap << " -> " << three.peakHeap;
+  EXPECT_LE(three.liveAfter, one.liveAfter + bound)
+      << "held after " << one.liveAfter << " -> " << three.liveAfter;
   EXPECT_LE(three.fabricBytes, one.fabricBytes + bound)
       << "fabric " << one.fabricBytes << " -> " << three.fabricBytes;
   EXPECT_LE(three.slots, 2 * one.peakInFlight);  // slots are reused, not one per transfer
