@@ -60,6 +60,12 @@ int runCommand(const std::vector<std::string>& args) {
   for (const auto& w : exp.warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!out.empty()) ResultsFile::writeJson(out, exp.results());
   exp.writeTimeline();
+  // summary.peak_rss_bytes is the process's peak once every output exists: the simulation, the
+  // results document and its first write, the timeline. The results file is then written again
+  // (atomically) with that figure; the rewrite streams the same document through a file buffer,
+  // which is all it adds, and it is not counted.
+  exp.refreshPeakRss();
+  if (!out.empty()) ResultsFile::writeJson(out, exp.results());
   if (!quiet) exp.printSummary(stdout);
   if (!out.empty() && !quiet) std::printf("results written to %s\n", out.c_str());
   if (!opt.timelinePath.empty() && !quiet) std::printf("timeline written to %s\n", opt.timelinePath.c_str());

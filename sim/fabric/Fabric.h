@@ -17,6 +17,7 @@
 #include "sim/fabric/FlowRecord.h"
 #include "sim/fabric/NetworkCounters.h"
 #include "sim/fabric/TransferFailure.h"
+#include "sim/fabric/TransferTable.h"
 
 namespace fabricsim {
 
@@ -54,12 +55,20 @@ class Fabric {
   virtual double pathRate(uint32_t srcGpu, uint32_t dstGpu) const = 0;
   /// "packet" or "flow".
   virtual std::string backendName() const = 0;
-  /// One record per transfer, in the order the transfers were requested.
-  virtual const std::vector<FlowRecord>& flowRecords() const = 0;
+  /// The transfers: those in flight, counts, and the FCT statistics of the delivered ones.
+  virtual const TransferTable& transfers() const = 0;
+  /// Keep a record of every transfer for flowRecords() (memory grows with every transfer made);
+  /// only before the first transfer. Off by default: a backend keeps only the transfers in
+  /// flight, and statistics (transfers().stats()) of the delivered ones.
+  virtual void keepFlowRecords(bool keep) = 0;
+  /// With keepFlowRecords(true): one record per transfer, in the order the transfers were
+  /// requested (a SimError without it).
+  const std::vector<FlowRecord>& flowRecords() const { return transfers().records(); }
   /// Counters for the results' `network` section; call after the run.
   virtual NetworkCounters networkCounters() const = 0;
-  /// Connections that gave up, in the order they failed (their transfers are marked failed in
-  /// flowRecords()). A backend that fails a connection also stops the simulator: the run ends.
+  /// Connections that gave up, in the order they failed (their transfers are counted in
+  /// transfers().failed() and marked failed in flowRecords()). A backend that fails a connection
+  /// also stops the simulator: the run ends.
   /// Backends without transport timeouts never fail one.
   virtual std::vector<TransferFailure> failures() const { return {}; }
   /// A link (both directions) goes down or comes back up now (failures during the run; the

@@ -17,6 +17,7 @@ struct FlowRecord {
   Time start;
   Time finish = Time::max();  ///< Time::max() until delivered
   Time ideal;                 ///< unloaded completion time on its path (same packetisation)
+  uint32_t id = 0;            ///< its number in request order (0, 1, ...; set by TransferTable)
   bool intraHost = false;     ///< carried by NVLink, not the network
   bool failed = false;        ///< its connection failed (TransferFailure): it will never be delivered
   bool done() const { return finish != Time::max(); }

@@ -29,6 +29,11 @@ class NvlinkModel final : public EventHandler {
   Time idealTime(int64_t bytes) const { return serializationTime(bytes, bandwidth_) + latency_; }
 
   void onEvent(uint32_t tag) override;
+  /// Bytes held: per-GPU state and the slots of transfers in flight (reused once delivered).
+  size_t memoryBytes() const {
+    return busyUntil_.capacity() * sizeof(Time) +
+           (pending_.capacity() + freeSlots_.capacity()) * sizeof(uint32_t);
+  }
 
  private:
   Simulator& sim_;

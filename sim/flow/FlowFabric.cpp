@@ -82,7 +82,7 @@ std::vector<std::string> FlowFabric::unmodelledEffects() {
 }
 
 Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes,
-                       uint32_t record) {
+                       uint32_t transferId) {
   hops_.clear();
   ackHops_ = 0;
   routeBroken_ = false;
@@ -119,7 +119,7 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
       ackHops_ = f->ackHops;
       return latencyOf(bytes);
     }
-    const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, record);
+    const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, transferId);
     if (routeBroken_) return latency;     // black-holed: nothing to remember
     if (f && f->count == hops_.size()) {  // every member is a minimal path: the same length
       std::copy(hops_.begin(), hops_.end(), flowletHops_.begin() + f->offset);
@@ -132,7 +132,7 @@ Time FlowFabric::route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp
     }
     return latency;
   }
-  const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, record);
+  const Time latency = hashedRoute(srcNic, dstNic, tc, qp, bytes, transferId);
   if (cacheable && !routeBroken_ && routeCache_.size() < kRouteCacheEntries) {
     routeCache_.insert(
         key, CachedRoute{static_cast<uint32_t>(routeHops_.size()), static_cast<uint16_t>(hops_.size()),
@@ -156,9 +156,10 @@ void FlowFabric::nicsOf(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t q
 }
 
 Time FlowFabric::hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp, Bytes bytes,
-                             uint32_t record) {
+                             uint32_t transferId) {
   uint64_t tuple = path_.queuePairTuple(srcNic, dstNic, tc, qp);
-  if (selection_ == Selection::Flowlet) tuple = FlowHash::mix(tuple ^ (static_cast<uint64_t>(record) << 1));
+  if (selection_ == Selection::Flowlet)
+    tuple = FlowHash::mix(tuple ^ (static_cast<uint64_t>(transferId) << 1));
   // The hashed (or least-loaded) path, hop by hop; it also gives the fixed latency.
   const uint32_t firstPayload = static_cast<uint32_t>(std::min<Bytes>(bytes, mtu_));
   const uint32_t frame = framing_.dataWireBytes(firstPayload);
@@ -275,7 +276,7 @@ Time FlowFabric::pathLatency(uint32_t srcGpu, uint32_t dstGpu) const {
 }
 
 std::vector<MaxMinSolver::Hop> FlowFabric::pathOf(const TransferRequest& r) {
-  route(r.srcGpu, r.dstGpu, r.trafficClass, r.qp, r.bytes, static_cast<uint32_t>(records_.size()));
+  route(r.srcGpu, r.dstGpu, r.trafficClass, r.qp, r.bytes, static_cast<uint32_t>(transfers_.started()));
   return {hops_.begin(), hops_.end() - static_cast<long>(ackHops_)};
 }
 
@@ -283,7 +284,6 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   SIM_CHECK(r.srcGpu < topo_.gpuCount() && r.dstGpu < topo_.gpuCount(), "transfer between unknown GPUs");
   SIM_CHECK(r.trafficClass < 7, "traffic class 7 is reserved for control packets");
   SIM_CHECK(r.bytes >= 0, "negative transfer size");
-  const uint32_t record = static_cast<uint32_t>(records_.size());
   FlowRecord rec;
   rec.srcGpu = r.srcGpu;
   rec.dstGpu = r.dstGpu;
@@ -293,13 +293,13 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   if (rec.intraHost) {
     // NVLink, as on the packet backend: each GPU's egress serves its transfers in order.
     rec.ideal = nvlink_->idealTime(r.bytes);
-    records_.push_back(rec);
-    pending_.push_back(Pending{r.tag, observer});
+    const uint32_t record = transfers_.open(rec, r.tag, observer);
     ++flowsStarted_;
     nvlink_->send(r.srcGpu, r.bytes, record);
     return;
   }
-  const Time latency = route(r.srcGpu, r.dstGpu, r.trafficClass, r.qp, r.bytes, record);
+  const Time latency =
+      route(r.srcGpu, r.dstGpu, r.trafficClass, r.qp, r.bytes, static_cast<uint32_t>(transfers_.started()));
   const bool works = routeWorks();
   if (works) {
     double bottleneck = 0;
@@ -315,8 +315,7 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
     rec.ideal = pathLatency(r.srcGpu, r.dstGpu) +
                 Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / nic)));
   }
-  records_.push_back(rec);
-  pending_.push_back(Pending{r.tag, observer});
+  const uint32_t record = transfers_.open(rec, r.tag, observer);
   ++flowsStarted_;
   bytesSent_ += r.bytes;
   const Bytes burst = r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes;
@@ -324,6 +323,9 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
     const uint32_t slot = newStalled();
     Stalled& st = stalled_[slot];
     st.record = record;
+    st.srcGpu = r.srcGpu;
+    st.dstGpu = r.dstGpu;
+    st.bytes = r.bytes;
     st.remaining = static_cast<double>(r.bytes);
     st.rate = nominal_[topo_.nicPort(topo_.nicOfGpu(r.srcGpu))];  // it sends at line rate, into the hole
     st.burst = burst;
@@ -351,7 +353,7 @@ uint32_t FlowFabric::start(uint32_t record, double remaining, Time latency, Byte
   Active& a = active_[f];
   a = Active{};
   if (selection_ == Selection::Flowlet) {
-    const FlowRecord& rec = records_[record];
+    const FlowRecord& rec = transfers_.record(record);
     const uint32_t srcNic = path_.sourceNic(rec.srcGpu, rec.dstGpu), dstNic = topo_.nicOfGpu(rec.dstGpu);
     const uint64_t key = (static_cast<uint64_t>(srcNic) << 40) | (static_cast<uint64_t>(dstNic) << 19) |
                          (static_cast<uint64_t>(tc & 7) << 16) | qp;
@@ -579,14 +581,13 @@ void FlowFabric::deliver(uint32_t slot) {
 
 void FlowFabric::finishRecord(uint32_t record) {
   const Time now = sim_.now();
-  FlowRecord& rec = records_[record];
-  rec.finish = now;
+  const FlowRecord& rec = transfers_.record(record);
   if (!rec.intraHost) {
     bytesDelivered_ += rec.bytes;
     lastDelivery_ = std::max(lastDelivery_, now);
   }
-  const Pending p = pending_[record];
-  if (p.observer) p.observer->onTransferDelivered(p.tag, now);
+  const TransferTable::Waiter w = transfers_.deliver(record, now);  // frees the slot
+  if (w.observer) w.observer->onTransferDelivered(w.tag, now);
 }
 
 void FlowFabric::onEvent(uint32_t tag) {

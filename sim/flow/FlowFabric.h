@@ -109,7 +109,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::string backendName() const override { return episodes_ ? "hybrid" : "flow"; }
   Time pathLatency(uint32_t srcGpu, uint32_t dstGpu) const override;
   double pathRate(uint32_t srcGpu, uint32_t dstGpu) const override;
-  const std::vector<FlowRecord>& flowRecords() const override { return records_; }
+  const TransferTable& transfers() const override { return transfers_; }
+  void keepFlowRecords(bool keep) override { transfers_.keepAll(keep); }
   NetworkCounters networkCounters() const override;
   void onEvent(uint32_t tag) override;
   std::vector<TransferFailure> failures() const override { return failures_; }
@@ -172,7 +173,9 @@ class FlowFabric final : public Fabric, public EventHandler {
   };
   /// A flow that lost packets at a failure and waits to resend them.
   struct Stalled {
-    uint32_t record = 0;
+    uint32_t record = 0;              ///< its transfer's slot (not to be read once ackOnly: delivered)
+    uint32_t srcGpu = 0, dstGpu = 0;  ///< its transfer's, kept for the ACK-only wait
+    Bytes bytes = 0;
     double remaining = 0;  ///< bytes to (re)send, the lost ones included
     double rate = 0;       ///< its rate when it stalled (bytes/ps): how fast it kept sending
     double lost = 0;       ///< bytes it had in flight when it stalled
@@ -189,15 +192,12 @@ class FlowFabric final : public Fabric, public EventHandler {
     bool ackOnly = false;
     bool used = false;
   };
-  struct Pending {
-    uint64_t tag;
-    TransferObserver* observer;
-  };
-
-  /// Fills hops_ with the path of a transfer and returns its fixed latency.
-  Time route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record);
+  /// Fills hops_ with the path of a transfer and returns its fixed latency. `transferId`: its
+  /// number in request order (FlowRecord::id), from which flowlet placement breaks ties.
+  Time route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t transferId);
   /// route() between two NICs, hop by hop through the tables (no cache).
-  Time hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t record);
+  Time hashedRoute(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint16_t qp, Bytes bytes,
+                   uint32_t transferId);
   void requestRecompute();
   /// True when every data hop of hops_ is up (and the route reached its NIC).
   bool routeWorks() const;
@@ -256,7 +256,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Delivers `record` at `at` (one event, in a reusable slot).
   void scheduleDelivery(uint32_t record, Time at);
   void deliver(uint32_t slot);
-  /// Records the delivery of `record` now and tells its observer.
+  /// Records the delivery of transfer `record` now (its slot is freed) and tells its observer.
   void finishRecord(uint32_t record);
 
   Simulator& sim_;
@@ -293,8 +293,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   CompletionHeap finishes_;
   Time nextCompletion_ = Time::max();
   bool recomputeScheduled_ = false;
-  std::vector<FlowRecord> records_;
-  std::vector<Pending> pending_;      ///< per record
+  TransferTable transfers_;           ///< transfers in flight (by slot: `record` below) and statistics
   std::vector<uint32_t> deliveries_;  ///< per delivery slot: the record
   std::vector<uint32_t> freeDeliveries_;
   std::vector<double> portBytes_;        ///< payload bytes carried per port (weights applied)

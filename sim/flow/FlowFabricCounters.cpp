@@ -10,11 +10,12 @@ namespace fabricsim {
 
 size_t FlowFabric::memoryBytes() const {
   return solver_.memoryBytes() + active_.capacity() * sizeof(Active) + finishes_.memoryBytes() +
-         records_.capacity() * sizeof(FlowRecord) + pending_.capacity() * sizeof(Pending) +
-         deliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
+         transfers_.memoryBytes() + deliveries_.capacity() * sizeof(uint32_t) +
+         freeDeliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
          nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +
          routeCache_.memoryBytes() + latencyCache_.memoryBytes() + flowlets_.memoryBytes() +
-         flowletHops_.capacity() * sizeof(MaxMinSolver::Hop) + stalled_.capacity() * sizeof(Stalled);
+         flowletHops_.capacity() * sizeof(MaxMinSolver::Hop) + stalled_.capacity() * sizeof(Stalled) +
+         freeStalled_.capacity() * sizeof(uint32_t) + nvlink_->memoryBytes();
 }
 
 NetworkCounters FlowFabric::networkCounters() const {

@@ -43,14 +43,17 @@ bool FlowFabric::ackPathWorks(uint32_t srcNic, uint32_t dstNic, uint8_t tc, uint
 }
 
 void FlowFabric::checkAcks(const Active& a) {
-  const FlowRecord& rec = records_[a.record];
+  const FlowRecord& rec = transfers_.record(a.record);
   uint32_t srcNic, dstNic;
   uint64_t key;
   nicsOf(rec.srcGpu, rec.dstGpu, a.tc, a.qp, srcNic, dstNic, key);
   if (ackPathWorks(srcNic, dstNic, a.tc, a.qp)) return;
   const uint32_t slot = newStalled();
   Stalled& st = stalled_[slot];
-  st.record = a.record;
+  st.record = a.record;  // delivered before the wait ends: only the copies below are read
+  st.srcGpu = rec.srcGpu;
+  st.dstGpu = rec.dstGpu;
+  st.bytes = rec.bytes;
   st.tc = a.tc;
   st.qp = a.qp;
   st.since = sim_.now();
@@ -94,13 +97,13 @@ void FlowFabric::reroute() {
       for (uint32_t i = 0; i < a.dataHops && dead == kInvalid; ++i)
         if (!portUp_[old[i].resource]) dead = old[i].resource;
     if (dead != kInvalid) {
-      stall(f, now, delayToFarEnd(old, a.dataHops, dead, records_[a.record].bytes), false);
+      stall(f, now, delayToFarEnd(old, a.dataHops, dead, transfers_.record(a.record).bytes), false);
       continue;
     }
     // A flowlet whose path works goes on where it is (a switch keeps a live flowlet's member).
     if (selection_ == Selection::Flowlet) continue;
-    const FlowRecord& rec = records_[a.record];
-    const Time latency = route(rec.srcGpu, rec.dstGpu, a.tc, a.qp, rec.bytes, a.record);
+    const FlowRecord& rec = transfers_.record(a.record);
+    const Time latency = route(rec.srcGpu, rec.dstGpu, a.tc, a.qp, rec.bytes, rec.id);
     if (!routeWorks()) {  // the tables now send it into a black hole
       // Lost: what has not yet passed the switch without a route (the route's delay up to
       // it), or what has not passed a dead port of the new path.
@@ -131,10 +134,9 @@ void FlowFabric::reroute() {
   for (uint32_t slot = 0; nakRecovery_ && slot < stalled_.size(); ++slot) {
     Stalled& st = stalled_[slot];
     if (!st.used || st.nak || st.ackOnly) continue;
-    const FlowRecord& rec = records_[st.record];
     const double sentSince = st.rate * static_cast<double>((now - st.since).picos());
     if (sentSince >= st.remaining) continue;  // it has sent everything: only its timer recovers it
-    const Time latency = route(rec.srcGpu, rec.dstGpu, st.tc, st.qp, rec.bytes, st.record);
+    const Time latency = route(st.srcGpu, st.dstGpu, st.tc, st.qp, st.bytes, transfers_.record(st.record).id);
     if (!routeWorks()) continue;
     st.nak = true;
     st.due = now + latency * 2;
@@ -173,7 +175,7 @@ Time FlowFabric::delayToFarEnd(std::span<const MaxMinSolver::Hop> hops, uint32_t
 void FlowFabric::stall(uint32_t f, Time now, Time lostWindow, bool blackhole) {
   settle(f, now);
   Active& a = active_[f];
-  const FlowRecord& rec = records_[a.record];
+  const FlowRecord& rec = transfers_.record(a.record);
   // Lost in flight: what the flow sent in the last `lostWindow` (the packets that had not yet
   // passed the failure), at most what it has sent at all. Go-back-N sends it again from the
   // first of them once the receiver NAKs or the timer expires.
@@ -185,6 +187,9 @@ void FlowFabric::stall(uint32_t f, Time now, Time lostWindow, bool blackhole) {
   const uint32_t slot = newStalled();
   Stalled& st = stalled_[slot];
   st.record = a.record;
+  st.srcGpu = rec.srcGpu;
+  st.dstGpu = rec.dstGpu;
+  st.bytes = rec.bytes;
   st.remaining = std::max(0.0, a.remaining) + lost;
   st.rate = a.rate;
   st.burst = a.burst;
@@ -216,13 +221,12 @@ void FlowFabric::onStallEvent(uint32_t slot) {
   Stalled& st = stalled_[slot];
   if (!st.used || st.due != sim_.now()) return;  // superseded
   st.due = Time::max();
-  const FlowRecord& rec = records_[st.record];
   if (st.ackOnly) {  // delivered; the sender times out and resends until an ACK gets through
     ++timeouts_;
     uint32_t src, dst;
     uint64_t key;
-    nicsOf(rec.srcGpu, rec.dstGpu, st.tc, st.qp, src, dst, key);
-    resentBytes_ += static_cast<double>(rec.bytes);  // go-back-N resends the unacknowledged message
+    nicsOf(st.srcGpu, st.dstGpu, st.tc, st.qp, src, dst, key);
+    resentBytes_ += static_cast<double>(st.bytes);  // go-back-N resends the unacknowledged message
     if (ackPathWorks(src, dst, st.tc, st.qp)) {
       st.used = false;
       freeStalled_.push_back(slot);
@@ -241,7 +245,7 @@ void FlowFabric::onStallEvent(uint32_t slot) {
     } else if (static_cast<int>(st.timeouts) >= retransmit_.retryLimit) {
       uint32_t src, dst;
       uint64_t key;
-      nicsOf(rec.srcGpu, rec.dstGpu, st.tc, st.qp, src, dst, key);
+      nicsOf(st.srcGpu, st.dstGpu, st.tc, st.qp, src, dst, key);
       failStalled(slot,
                   nicsUp(src, dst) ? TransferFailure::Kind::RetryExceeded : TransferFailure::Kind::NicDown);
       return;
@@ -249,7 +253,7 @@ void FlowFabric::onStallEvent(uint32_t slot) {
       ++st.timeouts;
     }
   }
-  route(rec.srcGpu, rec.dstGpu, st.tc, st.qp, rec.bytes, st.record);
+  route(st.srcGpu, st.dstGpu, st.tc, st.qp, st.bytes, transfers_.record(st.record).id);
   if (!routeWorks()) {  // resent into the failure again
     chargeLoss(st, sim_.now());
     st.blackhole = routeBroken_;
@@ -282,8 +286,7 @@ void FlowFabric::resume(uint32_t slot, Time now) {
   Stalled st = stalled_[slot];
   stalled_[slot].used = false;
   freeStalled_.push_back(slot);
-  const FlowRecord& rec = records_[st.record];
-  const Time latency = route(rec.srcGpu, rec.dstGpu, st.tc, st.qp, rec.bytes, st.record);
+  const Time latency = route(st.srcGpu, st.dstGpu, st.tc, st.qp, st.bytes, transfers_.record(st.record).id);
   SIM_CHECK(routeWorks(), "resuming a flow on a broken path");
   chargeLoss(st, now);
   for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
@@ -299,10 +302,9 @@ void FlowFabric::resume(uint32_t slot, Time now) {
 bool FlowFabric::failOver(uint32_t slot) {
   if (!failover_ || nicUp_.empty()) return false;
   const Stalled& st = stalled_[slot];
-  const FlowRecord& rec = records_[st.record];
   uint32_t src, dst;
   uint64_t key;
-  nicsOf(rec.srcGpu, rec.dstGpu, st.tc, st.qp, src, dst, key);
+  nicsOf(st.srcGpu, st.dstGpu, st.tc, st.qp, src, dst, key);
   if (nicsUp(src, dst) || !path_.failoverNics(src, dst, nicUp_)) return false;
   movedQps_[key] = {src, dst};
   ++failovers_;
@@ -318,14 +320,14 @@ void FlowFabric::failStalled(uint32_t slot, TransferFailure::Kind kind) {
   Stalled& st = stalled_[slot];
   st.used = false;
   freeStalled_.push_back(slot);
-  FlowRecord& rec = records_[st.record];
-  rec.failed = rec.failed || !st.ackOnly;  // an ACK-only wait follows a delivered transfer
+  // An ACK-only wait follows a delivered transfer (its slot may hold another one by now).
+  if (!st.ackOnly && transfers_.isOpen(st.record)) transfers_.fail(st.record);
   TransferFailure f;
   f.kind = kind;
   f.at = sim_.now();
   uint32_t srcNic, dstNic;
   uint64_t key;
-  nicsOf(rec.srcGpu, rec.dstGpu, st.tc, st.qp, srcNic, dstNic, key);
+  nicsOf(st.srcGpu, st.dstGpu, st.tc, st.qp, srcNic, dstNic, key);
   auto name = [&](uint32_t nic) {
     const uint32_t perHost = static_cast<uint32_t>(topo_.nicsPerHost());
     std::string n = topo_.node(nic / perHost).name;
@@ -340,8 +342,8 @@ void FlowFabric::failStalled(uint32_t slot, TransferFailure::Kind kind) {
   f.qpIndex = st.qp;
   f.retries = static_cast<int>(st.timeouts);
   f.transfers = st.ackOnly ? 0 : 1;
-  f.srcGpus = {rec.srcGpu};
-  f.dstGpus = {rec.dstGpu};
+  f.srcGpus = {st.srcGpu};
+  f.dstGpus = {st.dstGpu};
   std::string cause;
   if (kind == TransferFailure::Kind::NicDown) {
     const uint32_t dead = nicUp_[srcNic] ? dstNic : srcNic;

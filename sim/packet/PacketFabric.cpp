@@ -180,20 +180,18 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
   SIM_CHECK(r.srcGpu < topo_.gpuCount() && r.dstGpu < topo_.gpuCount(), "transfer between unknown GPUs");
   SIM_CHECK(r.trafficClass < kControlClass, "traffic class 7 is reserved for control packets");
   SIM_CHECK(r.bytes >= 0, "negative transfer size");
-  const uint32_t record = static_cast<uint32_t>(records_.size());
   FlowRecord rec;
   rec.srcGpu = r.srcGpu;
   rec.dstGpu = r.dstGpu;
   rec.bytes = r.bytes;
   rec.start = sim_.now();
-  records_.push_back(rec);
-  pending_.push_back(Pending{r.tag, observer});
+  const uint32_t record = transfers_.open(rec, r.tag, observer);
 
   const NodeId srcHost = topo_.hostOfGpu(r.srcGpu);
   const NodeId dstHost = topo_.hostOfGpu(r.dstGpu);
   if (srcHost == dstHost) {
-    records_[record].intraHost = true;
-    records_[record].ideal = nvlink_->idealTime(r.bytes);
+    transfers_.record(record).intraHost = true;
+    transfers_.record(record).ideal = nvlink_->idealTime(r.bytes);
     nvlink_->send(r.srcGpu, r.bytes, record);
     return;
   }
@@ -203,7 +201,7 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
   const uint32_t dstNic = topo_.nicOfGpu(r.dstGpu);
   const uint32_t qpId = queuePairFor(srcNic, dstNic, r.trafficClass, r.qp);
   if (qps_[qpId].failed) {  // posted on a connection in error: flushed at once, never sent
-    records_[record].failed = true;
+    transfers_.fail(record);
     return;
   }
   const uint32_t npkts = r.bytes == 0 ? 1 : static_cast<uint32_t>((r.bytes + mtu_ - 1) / mtu_);
@@ -233,7 +231,7 @@ void PacketFabric::send(const TransferRequest& r, TransferObserver* observer) {
   if (q.sendMsg == kNone) q.sendMsg = msg;
   if (q.rcvMsg == kNone) q.rcvMsg = msg;
   // The QP's NICs: its GPU's, or the ones it failed over to.
-  records_[record].ideal = idealNetworkTime(q.srcNic, q.dstNic, q.tuple, r.bytes);
+  transfers_.record(record).ideal = idealNetworkTime(q.srcNic, q.dstNic, q.tuple, r.bytes);
   nics_[q.srcNic].activate(qpId);
 }
 
@@ -246,16 +244,19 @@ Time PacketFabric::pathLatency(uint32_t srcGpu, uint32_t dstGpu) const {
 }
 
 void PacketFabric::messageDelivered(uint32_t id) {
-  complete(messages_[id].record, sim_.now());
+  // The message stays on its queue pair until acknowledged; its transfer's slot may be reused
+  // once delivered, so the message lets go of it.
+  const uint32_t record = messages_[id].record;
+  messages_[id].record = RdmaMessage::kNoRecord;
+  complete(record, sim_.now());
 }
 
 void PacketFabric::complete(uint32_t record, Time when) {
-  if (records_[record].failed) return;  // its sender gave up first: the failure stands
-  if (!records_[record].intraHost) --outstanding_;
-  records_[record].finish = when;
+  if (!transfers_.isOpen(record)) return;  // its sender gave up first: the failure stands
+  if (!transfers_.record(record).intraHost) --outstanding_;
   if (when > counters_.lastDelivery) counters_.lastDelivery = when;
-  const Pending p = pending_[record];
-  if (p.observer) p.observer->onTransferDelivered(p.tag, when);
+  const TransferTable::Waiter w = transfers_.deliver(record, when);
+  if (w.observer) w.observer->onTransferDelivered(w.tag, when);
 }
 
 std::string PacketFabric::nicName(uint32_t nic) const {
@@ -270,9 +271,10 @@ void PacketFabric::failTransfers(uint32_t qpId, TransferFailure& f) {
   q.failed = true;
   f.transfers = 0;
   for (uint32_t m = q.msgHead; m != kNone; m = messages_[m].next) {
-    FlowRecord& rec = records_[messages_[m].record];
-    if (rec.done() || rec.failed) continue;
-    rec.failed = true;
+    const uint32_t record = messages_[m].record;
+    if (record == RdmaMessage::kNoRecord || !transfers_.isOpen(record)) continue;  // delivered, or failed
+    const FlowRecord& rec = transfers_.record(record);
+    transfers_.fail(record);
     --outstanding_;
     ++f.transfers;
     f.srcGpus.push_back(rec.srcGpu);
@@ -330,11 +332,11 @@ void PacketFabric::stopByWatchdog(TransferFailure::Kind kind, std::string messag
   TransferFailure f;
   f.kind = kind;
   f.at = sim_.now();
-  for (FlowRecord& r : records_)
-    if (!r.done() && !r.failed && !r.intraHost) {
-      r.failed = true;
-      ++f.transfers;
-    }
+  transfers_.forEachOpen([&](uint32_t slot, const FlowRecord& r) {
+    if (r.intraHost) return;
+    transfers_.fail(slot);
+    ++f.transfers;
+  });
   outstanding_ = 0;
   f.message = std::move(message) + "; " + std::to_string(f.transfers) +
               (f.transfers == 1 ? " transfer" : " transfers") + " not delivered";

@@ -61,7 +61,8 @@ class PacketFabric final : public Fabric {
   std::string backendName() const override { return "packet"; }
   Time pathLatency(uint32_t srcGpu, uint32_t dstGpu) const override;
   double pathRate(uint32_t srcGpu, uint32_t dstGpu) const override;
-  const std::vector<FlowRecord>& flowRecords() const override { return records_; }
+  const TransferTable& transfers() const override { return transfers_; }
+  void keepFlowRecords(bool keep) override { transfers_.keepAll(keep); }
   NetworkCounters networkCounters() const override;
   std::vector<TransferFailure> failures() const override { return failures_; }
   void setLinkUp(uint32_t link, bool up) override;
@@ -162,18 +163,13 @@ class PacketFabric final : public Fabric {
   std::vector<RdmaMessage> messages_;
   std::deque<ReorderBuffer> reorder_;  // stable references
   std::vector<uint32_t> freeMessages_;
-  std::vector<FlowRecord> records_;
+  TransferTable transfers_;  ///< transfers in flight (by slot) and the delivered ones' statistics
   std::vector<TransferFailure> failures_;
   uint64_t outstanding_ = 0;
   std::vector<uint8_t> nicUp_;  ///< per NIC: 1 while it and its host link are up
   bool failover_ = false;       ///< nic.failover
   uint64_t failovers_ = 0;
   std::unique_ptr<PacketWatchdog> watchdog_;
-  struct Pending {
-    uint64_t tag;
-    TransferObserver* observer;
-  };
-  std::vector<Pending> pending_;  // per record
   std::unique_ptr<NvlinkModel> nvlink_;
 };
 

@@ -16,7 +16,8 @@ struct RdmaMessage {
   uint32_t lastPsn = 0;
   uint32_t lastPayload = 0;
   uint32_t next = 0xFFFFFFFFu;  ///< next message on the same QP
-  uint32_t record = 0;          ///< index of its FlowRecord
+  uint32_t record = 0;          ///< its transfer's slot in the TransferTable; kNoRecord once delivered
+  static constexpr uint32_t kNoRecord = 0xFFFFFFFFu;
   uint64_t tag = 0;
   TransferObserver* observer = nullptr;
 };

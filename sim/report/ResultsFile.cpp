@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <stdexcept>
 
 #ifndef FABRICSIM_VERSION
@@ -20,7 +21,9 @@ void ResultsFile::writeJson(const std::string& path, const nlohmann::json& doc) 
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + tmp);
-    out << doc.dump(2) << '\n';
+    // Streamed (std::setw(2): the same text as dump(2)) rather than built as one string first:
+    // writing a large document costs a buffer, not a second copy of it.
+    out << std::setw(2) << doc << '\n';
     out.flush();
     if (!out) throw std::runtime_error("error while writing " + tmp);
   }

@@ -17,7 +17,7 @@ class ResultsFile {
   static void writeJson(const std::string& path, const nlohmann::json& doc);
   static std::string version();
   static std::string gitDescribe();
-  /// Peak resident set size of this process, in bytes.
+  /// Peak resident set size of this process so far (getrusage's ru_maxrss), in bytes.
   static long long peakRssBytes();
 };
 

@@ -69,6 +69,7 @@ Experiment::Experiment(RunOptions options, std::shared_ptr<PacketEpisodeModel> e
     packet_ = p.get();
     fabric_ = std::move(p);
   }
+  fabric_->keepFlowRecords(options_.keepFlowRecords);
   if (spec_.routing.controlPlane == "bgp") {
     // Tables start empty: every route the run uses comes from BGP's RIBs.
     for (NodeId s = static_cast<NodeId>(topo_->hostCount()); s < topo_->nodeCount(); ++s)
@@ -339,9 +340,14 @@ void Experiment::writeTimeline() const {
   if (timeline_) timeline_->write(options_.timelinePath);
 }
 
+void Experiment::refreshPeakRss() {
+  nlohmann::json doc = results();
+  doc["summary"]["peak_rss_bytes"] = ResultsFile::peakRssBytes();
+  if (finished_) results_ = std::make_shared<const nlohmann::json>(std::move(doc));
+}
+
 nlohmann::json Experiment::results() const {
-  // After a completed run the document is built once (at 100K GPUs it sorts tens of millions
-  // of flow records) and reused by the summary.
+  // After a completed run the document is built once and reused by the summary.
   if (results_) return *results_;
   nlohmann::json doc = buildResults();
   if (finished_) results_ = std::make_shared<const nlohmann::json>(doc);

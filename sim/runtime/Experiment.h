@@ -77,6 +77,9 @@ class Experiment {
   void printSummary(std::FILE* out) const;
   /// Writes the --timeline file (after run()); no-op without --timeline.
   void writeTimeline() const;
+  /// Reads the process's peak RSS again into the results' summary.peak_rss_bytes (after run());
+  /// call it once every output has been written, so the figure includes writing them.
+  void refreshPeakRss();
 
   /// One job on the fabric and what the results need to know about it.
   struct Job {

@@ -16,12 +16,15 @@ struct RunOptions {
   std::string routing;  ///< --routing, overrides routing.algorithm when set
   std::string cc;       ///< --cc, overrides congestion_control.algorithm when set
   uint64_t seed = 1;
-  bool progress = true;                   ///< progress line on stderr (when it is a terminal)
-  std::vector<std::string> probes;        ///< --probe queue=NODE:PORT | flow=SRC-DST
-  std::string probeInterval = "1us";      ///< --probe-interval
-  std::vector<std::string> workloadSets;  ///< --workload-set key.path=value (every workload file)
-  std::string timelinePath;               ///< --timeline: Chrome/Perfetto trace-event JSON
-  uint32_t timelineRanks = 64;            ///< --timeline-ranks: ranks per job on the timeline
+  bool progress = true;  ///< progress line on stderr (when it is a terminal)
+  std::vector<std::string> probes;            ///< --probe queue=NODE:PORT | flow=SRC-DST
+  std::string probeInterval = "1us";          ///< --probe-interval
+  std::vector<std::string> workloadSets;      ///< --workload-set key.path=value (every workload file)
+  std::string timelinePath;                   ///< --timeline: Chrome/Perfetto trace-event JSON
+  uint32_t timelineRanks = 64;                ///< --timeline-ranks: ranks per job on the timeline
+  /// Keep a record of every transfer (Fabric::flowRecords(), for in-process callers such as
+  /// tests); off: the backend keeps only the transfers in flight and FCT statistics.
+  bool keepFlowRecords = false;
 };
 
 }  // namespace fabricsim

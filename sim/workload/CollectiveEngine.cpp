@@ -235,10 +235,19 @@ struct CollectiveEngine::Impl {
     return s;
   }
   void releaseSlot(uint32_t s) {
-    slots[s]->inUse = false;
+    Slot& slot = *slots[s];
+    slot.inUse = false;
+    // A free slot keeps its lists' capacity for the next collective, but not a large one's:
+    // otherwise, reused in turn by every kind of collective, each slot would grow to hold the
+    // largest one's lists, and the engine's memory would creep up iteration after iteration.
+    if (slot.lanes.capacity() > kKeptLanes) std::vector<Lane>().swap(slot.lanes);
+    for (auto* v :
+         {&slot.members, &slot.railFirst, &slot.railChannels, &slot.received, &slot.parent, &slot.children})
+      if (v->capacity() > 4 * kKeptLanes) std::vector<uint32_t>().swap(*v);
     freeSlots.push_back(s);
     --active;
   }
+  static constexpr size_t kKeptLanes = 64;  ///< lanes a free slot may keep room for (5 KiB)
   uint32_t acquirePending(uint32_t slot, uint32_t lane) {
     uint32_t p;
     if (!freePending.empty()) {

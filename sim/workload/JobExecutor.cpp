@@ -35,6 +35,13 @@ struct JobExecutor::PendingMessage {
 namespace {
 bool isDone(const std::vector<uint64_t>& bits, uint32_t op) { return (bits[op >> 6] >> (op & 63)) & 1; }
 uint64_t pairKey(uint32_t src, uint32_t dst) { return (static_cast<uint64_t>(src) << 32) | dst; }
+/// Erases the first `head` (matched) entries of a FIFO once they are at least half of it
+/// (amortised O(1) per entry): it then holds at most twice its unmatched entries.
+void compactMatched(std::vector<std::pair<uint32_t, uint32_t>>& fifo, size_t& head) {
+  if (head == 0 || 2 * head < fifo.size()) return;
+  fifo.erase(fifo.begin(), fifo.begin() + static_cast<long>(head));
+  head = 0;
+}
 }  // namespace
 
 JobExecutor::JobExecutor(Simulator& sim, Fabric* fabric, std::shared_ptr<const JobTrace> trace,
@@ -187,6 +194,12 @@ void JobExecutor::startOp(uint32_t rank, uint32_t opIndex) {
         const auto rcv = pm.recvs[pm.recvHead++];
         if (pm.sendHead == pm.sends.size() && pm.recvHead == pm.recvs.size()) {
           pendingMessages_.erase(key);
+        } else {
+          // If one side keeps posting ahead of the other (a trace may), the pair is never all
+          // matched at once: drop the matched prefix once it is half the list, or the list would
+          // grow with every message of the run.
+          compactMatched(pm.sends, pm.sendHead);
+          compactMatched(pm.recvs, pm.recvHead);
         }
         launchMessage(snd.first, snd.second, rcv.first, rcv.second);
       }

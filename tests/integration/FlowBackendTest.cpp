@@ -31,10 +31,13 @@ using fabricsim::testsupport::PacketBench;
 
 namespace {
 
-/// Everything a flow-level run needs, built from one spec and seed (as PacketBench).
+/// Everything a flow-level run needs, built from one spec and seed (as PacketBench, keeping a
+/// record of every transfer).
 struct FlowBench {
   explicit FlowBench(const TopologySpec& s, uint64_t seed = 1)
-      : spec(s), topo(buildTopology(spec)), sim(seed), fib(*topo, seed), fabric(sim, *topo, spec, fib) {}
+      : spec(s), topo(buildTopology(spec)), sim(seed), fib(*topo, seed), fabric(sim, *topo, spec, fib) {
+    fabric.keepFlowRecords(true);
+  }
   TopologySpec spec;
   std::unique_ptr<Topology> topo;
   Simulator sim;

@@ -82,6 +82,7 @@ Outcome run(const TempDir& dir, const std::string& topo, const std::string& work
   o.workloadPaths = {dir.write("work.yaml", workload)};
   o.backend = backend;
   o.progress = false;
+  o.keepFlowRecords = true;
   Experiment e(o);
   e.run();
   Outcome r;

@@ -82,6 +82,7 @@ Outcome permutation(const TopologySpec& s, Bytes message = kMessage, uint64_t se
   Simulator sim(seed);
   EcmpFib fib(*topo, seed);
   PacketFabric fabric(sim, *topo, s, fib);
+  fabric.keepFlowRecords(true);
   WorkloadSpec w;
   w.name = "perm";
   w.pattern.messageSize = message;
@@ -253,6 +254,7 @@ TEST(PathSelection, FlowletsNeverReorderWhenTheGapExceedsThePathDelaySpread) {
     Simulator sim(5);
     EcmpFib fib(*topo, 5);
     PacketFabric fabric(sim, *topo, s, fib);
+    fabric.keepFlowRecords(true);
     WorkloadSpec w;
     w.name = "perm";
     w.pattern.messageSize = msg;

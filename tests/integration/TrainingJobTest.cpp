@@ -27,6 +27,7 @@ std::unique_ptr<Experiment> run(const std::string& topo, const std::vector<std::
   o.topologyPath = topo;
   o.workloadPaths = workloads;
   o.progress = false;
+  o.keepFlowRecords = true;
   auto e = std::make_unique<Experiment>(o);
   e->run();
   return e;

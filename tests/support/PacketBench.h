@@ -33,10 +33,13 @@ inline TopologySpec leafSpineSpec(int leaves, int spines, int hostsPerLeaf, cons
   return s;
 }
 
-/// Everything a packet-level run needs, built from one spec and seed.
+/// Everything a packet-level run needs, built from one spec and seed. The fabric keeps a record
+/// of every transfer (flowRecords()), which the tests inspect.
 struct PacketBench {
   explicit PacketBench(const TopologySpec& s, uint64_t seed = 1)
-      : spec(s), topo(buildTopology(spec)), sim(seed), fib(*topo, seed), fabric(sim, *topo, spec, fib) {}
+      : spec(s), topo(buildTopology(spec)), sim(seed), fib(*topo, seed), fabric(sim, *topo, spec, fib) {
+    fabric.keepFlowRecords(true);
+  }
   TopologySpec spec;
   std::unique_ptr<Topology> topo;
   Simulator sim;

@@ -42,7 +42,8 @@ class TapFabric final : public Fabric {
   std::string backendName() const override { return inner_.backendName(); }
   Time pathLatency(uint32_t s, uint32_t d) const override { return inner_.pathLatency(s, d); }
   double pathRate(uint32_t s, uint32_t d) const override { return inner_.pathRate(s, d); }
-  const std::vector<FlowRecord>& flowRecords() const override { return inner_.flowRecords(); }
+  const TransferTable& transfers() const override { return inner_.transfers(); }
+  void keepFlowRecords(bool keep) override { inner_.keepFlowRecords(keep); }
   NetworkCounters networkCounters() const override { return inner_.networkCounters(); }
   void setLinkUp(uint32_t l, bool up) override { inner_.setLinkUp(l, up); }
   std::vector<TransferRequest> requests;

@@ -48,10 +48,12 @@ TopologySpec hostsSpec(int hosts, int gpus) {
   return s;
 }
 
-/// One collective on a fresh flow fabric.
+/// One collective on a fresh flow fabric (keeping a record of every transfer).
 struct FlowBench {
   explicit FlowBench(const TopologySpec& s)
-      : spec(s), topo(buildTopology(spec)), fib(*topo, spec.routing.hashSeed), fabric(sim, *topo, spec, fib) {}
+      : spec(s), topo(buildTopology(spec)), fib(*topo, spec.routing.hashSeed), fabric(sim, *topo, spec, fib) {
+    fabric.keepFlowRecords(true);
+  }
   TopologySpec spec;
   Simulator sim{1};
   std::unique_ptr<Topology> topo;

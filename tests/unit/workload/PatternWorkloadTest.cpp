@@ -33,13 +33,14 @@ class NullFabric final : public Fabric {
   std::string backendName() const override { return "null"; }
   Time pathLatency(uint32_t, uint32_t) const override { return Time::zero(); }
   double pathRate(uint32_t, uint32_t) const override { return 1e9; }
-  const std::vector<FlowRecord>& flowRecords() const override { return records_; }
+  const TransferTable& transfers() const override { return transfers_; }
+  void keepFlowRecords(bool keep) override { transfers_.keepAll(keep); }
   NetworkCounters networkCounters() const override { return {}; }
   void setLinkUp(uint32_t, bool) override {}  // no links
   std::vector<TransferRequest> requests;
 
  private:
-  std::vector<FlowRecord> records_;
+  TransferTable transfers_;
 };
 
 WorkloadSpec pattern(PatternKind kind, const std::string& name = "job") {
