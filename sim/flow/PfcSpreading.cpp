@@ -54,45 +54,208 @@ void PfcSpreading::addFlow(uint32_t id, std::span<const MaxMinSolver::Hop> hops,
   }
 }
 
-void PfcSpreading::freeze(uint32_t f, double share) {
+void PfcSpreading::push(double share, uint32_t id) {
+  heap_.push_back(HeapEntry{share, id});
+  std::push_heap(heap_.begin(), heap_.end(), [](const HeapEntry& a, const HeapEntry& b) {
+    return a.share != b.share ? a.share > b.share : a.id > b.id;
+  });
+}
+
+void PfcSpreading::freeze(uint32_t f, double rate) {
   Flow& fl = flows_[f];
   fl.frozen = true;
-  fl.rate = share;
+  fl.rate = rate;
+  const bool above = rate > level_ * (1 + 1e-12);
   for (uint32_t k = 0; k < fl.count; ++k) {
     const Hop h = hops_[fl.offset + k];
     Res& r = res_[h.local];
     if (r.done) continue;
-    r.remaining -= share * h.weight;
+    r.remaining -= rate * h.weight;
     r.weight -= h.weight;
-    if (r.weight <= 1e-9) r.done = true;  // every flow on it is frozen
+    if (r.weight <= 1e-9) {
+      r.done = true;  // every flow on it is frozen
+    } else if (above) {
+      push(std::max(0.0, r.remaining) / r.weight, h.local);  // its share shrank: re-sorted
+    }
   }
 }
 
-void PfcSpreading::spread(uint32_t f0, uint32_t hop0, double share) {
-  work_.clear();
-  work_.emplace_back(f0, hop0);
-  while (!work_.empty()) {
-    const auto [f, hop] = work_.back();
-    work_.pop_back();
-    const Flow& fl = flows_[f];
-    const uint8_t bit = static_cast<uint8_t>(1u << fl.tc);
-    const uint32_t upstream = std::min(fl.ordered ? hop : std::min(hop, 1u), fl.dataHops);
-    for (uint32_t k = 0; k < upstream; ++k) {
-      Res& q = res_[hops_[fl.offset + k].local];
-      if (q.pausedMask & bit) continue;  // paused already: its victims are frozen and spread
-      q.pausedMask |= bit;
-      ++pausedPorts_;
-      // Every flow of the class still able to go faster queues behind the paused traffic.
-      const uint32_t l = hops_[fl.offset + k].local;
-      for (uint32_t u = userStart_[l]; u < userStart_[l + 1]; ++u) {
-        const User v = users_[u];
-        Flow& g = flows_[v.flow];
-        if (g.frozen || !g.pausing || g.tc != fl.tc || v.hop >= g.dataHops) continue;
-        freeze(v.flow, share);
-        ++victims_;
-        work_.emplace_back(v.flow, v.hop);
-      }
+uint32_t PfcSpreading::keyOf(uint32_t i, uint32_t depth) const {
+  const User v = cand_[i];
+  const Flow& fl = flows_[v.flow];
+  // Past its NIC, or a split flow (whose ingress is no one port): a group of its own.
+  if (!fl.ordered || depth > v.hop) return kCapBit | i;
+  return hops_[fl.offset + v.hop - depth].local;
+}
+
+void PfcSpreading::allocate(std::vector<uint32_t> idx, uint32_t depth, double amount) {
+  if (idx.size() == 1) {
+    xs_[idx[0]] = std::min(caps_[idx[0]], amount);
+    return;
+  }
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](uint32_t a, uint32_t b) { return keyOf(a, depth) < keyOf(b, depth); });
+  // Groups (runs of one key) and what each can take: the sum of its flows' caps.
+  struct Group {
+    size_t begin, end;
+    double demand;
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < idx.size();) {
+    size_t j = i;
+    double demand = 0;
+    const uint32_t key = keyOf(idx[i], depth);
+    while (j < idx.size() && keyOf(idx[j], depth) == key) demand += caps_[idx[j++]];
+    groups.push_back(Group{i, j, demand});
+    i = j;
+  }
+  // Water fill: the ingress ports offering least are served first, the rest share equally.
+  std::vector<size_t> order(groups.size());
+  for (size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return groups[a].demand < groups[b].demand; });
+  double left = amount;
+  size_t n = groups.size();
+  for (size_t g : order) {
+    const double give = std::min(groups[g].demand, left / static_cast<double>(n--));
+    left -= give;
+    allocate(std::vector<uint32_t>(idx.begin() + static_cast<long>(groups[g].begin),
+                                   idx.begin() + static_cast<long>(groups[g].end)),
+             depth + 1, give);
+  }
+}
+
+void PfcSpreading::rootEvent(uint32_t l, double share) {
+  Res& r = res_[l];
+  cand_.clear();
+  // Flows that do not pause (lossy, other classes, ACK shares) take the max-min share.
+  for (uint32_t u = userStart_[l]; u < userStart_[l + 1]; ++u) {
+    const User v = users_[u];
+    const Flow& g = flows_[v.flow];
+    if (g.frozen) continue;
+    if (g.pausing && v.hop < g.dataHops)
+      cand_.push_back(v);
+    else
+      freeze(v.flow, share);
+  }
+  if (cand_.empty()) return;
+  const double amount = std::max(0.0, r.remaining);
+  // Each flow's cap: the fair share of its other resources (and a cap from a paused port); what
+  // it offers: the same over the resources that are not switch queues (its NIC's round robin).
+  // A switch port upstream with the same share is congested by the same flows: it pauses too.
+  caps_.assign(cand_.size(), 0);
+  offered_.assign(cand_.size(), 0);
+  xs_.assign(cand_.size(), 0);
+  for (size_t i = 0; i < cand_.size(); ++i) {
+    const Flow& g = flows_[cand_[i].flow];
+    double cap = g.cap, offered = g.cap;
+    for (uint32_t k = 0; k < g.count; ++k) {
+      const Hop h = hops_[g.offset + k];
+      const Res& x = res_[h.local];
+      if (h.local == l || x.done || x.weight <= 0) continue;
+      const double fair = std::max(0.0, x.remaining) / x.weight;
+      cap = std::min(cap, fair);
+      if (!x.root) offered = std::min(offered, fair);
     }
+    caps_[i] = std::max(cap, 0.0);
+    offered_[i] = offered;
+  }
+  std::vector<uint32_t> all(cand_.size());
+  for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  allocate(std::move(all), 1, amount);
+  work_.clear();
+  for (size_t i = 0; i < cand_.size(); ++i) {
+    freeze(cand_[i].flow, xs_[i]);
+    // Held below what it offers: its ingress fills past XOFF.
+    if (xs_[i] < offered_[i] * (1 - 1e-9)) work_.emplace_back(cand_[i].flow, cand_[i].hop);
+  }
+  spread(share);
+}
+
+void PfcSpreading::capVictim(uint32_t g, uint32_t hop, double cap, double level) {
+  Flow& fl = flows_[g];
+  if (fl.frozen) return;
+  if (cap <= level * (1 + 1e-12)) {
+    freeze(g, cap);
+    ++victims_;
+    next_.emplace_back(g, hop);
+  } else if (cap < fl.cap) {
+    fl.cap = cap;
+    fl.capHop = hop;
+    push(cap, kCapBit | g);
+  }
+}
+
+void PfcSpreading::spread(double level) {
+  while (!work_.empty()) {
+    // The ports upstream of each held flow, with the ingress it arrives there on, and its rate.
+    acc_.clear();
+    for (const auto& [f, hop] : work_) {
+      const Flow& fl = flows_[f];
+      const uint32_t upstream = std::min(fl.ordered ? hop : std::min(hop, 1u), fl.dataHops);
+      for (uint32_t k = 0; k < upstream; ++k)
+        acc_.push_back(
+            Acc{fl.tc, hops_[fl.offset + k].local, k > 0 ? hops_[fl.offset + k - 1].local : kNoKey, fl.rate});
+    }
+    std::sort(acc_.begin(), acc_.end(), [](const Acc& a, const Acc& b) {
+      return a.tc != b.tc ? a.tc < b.tc : a.port != b.port ? a.port < b.port : a.key < b.key;
+    });
+    next_.clear();
+    for (size_t i = 0; i < acc_.size();) {
+      size_t j = i;
+      const uint8_t tc = acc_[i].tc;
+      const uint32_t q = acc_[i].port;
+      // The most a held ingress (NIC: a held QP) passes here.
+      double most = 0;
+      while (j < acc_.size() && acc_[j].tc == tc && acc_[j].port == q) {
+        size_t k = j;
+        double sum = 0, top = 0;
+        while (k < acc_.size() && acc_[k].tc == tc && acc_[k].port == q && acc_[k].key == acc_[j].key) {
+          sum += acc_[k].rate;
+          top = std::max(top, acc_[k].rate);
+          ++k;
+        }
+        most = std::max(most, acc_[j].key == kNoKey ? top : sum);
+        j = k;
+      }
+      const uint8_t bit = static_cast<uint8_t>(1u << tc);
+      Res& port = res_[q];
+      if (port.pausedMask & bit) {
+        i = j;
+        continue;  // paused already: its victims are dealt with
+      }
+      port.pausedMask |= bit;
+      ++pausedPorts_;
+      // Victims: unfrozen flows of the class crossing q.
+      vic_.clear();
+      for (uint32_t u = userStart_[q]; u < userStart_[q + 1]; ++u) {
+        const User v = users_[u];
+        const Flow& g = flows_[v.flow];
+        if (g.frozen || !g.pausing || g.tc != tc || v.hop >= g.dataHops) continue;
+        const uint32_t ingress = v.hop > 0 && g.ordered ? hops_[g.offset + v.hop - 1].local : kNoKey;
+        if (!port.root || ingress == kNoKey) {  // a NIC: its round robin
+          capVictim(v.flow, v.hop, most, level);
+          continue;
+        }
+        // Arriving with held flows: judged upstream, where they part.
+        const bool shared =
+            std::any_of(acc_.begin() + static_cast<long>(i), acc_.begin() + static_cast<long>(j),
+                        [&](const Acc& a) { return a.key == ingress; });
+        if (!shared) vic_.push_back(Victim{ingress, v.flow, v.hop});
+      }
+      // Another ingress: a paused ingress's equal share, split among its flows.
+      std::stable_sort(vic_.begin(), vic_.end(),
+                       [](const Victim& a, const Victim& b) { return a.ingress < b.ingress; });
+      for (size_t a = 0; a < vic_.size();) {
+        size_t b = a;
+        while (b < vic_.size() && vic_[b].ingress == vic_[a].ingress) ++b;
+        for (size_t c = a; c < b; ++c)
+          capVictim(vic_[c].flow, vic_[c].hop, most / static_cast<double>(b - a), level);
+        a = b;
+      }
+      i = j;
+    }
+    work_.swap(next_);
   }
 }
 
@@ -108,9 +271,10 @@ bool PfcSpreading::fill() {
       users_[cursor_[hops_[flows_[f].offset + k].local]++] = {f, k};
 
   auto later = [](const HeapEntry& a, const HeapEntry& b) {
-    return a.share != b.share ? a.share > b.share : a.local > b.local;
+    return a.share != b.share ? a.share > b.share : a.id > b.id;
   };
   heap_.clear();
+  level_ = 0;
   for (uint32_t l = 0; l < res_.size(); ++l) {
     res_[l].remaining = std::max(0.0, res_[l].remaining);
     if (res_[l].weight > 0) heap_.push_back(HeapEntry{res_[l].remaining / res_[l].weight, l});
@@ -120,28 +284,35 @@ bool PfcSpreading::fill() {
     std::pop_heap(heap_.begin(), heap_.end(), later);
     const HeapEntry e = heap_.back();
     heap_.pop_back();
-    Res& r = res_[e.local];
-    if (r.done) continue;
-    // Shares only grow as flows elsewhere freeze below them: a stale key goes back.
-    const double current = std::max(0.0, r.remaining) / r.weight;
-    if (current > e.share * (1 + 1e-12)) {
-      heap_.push_back(HeapEntry{current, e.local});
-      std::push_heap(heap_.begin(), heap_.end(), later);
+    if (e.id & kCapBit) {  // a victim reaches the cap of the paused port it queues at
+      const uint32_t g = e.id & ~kCapBit;
+      Flow& fl = flows_[g];
+      if (fl.frozen || fl.cap != e.share) continue;  // frozen elsewhere, or capped lower since
+      level_ = std::max(level_, e.share);
+      freeze(g, e.share);
+      ++victims_;
+      work_.clear();
+      work_.emplace_back(g, fl.capHop);
+      spread(level_);
       continue;
     }
-    // Its unfrozen flows are bottlenecked here.
-    const uint32_t first = userStart_[e.local], last = userStart_[e.local + 1];
-    const bool root = r.root;
-    congested_.clear();
-    for (uint32_t u = first; u < last; ++u) {
-      const User v = users_[u];
-      Flow& g = flows_[v.flow];
-      if (g.frozen) continue;
-      freeze(v.flow, current);
-      if (root && g.pausing && v.hop < g.dataHops) congested_.push_back(v);
+    Res& r = res_[e.id];
+    if (r.done) continue;
+    // Shares grow as flows elsewhere freeze below them (a stale key goes back), and shrink when
+    // a flow freezes above the level (pushed again then: a key above the current one is stale).
+    const double current = std::max(0.0, r.remaining) / r.weight;
+    if (current > e.share * (1 + 1e-12)) {
+      push(current, e.id);
+      continue;
     }
-    // A root of congestion: the ports feeding it pause, and the pause spreads upstream.
-    for (const User& v : congested_) spread(v.flow, v.hop, current);
+    if (current < e.share * (1 - 1e-12)) continue;  // superseded by the entry pushed when it shrank
+    level_ = std::max(level_, current);
+    if (r.root) {
+      rootEvent(e.id, current);
+      continue;
+    }
+    for (uint32_t u = userStart_[e.id]; u < userStart_[e.id + 1]; ++u)
+      if (!flows_[users_[u].flow].frozen) freeze(users_[u].flow, current);
   }
   return pausedPorts_ > 0;
 }

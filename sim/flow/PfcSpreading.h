@@ -3,31 +3,35 @@
 // spreads upstream to the NICs, slowing the victim flows that queue behind the congested ones.
 //
 // Models: progressive filling (max-min water filling, as MaxMinSolver) over every flow and the
-// resources (directed ports) it uses, with one rule added. When the fill saturates a switch
-// egress `r` at share s and freezes there flows of a pausing class T (a lossless class: PFC on
-// and T in pfc.classes, or any class on InfiniBand; and no congestion control, so senders push
-// at line rate and only pauses hold them):
-//   - the egress is a root of congestion: its queue grows until the ingress ports feeding it
-//     pass XOFF, so every port upstream of `r` on each of those flows' paths is paused for T;
-//   - a paused port is a FIFO per priority: while backlogged it serves its arrivals in their
-//     proportion, so every flow of class T crossing it that is still unfrozen (it could go
-//     faster) is slowed with the congested flows it queues with: it freezes at s as well (a
-//     victim). A paused NIC uplink stops all the NIC's QPs of class T; its round-robin
-//     scheduler then gives each of them the same rate as the congested QP: s again;
-//   - each victim's own packets now back up at the paused port, so the ports upstream of it on
-//     the victim's path are paused too, and so on to the NICs (transitively).
-// Flows frozen earlier at a lower rate (limited elsewhere) do not spread a pause: their ingress
-// share of the paused queue stays below the others' and their ingress does not reach XOFF.
-// Lossy flows and flows of other classes take their max-min shares; capacity a paused flow
-// leaves idle goes to them (the fill continues over the unfrozen flows). Without any pause the
-// result is the max-min fair allocation.
-// Leaves out: PFC's per-ingress-port sharing at a congested egress (each paused ingress ends up
-// with an equal share of it, so flows arriving on a crowded ingress get less than max-min gives
-// them; here the lossless flows at a root share it per flow); the pause dynamics (XOFF/XON
-// cycles, pause frames, headroom, buffer occupancy and queueing delay); scheduling among
-// traffic classes (each class takes its max-min share of a port); PFC storms and deadlocks;
-// back-pressure under a congestion control (its converged rates keep queues below XOFF; the
-// pauses of its transients are left out).
+// resources (directed ports) it uses, with PFC's rules added. When the fill saturates a switch
+// egress `r` holding unfrozen flows of a pausing class T (a lossless class: PFC on and T in
+// pfc.classes, or any class on InfiniBand; and no congestion control, so senders push at line
+// rate and only pauses hold them), `r` is a root of congestion:
+//   - its queue grows until the ingress ports feeding it pass XOFF; each paused ingress then
+//     holds about XOFF in the queue, so the FIFO serves the paused ingress ports equally. The
+//     class's capacity left at `r` is shared per ingress port (the hop before `r`), each
+//     ingress's share again per ingress of that upstream port, and so on to the NICs, whose
+//     round robin shares per QP (a hierarchical water fill; each flow capped by the fair share
+//     of its other resources, and an ingress offering less than its share keeps what it offers);
+//   - a flow held below what it could send is paused: every port upstream of `r` on its path
+//     is paused for T;
+//   - victims: a paused port is a FIFO per priority. A paused switch port serves its paused
+//     ingress ports equally, so a flow of class T arriving there on another ingress than the
+//     held flows gets (with the other flows of its ingress) the largest held ingress's rate at
+//     most; a flow arriving on the same ingress as held flows is judged at that upstream port
+//     (paused too). A paused NIC stops all its QPs of class T, and its round robin then sends
+//     each no faster than the held QP;
+//   - each victim's packets back up at the paused port, so the ports upstream of it on its
+//     path are paused in turn, and so on to the NICs (transitively).
+// A flow held at its cap elsewhere (not by the root) does not pause anything: its ingress's
+// share of the queue stays below the others' and never reaches XOFF. Lossy flows and flows of
+// other classes take their max-min shares; capacity a paused flow leaves idle goes to them (the
+// fill continues over the unfrozen flows). Without any pause the result is max-min fair.
+// Leaves out: the pause dynamics (XOFF/XON cycles, pause frames, headroom, buffer occupancy and
+// queueing delay); a paused ingress's share when ingress ports offer unequal loads below it
+// beyond the water fill above; scheduling among traffic classes (each class takes its max-min
+// share of a port); PFC storms and deadlocks; back-pressure under a congestion control (its
+// converged rates keep queues below XOFF; the pauses of its transients are left out).
 // Units: capacities and rates in bytes per picosecond (double); weights dimensionless.
 #pragma once
 
@@ -83,7 +87,12 @@ class PfcSpreading {
     bool ordered = true;
     bool frozen = false;
     double rate = 0;
+    double cap = kNoCap;  ///< victim's cap from a paused port (bytes/ps)
+    uint32_t capHop = 0;  ///< the hop of that port
   };
+  static constexpr double kNoCap = 1e300;
+  static constexpr uint32_t kCapBit = 0x80000000u;  ///< heap ids: a flow's cap, not a resource
+  static constexpr uint32_t kNoKey = UINT32_MAX;
   struct Hop {
     uint32_t local;  ///< dense resource index
     float weight;
@@ -101,10 +110,21 @@ class PfcSpreading {
     uint32_t hop;   ///< index among the flow's hops
   };
   bool fill();
-  void freeze(uint32_t f, double share);
-  /// Pauses, for flow f's class, every port before hop `hop` on f's data path; freezes the
-  /// victims there at `share` and spreads on from them.
-  void spread(uint32_t f, uint32_t hop, double share);
+  /// Freezes flow slot f at `rate`; above the fill's level, the shares of its resources shrink
+  /// and go back on the heap.
+  void freeze(uint32_t f, double rate);
+  void push(double share, uint32_t id);
+  /// Root `l` saturated at per-flow share `share`: its flows' hierarchical shares, then pauses.
+  void rootEvent(uint32_t l, double share);
+  /// Shares `amount` among cand_[idx] per ingress `depth` hops upstream of the root (xs_ out).
+  void allocate(std::vector<uint32_t> idx, uint32_t depth, double amount);
+  /// Key of candidate i at `depth`: the port `depth` hops before the root on its path, or a
+  /// key of its own (a leaf).
+  uint32_t keyOf(uint32_t i, uint32_t depth) const;
+  /// Pauses the ports upstream of the frozen flows in work_ (each with the hop it is held at),
+  /// caps or freezes the victims there, and goes on from those frozen, at fill level `level`.
+  void spread(double level);
+  void capVictim(uint32_t g, uint32_t hop, double cap, double level);
 
   std::vector<Flow> flows_;
   std::vector<Hop> hops_;
@@ -114,12 +134,25 @@ class PfcSpreading {
   uint32_t epoch_ = 0;
   std::vector<uint32_t> userStart_;  ///< CSR of users per resource
   std::vector<User> users_;
-  std::vector<uint32_t> cursor_;                     ///< scratch: filling users_
-  std::vector<User> congested_;                      ///< scratch: pausing flows frozen at a root
+  std::vector<uint32_t> cursor_;             ///< scratch: filling users_
+  std::vector<User> cand_;                   ///< scratch: pausing flows at a root
+  std::vector<double> caps_, offered_, xs_;  ///< their caps, what they offer, their shares
+  struct Acc {
+    uint8_t tc;
+    uint32_t port, key;  ///< a paused port and the ingress (hop before it) of a held flow
+    double rate;
+  };
+  std::vector<Acc> acc_;
+  struct Victim {
+    uint32_t ingress, flow, hop;
+  };
+  std::vector<Victim> vic_;
+  std::vector<std::pair<uint32_t, uint32_t>> next_;
+  double level_ = 0;                                 ///< the fill's current level (bytes/ps)
   std::vector<std::pair<uint32_t, uint32_t>> work_;  ///< (flow slot, hop) whose upstream pauses
   struct HeapEntry {
     double share;
-    uint32_t local;
+    uint32_t id;  ///< a resource's dense index, or kCapBit | a flow slot
   };
   std::vector<HeapEntry> heap_;
   uint32_t pausedPorts_ = 0;

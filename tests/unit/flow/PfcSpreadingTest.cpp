@@ -174,3 +174,31 @@ TEST(PfcSpreading, PausingClassesFollowTheSpec) {
   ib.congestionControl.algorithm = "ibcc";
   EXPECT_EQ(PfcSpreading::pausingClasses(ib), 0);
 }
+
+// PFC's unfairness at a congested egress (Zhu et al., SIGCOMM 2015, section 2: the flows behind
+// one ingress port share what a lone flow on another gets alone): three senders reach the
+// incast egress through one switch port P1, a fourth through P2. Each paused ingress holds about
+// XOFF in the FIFO, so P1 and P2 each get C/2: the three flows behind P1 C/6 each, the lone one
+// C/2. A flow w from NIC 5 that crosses P1 to an idle receiver arrives on a fifth ingress of
+// P1's switch: P1 serves its paused ingress ports alike, so w gets what each of the three
+// incast ingresses gets, C/6. NIC 4 also sends v4 to an idle host: its round robin gives v4 and
+// the lone flow C/2 each, and the lone flow is not held below that (no pause at NIC 4).
+TEST(PfcSpreading, CongestedEgressIsSharedPerIngressPort) {
+  Case c;
+  const uint32_t root = c.port(C, true);
+  const uint32_t p1 = c.port(4 * C, true), p2 = c.port(4 * C, true);
+  std::vector<uint32_t> nic;
+  for (int i = 0; i < 5; ++i) nic.push_back(c.port(C, false));
+  const uint32_t idleW = c.port(C, true), idleV = c.port(C, true);
+  c.begin();
+  std::vector<uint32_t> behindP1;
+  for (int i = 0; i < 3; ++i) behindP1.push_back(c.flow({nic[i], p1, root}, true));
+  const uint32_t lone = c.flow({nic[3], p2, root}, true);
+  const uint32_t v4 = c.flow({nic[3], idleV}, true);
+  const uint32_t w = c.flow({nic[4], p1, idleW}, true);
+  EXPECT_TRUE(c.solve());
+  for (uint32_t f : behindP1) expectRate(c, f, C / 6, "flow behind the crowded ingress");
+  expectRate(c, lone, C / 2, "lone flow on the other ingress");
+  expectRate(c, v4, C / 2, "NIC 4's other QP");
+  expectRate(c, w, C / 6, "flow from another ingress through the paused port");
+}
