@@ -79,8 +79,8 @@ std::vector<std::string> FlowFabric::unmodelledEffects() {
           "PFC pauses and InfiniBand credit stalls under a congestion control (its converged rates are "
           "taken; the pauses of its transients are left out; without one, paused ports and their victims "
           "are modelled)",
-          "pause dynamics (XOFF/XON cycles, pause frames, headroom), PFC storms and deadlocks, and PFC's "
-          "per-ingress-port sharing of a congested egress (lossless flows share it per flow)",
+          "PFC and credit pause dynamics (XOFF/XON cycles, pause frames, headroom), PFC storms and "
+          "deadlocks",
           "packet drops other than at failed links and missing routes (buffer overflow, lossless violations)",
           "link capacity burnt by packets sent into a failed link before the flow notices",
           "congestion-notification traffic (ACKs are counted as a share of the NIC links)",

@@ -64,12 +64,13 @@
 // later transfers of that queue pair use the new NICs too. Without failover it fails as
 // `nic_down` after its retries.
 // Lossless classes without congestion control (PFC classes, or InfiniBand credits): a switch
-// egress the rates congest pauses the ports upstream of it, and flows queued behind the paused
-// traffic are slowed with it (PfcSpreading, applied after the solve: applyPfcSpreading).
+// egress the rates congest is shared per paused ingress port and pauses the ports upstream of
+// it, and flows queued behind the paused traffic are slowed with it (PfcSpreading, applied
+// after the solve: applyPfcSpreading).
 // Leaves out (reported in the results' backend_model.not_modelled): congestion-control
 // transients (rates are the converged fair share at once), queueing delay and buffer
-// occupancy, ECN marks, PFC pauses under a congestion control, pause dynamics and PFC's
-// per-ingress sharing, drops other than at failures,
+// occupancy, ECN marks, PFC pauses under a congestion control, pause dynamics, drops other
+// than at failures,
 // CNP traffic, ACKs beyond the NIC links, packet reordering.
 // Units: Bytes, Time (ps), rates in bytes per picosecond internally.
 #pragma once

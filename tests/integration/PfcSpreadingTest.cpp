@@ -1,15 +1,17 @@
-// PFC spreading in the flow and hybrid backends (PfcSpreading) against the packet backend, on an
-// incast with victims in a lossless class without congestion control: a 3-leaf, 2-spine
-// leaf-spine at 100 Gb/s, PFC on class 0 (static XOFF 60 KB / XON 48 KB, as leafspine-64-cc).
-// Four senders on leaf 0 each send 1 MiB to one receiver on leaf 1 (the incast) and 1 MiB to
-// their own idle receiver on leaf 0 (the victims: they share only the sender's NIC with the
-// incast). At packet level the receiver's downlink fills, its ingress ports pause the spines,
-// the spines pause leaf 0's uplinks, leaf 0 pauses the senders' NICs, and a paused NIC stops
-// its victim QP with its incast QP: victims finish with the incast, about 4x their unloaded
-// time, where max-min (the flow backend before PFC spreading) has them done in a third of it.
-// Compared per group (victims, incast): median and p99 FCT, and the JCT (last delivery), for
-// three seeds (each seed its ECMP hashing and packet-level randomness, the same hashing for
-// every backend).
+// PFC spreading in the flow and hybrid backends (PfcSpreading) against the packet backend, in a
+// lossless class without congestion control: a 3-leaf, 2-spine leaf-spine at 100 Gb/s, PFC on
+// class 0 (static XOFF 60 KB / XON 48 KB, as leafspine-64-cc), every transfer 1 MiB.
+// - An incast with victims: four senders on leaf 0 each send to one receiver on leaf 1 and to
+//   their own idle receiver on leaf 0 (the victims share only the sender's NIC with the incast).
+//   At packet level the receiver's downlink fills, its ingress ports pause the spines, the
+//   spines pause leaf 0's uplinks, leaf 0 pauses the senders' NICs, and a paused NIC stops its
+//   victim QP with its incast QP: victims finish with the incast, about 4x their unloaded time,
+//   where max-min (the flow backend before PFC spreading) has them done in a third of it.
+// - An incast from mixed ingress ports: four senders beside the receiver and three on another
+//   leaf. PFC shares the receiver's port per paused ingress port, so the local flows finish
+//   first; a per-flow share finishes all seven together.
+// Compared per group: median and p99 FCT, and the JCT (last delivery), for three seeds (each
+// seed its ECMP hashing and packet-level randomness, the same hashing for every backend).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -61,46 +63,64 @@ double quantile(std::vector<double> v, double q) {  // linear interpolation betw
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
-/// Sends the workload on `fabric` (tags: incast 0..N-1, victims N..2N-1), runs it, and reads the
-/// figures from the records.
-Figures run(Fabric& fabric, Simulator& sim, const Topology& topo) {
+/// The two workloads: an incast whose senders also send to idle hosts (victims), and an incast
+/// from senders on the receiver's leaf and on another leaf, without victims (mixed ingress).
+enum class Scenario { NicVictims, MixedIngress };
+
+/// Sends the workload on `fabric`, runs it, and reads the figures from the records.
+Figures run(Fabric& fabric, Simulator& sim, const Topology& topo, Scenario scenario) {
   std::map<NodeId, std::vector<uint32_t>> byLeaf;
   for (uint32_t g = 0; g < topo.gpuCount(); ++g) byLeaf[topo.attachedSwitch(topo.nicOfGpu(g))].push_back(g);
   EXPECT_EQ(byLeaf.size(), 3u);
   const std::vector<uint32_t>& leaf0 = byLeaf.begin()->second;
-  const uint32_t receiver = std::next(byLeaf.begin())->second.at(0);
+  const std::vector<uint32_t>& leaf1 = std::next(byLeaf.begin())->second;
+  const uint32_t receiver = leaf1.at(0);
   DeliveryLog log;
-  for (int i = 0; i < kSenders; ++i) {
-    TransferRequest in;
-    in.srcGpu = leaf0.at(i);
-    in.dstGpu = receiver;
-    in.bytes = kBytes;
-    in.tag = static_cast<uint64_t>(i);
-    fabric.send(in, &log);
-    TransferRequest victim = in;
-    victim.dstGpu = leaf0.at(kSenders + i);  // an idle host on the sender's own leaf
-    victim.qp = 1;
-    victim.tag = static_cast<uint64_t>(kSenders + i);
-    fabric.send(victim, &log);
+  std::vector<bool> isVictim;
+  auto send = [&](uint32_t src, uint32_t dst, uint16_t qp, bool victim) {
+    TransferRequest r;
+    r.srcGpu = src;
+    r.dstGpu = dst;
+    r.bytes = kBytes;
+    r.qp = qp;
+    r.tag = isVictim.size();
+    isVictim.push_back(victim);
+    fabric.send(r, &log);
+  };
+  if (scenario == Scenario::NicVictims) {
+    for (int i = 0; i < kSenders; ++i) {
+      send(leaf0.at(i), receiver, 0, false);
+      send(leaf0.at(i), leaf0.at(kSenders + i), 1, true);  // an idle host on the sender's own leaf
+    }
+  } else {
+    for (int i = 0; i < 4; ++i) send(leaf1.at(1 + i), receiver, 0, false);  // beside the receiver
+    for (int i = 0; i < 3; ++i) send(leaf0.at(i), receiver, 0, false);      // through the spines
   }
   sim.run();
-  EXPECT_EQ(log.at.size(), 2u * kSenders);
+  EXPECT_EQ(log.at.size(), isVictim.size());
   std::vector<double> incast, victims;
   double last = 0;
   const auto& recs = fabric.flowRecords();
   for (size_t k = 0; k < recs.size(); ++k) {
     EXPECT_TRUE(recs[k].done());
     const double us = static_cast<double>(recs[k].fct().picos()) * 1e-6;
-    (k % 2 == 0 ? incast : victims).push_back(us);
+    (isVictim[k] ? victims : incast).push_back(us);
     last = std::max(last, static_cast<double>(recs[k].finish.picos()) * 1e-6);
   }
-  return {quantile(victims, 0.5), quantile(victims, 0.99), quantile(incast, 0.5), quantile(incast, 0.99),
-          last};
+  Figures f;
+  if (!victims.empty()) {
+    f.victimMedian = quantile(victims, 0.5);
+    f.victimP99 = quantile(victims, 0.99);
+  }
+  f.incastMedian = quantile(incast, 0.5);
+  f.incastP99 = quantile(incast, 0.99);
+  f.jct = last;
+  return f;
 }
 
-Figures packetRun(uint64_t seed) {
+Figures packetRun(uint64_t seed, Scenario scenario) {
   PacketBench b(losslessSpec(), seed);
-  const Figures f = run(b.fabric, b.sim, *b.topo);
+  const Figures f = run(b.fabric, b.sim, *b.topo, scenario);
   EXPECT_GT(b.fabric.networkCounters().pfcPauseFrames, 0u) << "PFC never acted: the case tests nothing";
   EXPECT_EQ(b.fabric.networkCounters().packetsDropped, 0u);
   return f;
@@ -108,7 +128,7 @@ Figures packetRun(uint64_t seed) {
 
 /// The flow backend (hybrid: with the packet-level episode model) on the same fabric, ECMP
 /// hashing and seed; `pfc` false runs it as before PFC spreading (PFC off: max-min).
-Figures flowRun(uint64_t seed, bool hybrid, bool pfc = true) {
+Figures flowRun(uint64_t seed, Scenario scenario, bool hybrid, bool pfc = true) {
   TopologySpec s = losslessSpec();
   s.sw.pfc.enabled = pfc;
   auto topo = buildTopology(s);
@@ -120,9 +140,12 @@ Figures flowRun(uint64_t seed, bool hybrid, bool pfc = true) {
     episodes = std::make_unique<PacketEpisodeModel>(s, seed);
     fabric.setEpisodeModel(episodes.get());
   }
-  const Figures f = run(fabric, sim, *topo);
+  const Figures f = run(fabric, sim, *topo, scenario);
   if (pfc) {
-    EXPECT_GT(fabric.pfcVictims(), 0u) << "no victim was modelled";
+    EXPECT_GT(fabric.pfcPausedRecomputations(), 0u) << "no pause was modelled";
+    if (scenario == Scenario::NicVictims) {
+      EXPECT_GT(fabric.pfcVictims(), 0u) << "no victim was modelled";
+    }
   }
   return f;
 }
@@ -138,36 +161,24 @@ std::vector<double> fields(const Figures& f) {
   return {f.victimMedian, f.victimP99, f.incastMedian, f.incastP99, f.jct};
 }
 
-}  // namespace
-
-TEST(PfcSpreadingAgreement, IncastWithVictimsMatchesPacketLevel) {
+/// Packet, flow, hybrid and max-min flow over three seeds; flow and hybrid must agree with
+/// packet on every figure `from`.. within the tolerance (see the tests), max-min must miss the
+/// figures `differ` by more than the model budget.
+void compare(Scenario scenario, size_t from, std::vector<size_t> differ) {
   const std::vector<uint64_t> seeds = {1, 2, 3};
   std::vector<Figures> packet, flow, hybrid, oldFlow;
   for (uint64_t seed : seeds) {
-    packet.push_back(packetRun(seed));
-    flow.push_back(flowRun(seed, false));
-    hybrid.push_back(flowRun(seed, true));
-    oldFlow.push_back(flowRun(seed, false, false));
+    packet.push_back(packetRun(seed, scenario));
+    flow.push_back(flowRun(seed, scenario, false));
+    hybrid.push_back(flowRun(seed, scenario, true));
+    oldFlow.push_back(flowRun(seed, scenario, false, false));
     const std::string tag = " seed " + std::to_string(seed);
     print(("packet" + tag).c_str(), packet.back());
     print(("flow" + tag).c_str(), flow.back());
     print(("hybrid" + tag).c_str(), hybrid.back());
     print(("flow, max-min" + tag).c_str(), oldFlow.back());
   }
-  // Tolerance, fixed before the results were seen: the packet backend's own spread across the
-  // seeds (max - min over the mean, per figure) plus a model error budget of 10%:
-  //  - queueing delay the fluid leaves out: the root queue holds about XOFF per paused ingress
-  //    (2 spine ports x 60 KB) and each upstream hop as much again, some 0.4 MB in all ahead of
-  //    a last byte: ~35 us at 12.1 GB/s of payload, 8-10% of a ~350 us FCT at most, and half of
-  //    that on average over the flows;
-  //  - PFC's per-ingress sharing at the root (left out: the fluid shares per flow): with the
-  //    four incast flows hashed 3:1 over the spines the lone one (and its victim) finishes at
-  //    half the others' time, which moves a median of four by at most one order statistic;
-  //    the p99s and the JCT (the last flows) are set by the total bytes through the root either
-  //    way.
-  // The old max-min rates must fail the same check on the victims (they finish in about a third
-  // of the packet time), or the case does not test spreading.
-  for (size_t k = 0; k < 5; ++k) {
+  for (size_t k = from; k < 5; ++k) {
     double lo = 1e300, hi = 0, sum = 0;
     for (const Figures& p : packet) {
       const double v = fields(p)[k];
@@ -178,6 +189,7 @@ TEST(PfcSpreadingAgreement, IncastWithVictimsMatchesPacketLevel) {
     const double mean = sum / static_cast<double>(packet.size());
     const double tolerance = (hi - lo) / mean + 0.10;
     static const char* names[] = {"victims median", "victims p99", "incast median", "incast p99", "JCT"};
+    const bool mustDiffer = std::find(differ.begin(), differ.end(), k) != differ.end();
     for (size_t i = 0; i < seeds.size(); ++i) {
       const double p = fields(packet[i])[k];
       EXPECT_LE(std::abs(fields(flow[i])[k] / p - 1), tolerance)
@@ -186,12 +198,44 @@ TEST(PfcSpreadingAgreement, IncastWithVictimsMatchesPacketLevel) {
       EXPECT_LE(std::abs(fields(hybrid[i])[k] / p - 1), tolerance)
           << names[k] << ", seed " << seeds[i] << ": hybrid " << fields(hybrid[i])[k] << " us, packet " << p
           << " us";
-      if (k < 2) {
-        EXPECT_GT(std::abs(fields(oldFlow[i])[k] / p - 1), tolerance)
-            << names[k] << ", seed " << seeds[i] << ": max-min agrees too; the case does not test victims";
+      // Max-min is judged against the model budget alone: the seeds' spread is mostly their ECMP
+      // splits (the mixed-ingress medians move 15% with the split of the remote flows over the
+      // spines), which every backend here reproduces with the same hashing; seeds that split
+      // alike agree at packet level to 0.1%.
+      if (mustDiffer) {
+        EXPECT_GT(std::abs(fields(oldFlow[i])[k] / p - 1), 0.10)
+            << names[k] << ", seed " << seeds[i] << ": max-min agrees too; the case tests nothing";
       }
     }
     std::printf("[ pfc-spreading ] %s: packet spread %.1f%%, tolerance %.1f%%\n", names[k],
                 100 * (hi - lo) / mean, 100 * tolerance);
   }
+}
+
+}  // namespace
+
+TEST(PfcSpreadingAgreement, IncastWithVictimsMatchesPacketLevel) {
+  // Tolerance, fixed before the results were seen: the packet backend's own spread across the
+  // seeds (max - min over the mean, per figure) plus a model error budget of 10%:
+  //  - queueing delay the fluid leaves out: the root queue holds about XOFF per paused ingress
+  //    (2 spine ports x 60 KB) and each upstream hop as much again, some 0.4 MB in all ahead of
+  //    a last byte: ~35 us at 12.1 GB/s of payload, 8-10% of a ~350 us FCT at most, and half of
+  //    that on average over the flows;
+  //  - pause granularity: a NIC resumes for at least XOFF - XON = 12 KB at a time, so its round
+  //    robin evens its QPs out to within a frame or two per cycle: well under 1%.
+  // The old max-min rates must miss the victims by more than the model budget (they finish in
+  // about a third of the packet time), or the case does not test spreading.
+  compare(Scenario::NicVictims, 0, {0, 1});
+}
+
+// PFC's per-ingress sharing: four senders beside the receiver (four ingress ports of its leaf)
+// and three on another leaf (arriving through at most two spine ports) each send 1 MiB. Each
+// paused ingress gets an equal share of the receiver's port, so the local flows finish first
+// (at 5/7 to 6/7 of the time a per-flow share would give them, by the ECMP split of the three
+// remote flows) and the remote ones last; the JCT is the total bytes through the port either
+// way. Tolerance as above (the packet spread plus 10%: five paused ingress ports x 60 KB of
+// queue, ~25 us of ~600 us, and the same granularity). The per-flow (max-min) share finishes all
+// seven together: its median must fail.
+TEST(PfcSpreadingAgreement, IncastFromMixedIngressPortsMatchesPacketLevel) {
+  compare(Scenario::MixedIngress, 2, {2});
 }
