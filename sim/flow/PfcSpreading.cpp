@@ -88,14 +88,34 @@ uint32_t PfcSpreading::keyOf(uint32_t i, uint32_t depth) const {
   return hops_[fl.offset + v.hop - depth].local;
 }
 
+double PfcSpreading::demandOf(std::vector<uint32_t> idx, uint32_t depth) {
+  const uint32_t key = keyOf(idx[0], depth);
+  if (key & kCapBit) return caps_[idx[0]];  // a flow: its cap
+  // A port upstream of the root: what its sub-groups can send, within what it has left.
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](uint32_t a, uint32_t b) { return keyOf(a, depth + 1) < keyOf(b, depth + 1); });
+  double sum = 0;
+  for (size_t i = 0; i < idx.size();) {
+    size_t j = i;
+    const uint32_t sub = keyOf(idx[i], depth + 1);
+    while (j < idx.size() && keyOf(idx[j], depth + 1) == sub) ++j;
+    sum += demandOf(
+        std::vector<uint32_t>(idx.begin() + static_cast<long>(i), idx.begin() + static_cast<long>(j)),
+        depth + 1);
+    i = j;
+  }
+  return std::min(sum, std::max(0.0, res_[key].remaining));
+}
+
 void PfcSpreading::allocate(std::vector<uint32_t> idx, uint32_t depth, double amount) {
-  if (idx.size() == 1) {
+  const uint32_t first = keyOf(idx[0], depth);
+  if (idx.size() == 1 && (first & kCapBit)) {
     xs_[idx[0]] = std::min(caps_[idx[0]], amount);
     return;
   }
   std::stable_sort(idx.begin(), idx.end(),
                    [&](uint32_t a, uint32_t b) { return keyOf(a, depth) < keyOf(b, depth); });
-  // Groups (runs of one key) and what each can take: the sum of its flows' caps.
+  // Groups (runs of one key: an ingress port, or a flow past its NIC) and what each can take.
   struct Group {
     size_t begin, end;
     double demand;
@@ -103,10 +123,12 @@ void PfcSpreading::allocate(std::vector<uint32_t> idx, uint32_t depth, double am
   std::vector<Group> groups;
   for (size_t i = 0; i < idx.size();) {
     size_t j = i;
-    double demand = 0;
     const uint32_t key = keyOf(idx[i], depth);
-    while (j < idx.size() && keyOf(idx[j], depth) == key) demand += caps_[idx[j++]];
-    groups.push_back(Group{i, j, demand});
+    while (j < idx.size() && keyOf(idx[j], depth) == key) ++j;
+    groups.push_back(Group{i, j,
+                           demandOf(std::vector<uint32_t>(idx.begin() + static_cast<long>(i),
+                                                          idx.begin() + static_cast<long>(j)),
+                                    depth)});
     i = j;
   }
   // Water fill: the ingress ports offering least are served first, the rest share equally.
@@ -126,6 +148,27 @@ void PfcSpreading::allocate(std::vector<uint32_t> idx, uint32_t depth, double am
 }
 
 void PfcSpreading::rootEvent(uint32_t l, double share) {
+  // A tie: a switch egress downstream of this one on a pausing flow's path that saturates at
+  // the same share is where the queue builds (this one only feeds it): the root is the last.
+  for (int moves = 0; moves < 64; ++moves) {
+    uint32_t next = kNoKey;
+    for (uint32_t u = userStart_[l]; u < userStart_[l + 1] && next == kNoKey; ++u) {
+      const User v = users_[u];
+      const Flow& g = flows_[v.flow];
+      if (g.frozen || !g.pausing || !g.ordered || v.hop >= g.dataHops) continue;
+      for (uint32_t k = g.dataHops - 1; k > v.hop; --k) {
+        const uint32_t d = hops_[g.offset + k].local;
+        const Res& x = res_[d];
+        if (x.root && !x.done && x.weight > 0 &&
+            std::max(0.0, x.remaining) / x.weight <= share * (1 + 1e-9)) {
+          next = d;
+          break;
+        }
+      }
+    }
+    if (next == kNoKey) break;
+    l = next;
+  }
   Res& r = res_[l];
   cand_.clear();
   // Flows that do not pause (lossy, other classes, ACK shares) take the max-min share.
@@ -140,9 +183,11 @@ void PfcSpreading::rootEvent(uint32_t l, double share) {
   }
   if (cand_.empty()) return;
   const double amount = std::max(0.0, r.remaining);
-  // Each flow's cap: the fair share of its other resources (and a cap from a paused port); what
-  // it offers: the same over the resources that are not switch queues (its NIC's round robin).
-  // A switch port upstream with the same share is congested by the same flows: it pauses too.
+  // Each flow's cap: the fair share of its resources other than the switch ports between its
+  // NIC and the root (those share per ingress: the tree below), and a cap from a paused port;
+  // what it offers: the same over the resources that are not switch queues (its NIC's round
+  // robin). A switch port upstream with the same share is congested by the same flows: it
+  // pauses too.
   caps_.assign(cand_.size(), 0);
   offered_.assign(cand_.size(), 0);
   xs_.assign(cand_.size(), 0);
@@ -154,7 +199,7 @@ void PfcSpreading::rootEvent(uint32_t l, double share) {
       const Res& x = res_[h.local];
       if (h.local == l || x.done || x.weight <= 0) continue;
       const double fair = std::max(0.0, x.remaining) / x.weight;
-      cap = std::min(cap, fair);
+      if (!g.ordered || k == 0 || k > cand_[i].hop) cap = std::min(cap, fair);
       if (!x.root) offered = std::min(offered, fair);
     }
     caps_[i] = std::max(cap, 0.0);

@@ -11,10 +11,14 @@
 //     holds about XOFF in the queue, so the FIFO serves the paused ingress ports equally. The
 //     class's capacity left at `r` is shared per ingress port (the hop before `r`), each
 //     ingress's share again per ingress of that upstream port, and so on to the NICs, whose
-//     round robin shares per QP (a hierarchical water fill; each flow capped by the fair share
-//     of its other resources, and an ingress offering less than its share keeps what it offers);
-//   - a flow held below what it could send is paused: every port upstream of `r` on its path
-//     is paused for T;
+//     round robin shares per QP: a hierarchical water fill, where a flow can take the fair
+//     share of its resources other than the switch ports between its NIC and `r` (its NIC's,
+//     and downstream ones'), a port upstream at most the capacity it has left, and an ingress
+//     offering less than an equal share keeps what it offers;
+//   - ties: when a switch egress downstream of `r` on such a flow's path saturates at the same
+//     share, the queue builds there (r only feeds it): the last of them is the root;
+//   - a flow held below what its NIC offers is paused: every port upstream of the root on its
+//     path is paused for T;
 //   - victims: a paused port is a FIFO per priority. A paused switch port serves its paused
 //     ingress ports equally, so a flow of class T arriving there on another ingress than the
 //     held flows gets (with the other flows of its ingress) the largest held ingress's rate at
@@ -23,15 +27,17 @@
 //     each no faster than the held QP;
 //   - each victim's packets back up at the paused port, so the ports upstream of it on its
 //     path are paused in turn, and so on to the NICs (transitively).
-// A flow held at its cap elsewhere (not by the root) does not pause anything: its ingress's
-// share of the queue stays below the others' and never reaches XOFF. Lossy flows and flows of
-// other classes take their max-min shares; capacity a paused flow leaves idle goes to them (the
-// fill continues over the unfrozen flows). Without any pause the result is max-min fair.
+// A flow held below the root's share elsewhere (frozen before) does not pause anything: its
+// ingress's share of the queue stays below the others' and never reaches XOFF. Lossy flows and
+// flows of other classes take their max-min shares; capacity a paused flow leaves idle goes to
+// them (the fill continues over the unfrozen flows). Without any pause the result is max-min.
 // Leaves out: the pause dynamics (XOFF/XON cycles, pause frames, headroom, buffer occupancy and
-// queueing delay); a paused ingress's share when ingress ports offer unequal loads below it
-// beyond the water fill above; scheduling among traffic classes (each class takes its max-min
-// share of a port); PFC storms and deadlocks; back-pressure under a congestion control (its
-// converged rates keep queues below XOFF; the pauses of its transients are left out).
+// queueing delay); the ingress structure of split flows (spray, adaptive: each is a group of its
+// own at a root, and only its NIC is taken as upstream); a port paused a second time by another
+// root (its victims were judged at the first); scheduling among traffic classes (each class
+// takes its max-min share of a port); PFC storms and deadlocks; back-pressure under a
+// congestion control (its converged rates keep queues below XOFF; the pauses of its transients
+// are left out).
 // Units: capacities and rates in bytes per picosecond (double); weights dimensionless.
 #pragma once
 
@@ -118,6 +124,9 @@ class PfcSpreading {
   void rootEvent(uint32_t l, double share);
   /// Shares `amount` among cand_[idx] per ingress `depth` hops upstream of the root (xs_ out).
   void allocate(std::vector<uint32_t> idx, uint32_t depth, double amount);
+  /// What the candidates idx, which share their key at `depth`, can take there: a flow its
+  /// cap; a port the sum over its ingress groups, within the capacity it has left.
+  double demandOf(std::vector<uint32_t> idx, uint32_t depth);
   /// Key of candidate i at `depth`: the port `depth` hops before the root on its path, or a
   /// key of its own (a leaf).
   uint32_t keyOf(uint32_t i, uint32_t depth) const;
