@@ -68,7 +68,7 @@ double quantile(std::vector<double> v, double q) {  // linear interpolation betw
 
 /// The two workloads: an incast whose senders also send to idle hosts (victims), and an incast
 /// from senders on the receiver's leaf and on another leaf, without victims (mixed ingress).
-enum class Scenario { NicVictims, MixedIngress };
+enum class Scenario { NicVictims, MixedIngress, FabricVictims };
 
 /// Sends the workload on `fabric`, runs it, and reads the figures from the records.
 Figures run(Fabric& fabric, Simulator& sim, const Topology& topo, Scenario scenario) {
@@ -94,6 +94,12 @@ Figures run(Fabric& fabric, Simulator& sim, const Topology& topo, Scenario scena
     for (int i = 0; i < kSenders; ++i) {
       send(leaf0.at(i), receiver, 0, false);
       send(leaf0.at(i), leaf0.at(kSenders + i), 1, true);  // an idle host on the sender's own leaf
+    }
+  } else if (scenario == Scenario::FabricVictims) {
+    const std::vector<uint32_t>& leaf2 = std::next(byLeaf.begin(), 2)->second;
+    for (int i = 0; i < kSenders; ++i) {
+      send(leaf0.at(i), receiver, 0, false);
+      send(leaf2.at(i), leaf1.at(1 + i), 0, true);
     }
   } else {
     for (int i = 0; i < 4; ++i) send(leaf1.at(1 + i), receiver, 0, false);  // beside the receiver
@@ -121,11 +127,16 @@ Figures run(Fabric& fabric, Simulator& sim, const Topology& topo, Scenario scena
   return f;
 }
 
-Figures packetRun(uint64_t seed, Scenario scenario) {
-  PacketBench b(losslessSpec(), seed);
-  const Figures f = run(b.fabric, b.sim, *b.topo, scenario);
-  EXPECT_GT(b.fabric.networkCounters().pfcPauseFrames, 0u) << "PFC never acted: the case tests nothing";
-  EXPECT_EQ(b.fabric.networkCounters().packetsDropped, 0u);
+/// The packet backend with ECMP hashing `seed` and its own randomness from `simSeed`.
+Figures packetRun(uint64_t seed, uint64_t simSeed, Scenario scenario) {
+  const TopologySpec s = losslessSpec();
+  auto topo = buildTopology(s);
+  Simulator sim(simSeed);
+  EcmpFib fib(*topo, seed);
+  PacketFabric fabric(sim, *topo, s, fib);
+  const Figures f = run(fabric, sim, *topo, scenario);
+  EXPECT_GT(fabric.networkCounters().pfcPauseFrames, 0u) << "PFC never acted: the case tests nothing";
+  EXPECT_EQ(fabric.networkCounters().packetsDropped, 0u);
   return f;
 }
 
@@ -164,71 +175,73 @@ std::vector<double> fields(const Figures& f) {
   return {f.victimMedian, f.victimP99, f.incastMedian, f.incastP99, f.jct};
 }
 
-/// Packet, flow, hybrid and max-min flow over three seeds; flow and hybrid must agree with
-/// packet on every figure `from`.. within the tolerance (see the tests), max-min must miss the
-/// figures `differ` by more than the model budget.
+/// Packet, flow, hybrid and max-min flow for three ECMP hashings (seeds 1, 2, 3; the same paths
+/// on every backend). Tolerance per hashing and figure: the packet backend's own spread over
+/// three simulator seeds with those paths ((max - min) / mean) plus the model budget of 10%
+/// argued in the tests. Flow and hybrid must agree with packet on every figure `from`.. within
+/// it; max-min must miss each figure in `differ` by more than it for at least one hashing, or
+/// the case does not test what it is for.
 void compare(Scenario scenario, size_t from, std::vector<size_t> differ) {
-  const std::vector<uint64_t> seeds = {1, 2, 3};
-  std::vector<Figures> packet, flow, hybrid, oldFlow;
-  for (uint64_t seed : seeds) {
-    packet.push_back(packetRun(seed, scenario));
-    flow.push_back(flowRun(seed, scenario, false));
-    hybrid.push_back(flowRun(seed, scenario, true));
-    oldFlow.push_back(flowRun(seed, scenario, false, false));
-    const std::string tag = " seed " + std::to_string(seed);
-    print(("packet" + tag).c_str(), packet.back());
-    print(("flow" + tag).c_str(), flow.back());
-    print(("hybrid" + tag).c_str(), hybrid.back());
-    print(("flow, max-min" + tag).c_str(), oldFlow.back());
-  }
-  for (size_t k = from; k < 5; ++k) {
-    double lo = 1e300, hi = 0, sum = 0;
-    for (const Figures& p : packet) {
-      const double v = fields(p)[k];
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-      sum += v;
-    }
-    const double mean = sum / static_cast<double>(packet.size());
-    const double tolerance = (hi - lo) / mean + 0.10;
-    static const char* names[] = {"victims median", "victims p99", "incast median", "incast p99", "JCT"};
-    const bool mustDiffer = std::find(differ.begin(), differ.end(), k) != differ.end();
-    for (size_t i = 0; i < seeds.size(); ++i) {
-      const double p = fields(packet[i])[k];
-      EXPECT_LE(std::abs(fields(flow[i])[k] / p - 1), tolerance)
-          << names[k] << ", seed " << seeds[i] << ": flow " << fields(flow[i])[k] << " us, packet " << p
-          << " us";
-      EXPECT_LE(std::abs(fields(hybrid[i])[k] / p - 1), tolerance)
-          << names[k] << ", seed " << seeds[i] << ": hybrid " << fields(hybrid[i])[k] << " us, packet " << p
-          << " us";
-      // Max-min is judged against the model budget alone: the seeds' spread is mostly their ECMP
-      // splits (the mixed-ingress medians move 15% with the split of the remote flows over the
-      // spines), which every backend here reproduces with the same hashing; seeds that split
-      // alike agree at packet level to 0.1%.
-      if (mustDiffer) {
-        EXPECT_GT(std::abs(fields(oldFlow[i])[k] / p - 1), 0.10)
-            << names[k] << ", seed " << seeds[i] << ": max-min agrees too; the case tests nothing";
+  static const char* names[] = {"victims median", "victims p99", "incast median", "incast p99", "JCT"};
+  std::vector<bool> missed(5, false);
+  for (uint64_t seed : {1, 2, 3}) {
+    std::vector<Figures> packet;
+    for (uint64_t simSeed : {seed, seed + 100, seed + 200})
+      packet.push_back(packetRun(seed, simSeed, scenario));
+    const Figures flow = flowRun(seed, scenario, false), hybrid = flowRun(seed, scenario, true),
+                  oldFlow = flowRun(seed, scenario, false, false);
+    const std::string tag = " hashing " + std::to_string(seed);
+    print(("packet" + tag).c_str(), packet[0]);
+    print(("flow" + tag).c_str(), flow);
+    print(("hybrid" + tag).c_str(), hybrid);
+    print(("flow, max-min" + tag).c_str(), oldFlow);
+    for (size_t k = from; k < 5; ++k) {
+      double lo = 1e300, hi = 0, sum = 0;
+      for (const Figures& p : packet) {
+        const double v = fields(p)[k];
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        sum += v;
       }
+      const double spread = (hi - lo) / (sum / static_cast<double>(packet.size()));
+      const double tolerance = spread + 0.10;
+      const double p = fields(packet[0])[k];
+      EXPECT_LE(std::abs(fields(flow)[k] / p - 1), tolerance)
+          << names[k] << tag << ": flow " << fields(flow)[k] << " us, packet " << p << " us";
+      EXPECT_LE(std::abs(fields(hybrid)[k] / p - 1), tolerance)
+          << names[k] << tag << ": hybrid " << fields(hybrid)[k] << " us, packet " << p << " us";
+      if (std::abs(fields(oldFlow)[k] / p - 1) > tolerance) missed[k] = true;
+      std::printf("[ pfc-spreading ] %s%s: packet spread over simulator seeds %.2f%%, tolerance %.1f%%\n",
+                  names[k], tag.c_str(), 100 * spread, 100 * tolerance);
     }
-    std::printf("[ pfc-spreading ] %s: packet spread %.1f%%, tolerance %.1f%%\n", names[k],
-                100 * (hi - lo) / mean, 100 * tolerance);
   }
+  for (size_t k : differ)
+    EXPECT_TRUE(missed[k]) << names[k] << ": max-min agrees too; the case tests nothing";
 }
 
 }  // namespace
 
 TEST(PfcSpreadingAgreement, IncastWithVictimsMatchesPacketLevel) {
-  // Tolerance, fixed before the results were seen: the packet backend's own spread across the
-  // seeds (max - min over the mean, per figure) plus a model error budget of 10%:
+  // Model budget, 10%, argued before the results were seen:
   //  - queueing delay the fluid leaves out: the root queue holds about XOFF per paused ingress
   //    (2 spine ports x 60 KB) and each upstream hop as much again, some 0.4 MB in all ahead of
   //    a last byte: ~35 us at 12.1 GB/s of payload, 8-10% of a ~350 us FCT at most, and half of
   //    that on average over the flows;
   //  - pause granularity: a NIC resumes for at least XOFF - XON = 12 KB at a time, so its round
   //    robin evens its QPs out to within a frame or two per cycle: well under 1%.
-  // The old max-min rates must miss the victims by more than the model budget (they finish in
-  // about a third of the packet time), or the case does not test spreading.
+  // The old max-min rates must miss the victims (they finish in about a third of the packet
+  // time), or the case does not test spreading.
   compare(Scenario::NicVictims, 0, {0, 1});
+}
+
+// Victims behind a paused switch port: the four senders on leaf 0 incast to the receiver on leaf
+// 1, and four hosts on leaf 2 each send to an idle host on leaf 1, through the same spine ports
+// into leaf 1 (ECMP decides which). A spine port into leaf 1 is paused by the receiver's leaf and
+// serves its two paused ingress ports (from leaf 0 and from leaf 2) alike, so the victims get the
+// incast traffic's share there, not a share per flow. Same budget as above (the queues are the
+// same). Max-min must miss the victims for at least one hashing.
+TEST(PfcSpreadingAgreement, IncastWithVictimsBehindAPausedSpinePortMatchesPacketLevel) {
+  compare(Scenario::FabricVictims, 0, {0, 1});
 }
 
 // PFC's per-ingress sharing: four senders beside the receiver (four ingress ports of its leaf)
@@ -238,7 +251,7 @@ TEST(PfcSpreadingAgreement, IncastWithVictimsMatchesPacketLevel) {
 // remote flows) and the remote ones last; the JCT is the total bytes through the port either
 // way. Tolerance as above (the packet spread plus 10%: five paused ingress ports x 60 KB of
 // queue, ~25 us of ~600 us, and the same granularity). The per-flow (max-min) share finishes all
-// seven together: its median must fail.
+// seven together: its median must miss.
 TEST(PfcSpreadingAgreement, IncastFromMixedIngressPortsMatchesPacketLevel) {
   compare(Scenario::MixedIngress, 2, {2});
 }
@@ -299,13 +312,17 @@ TEST(PfcSpreadingAgreement, PureIncastFlowByFlowOnRoceAndInfiniband) {
     const std::vector<double> packet = runOne(0), flow = runOne(1), maxMin = runOne(2);
     ASSERT_EQ(packet.size(), 16u);
     ASSERT_EQ(flow.size(), 16u);
-    for (size_t i = 0; i < packet.size(); ++i)
+    double worst = 0;
+    for (size_t i = 0; i < packet.size(); ++i) {
       EXPECT_LE(std::abs(flow[i] / packet[i] - 1), 0.10)
           << "sender " << i + 1 << ": flow " << flow[i] << " us, packet " << packet[i] << " us";
+      worst = std::max(worst, std::abs(flow[i] / packet[i] - 1));
+    }
     const double pm = quantile(packet, 0.5), fm = quantile(flow, 0.5), mm = quantile(maxMin, 0.5);
     std::printf(
-        "[ pfc-spreading ] %s pure incast: median FCT packet %.1f us, flow %.1f us, max-min %.1f us\n",
-        tech.c_str(), pm, fm, mm);
+        "[ pfc-spreading ] %s pure incast: median FCT packet %.1f us, flow %.1f us, max-min %.1f us; "
+        "largest per-flow difference %.2f%%\n",
+        tech.c_str(), pm, fm, mm, 100 * worst);
     EXPECT_GT(std::abs(mm / pm - 1), 0.10) << "max-min agrees too: the case tests nothing";
   }
 }
