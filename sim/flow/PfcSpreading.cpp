@@ -250,24 +250,41 @@ void PfcSpreading::spread(double level) {
       size_t j = i;
       const uint8_t tc = acc_[i].tc;
       const uint32_t q = acc_[i].port;
-      // The most a held ingress (NIC: a held QP) passes here.
-      double most = 0;
-      while (j < acc_.size() && acc_[j].tc == tc && acc_[j].port == q) {
-        size_t k = j;
-        double sum = 0, top = 0;
-        while (k < acc_.size() && acc_[k].tc == tc && acc_[k].port == q && acc_[k].key == acc_[j].key) {
-          sum += acc_[k].rate;
-          top = std::max(top, acc_[k].rate);
-          ++k;
-        }
-        most = std::max(most, acc_[j].key == kNoKey ? top : sum);
-        j = k;
-      }
+      while (j < acc_.size() && acc_[j].tc == tc && acc_[j].port == q) ++j;
       const uint8_t bit = static_cast<uint8_t>(1u << tc);
       Res& port = res_[q];
       if (port.pausedMask & bit) {
         i = j;
         continue;  // paused already: its victims are dealt with
+      }
+      // The most a held ingress passes here: at a NIC, a held QP's rate (round robin); at a
+      // switch port, every flow of the class arriving on that ingress, the held ones at their
+      // rates and the others (slowed with them upstream) at the held flows' mean.
+      double most = 0;
+      for (size_t a = i; a < j;) {
+        size_t b = a;
+        double sum = 0, top = 0;
+        while (b < j && acc_[b].key == acc_[a].key) {
+          sum += acc_[b].rate;
+          top = std::max(top, acc_[b].rate);
+          ++b;
+        }
+        if (acc_[a].key == kNoKey) {
+          most = std::max(most, top);
+        } else {
+          const double mean = sum / static_cast<double>(b - a);
+          double through = 0;
+          for (uint32_t u = userStart_[q]; u < userStart_[q + 1]; ++u) {
+            const User v = users_[u];
+            const Flow& g = flows_[v.flow];
+            if (!g.pausing || g.tc != tc || v.hop >= g.dataHops || v.hop == 0 || !g.ordered ||
+                hops_[g.offset + v.hop - 1].local != acc_[a].key)
+              continue;
+            through += g.frozen ? g.rate : mean;
+          }
+          most = std::max(most, through);
+        }
+        a = b;
       }
       port.pausedMask |= bit;
       ++pausedPorts_;

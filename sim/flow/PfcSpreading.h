@@ -20,11 +20,11 @@
 //   - a flow held below what its NIC offers is paused: every port upstream of the root on its
 //     path is paused for T;
 //   - victims: a paused port is a FIFO per priority. A paused switch port serves its paused
-//     ingress ports equally, so a flow of class T arriving there on another ingress than the
-//     held flows gets (with the other flows of its ingress) the largest held ingress's rate at
-//     most; a flow arriving on the same ingress as held flows is judged at that upstream port
-//     (paused too). A paused NIC stops all its QPs of class T, and its round robin then sends
-//     each no faster than the held QP;
+//     ingress ports equally, so the flows of class T arriving there on another ingress than the
+//     held flows get together at most what a held ingress passes (its held flows, and its other
+//     flows of the class, slowed with them upstream, at the held flows' mean); a flow arriving
+//     on the same ingress as held flows is judged at that upstream port (paused too). A paused NIC stops all
+//     its QPs of class T, and its round robin then sends each no faster than the held QP;
 //   - each victim's packets back up at the paused port, so the ports upstream of it on its
 //     path are paused in turn, and so on to the NICs (transitively).
 // A flow held below the root's share elsewhere (frozen before) does not pause anything: its
@@ -39,6 +39,8 @@
 // congestion control (its converged rates keep queues below XOFF; the pauses of its transients
 // are left out).
 // Units: capacities and rates in bytes per picosecond (double); weights dimensionless.
+// Cost: a fill from scratch over the flows given, O(F H log R) plus the sorting of each root's
+// ingress tree (FlowFabric runs it at every recomputation while a lossless class is in use).
 #pragma once
 
 #include <cstdint>

@@ -202,3 +202,30 @@ TEST(PfcSpreading, CongestedEgressIsSharedPerIngressPort) {
   expectRate(c, v4, C / 2, "NIC 4's other QP");
   expectRate(c, w, C / 6, "flow from another ingress through the paused port");
 }
+
+// A paused switch port serves its paused ingress ports alike, counting all their traffic. NIC a
+// sends f into the incast egress and g elsewhere, both through port U (4C, never full); three
+// more senders reach the egress directly. The egress gives each of its four ingress ports C/4:
+// f gets C/4, below NIC a's round-robin C/2, so NIC a is paused and g, its other QP, gets C/4 as
+// well. U, feeding the egress, is paused: its ingress from NIC a passes f + g = C/2, so its
+// ingress from NIC b, whose only flow w crosses U to an idle port, passes C/2 too: w = C/2 (not
+// the C/4 of the held flow alone).
+TEST(PfcSpreading, VictimAtAPausedSwitchPortGetsWhatAHeldIngressPasses) {
+  Case c;
+  const uint32_t root = c.port(C, true), u = c.port(4 * C, true);
+  const uint32_t nicA = c.port(C, false), nicB = c.port(C, false);
+  std::vector<uint32_t> nic;
+  for (int i = 0; i < 3; ++i) nic.push_back(c.port(C, false));
+  const uint32_t idleG = c.port(C, true), idleW = c.port(C, true);
+  c.begin();
+  const uint32_t f = c.flow({nicA, u, root}, true);
+  const uint32_t g = c.flow({nicA, u, idleG}, true);
+  std::vector<uint32_t> h;
+  for (int i = 0; i < 3; ++i) h.push_back(c.flow({nic[i], root}, true));
+  const uint32_t w = c.flow({nicB, u, idleW}, true);
+  EXPECT_TRUE(c.solve());
+  expectRate(c, f, C / 4, "held flow behind U");
+  expectRate(c, g, C / 4, "NIC a's other QP");
+  for (uint32_t x : h) expectRate(c, x, C / 4, "direct incast flow");
+  expectRate(c, w, C / 2, "flow from another ingress through the paused port");
+}
