@@ -3,6 +3,9 @@
 // victims of those pauses) replace the solver's max-min rates while any pause holds.
 #include "sim/flow/FlowFabric.h"
 
+#include <cmath>
+#include <utility>
+
 namespace fabricsim {
 
 void FlowFabric::applyPfcSpreading(Time now) {
@@ -39,7 +42,7 @@ void FlowFabric::applyPfcSpreading(Time now) {
     Active& a = active_[f];
     if (!a.live) continue;
     const double target = paused ? pfc_.rate(f) : solver_.rate(f);
-    if (target == a.rate) continue;
+    if (std::abs(target - a.rate) <= 1e-12 * a.rate) continue;  // the same rate, up to rounding
     settle(f, now);
     a.rate = target;
     updateFinish(f);
