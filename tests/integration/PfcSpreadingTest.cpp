@@ -14,6 +14,8 @@
 // seed its ECMP hashing and packet-level randomness, the same hashing for every backend).
 // - leafspine-64-cc's pure incast (16 x 4 MiB into one port) with PFC on RoCE and with
 //   InfiniBand credits (subnet-manager routing), compared flow by flow.
+// - Victims behind a paused spine port (from another leaf), and the results' backend_model,
+//   which says when the flow and hybrid rates include PFC back-pressure.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -32,7 +35,9 @@
 #include "sim/routing/IbSubnetManager.h"
 #include "sim/runtime/PacketEpisodeModel.h"
 #include "sim/topology/TopologyBuilder.h"
+#include "tests/support/BackendRun.h"
 #include "tests/support/PacketBench.h"
+#include "tests/support/TempDir.h"
 
 using namespace fabricsim;
 using fabricsim::testsupport::DeliveryLog;
@@ -324,5 +329,28 @@ TEST(PfcSpreadingAgreement, PureIncastFlowByFlowOnRoceAndInfiniband) {
         "largest per-flow difference %.2f%%\n",
         tech.c_str(), pm, fm, mm, 100 * worst);
     EXPECT_GT(std::abs(mm / pm - 1), 0.10) << "max-min agrees too: the case tests nothing";
+  }
+}
+
+// The results say what the flow and hybrid backends model of PFC: with a lossless class and no
+// congestion control their rates include the back-pressure; with DCQCN they do not, and the
+// pauses under a congestion control are listed as not modelled.
+TEST(PfcSpreadingAgreement, ResultsSayWhenPfcSpreadingIsModelled) {
+  using fabricsim::testsupport::runBackend;
+  using fabricsim::testsupport::TempDir;
+  const std::string topo = "'" + std::string(FABRICSIM_SOURCE_DIR) + "/topologies/leafspine-64-cc.yaml'";
+  for (const char* backend : {"flow", "hybrid"}) {
+    SCOPED_TRACE(backend);
+    TempDir dir;
+    const nlohmann::json lossless = runBackend(dir, topo, backend);
+    const nlohmann::json dcqcn = runBackend(dir, topo + " --cc dcqcn", backend);
+    ASSERT_TRUE(lossless.is_object() && dcqcn.is_object());
+    const std::string with = lossless["backend_model"]["rates"], without = dcqcn["backend_model"]["rates"];
+    EXPECT_NE(with.find("lossless classes without congestion control"), std::string::npos) << with;
+    EXPECT_EQ(without.find("lossless"), std::string::npos) << without;
+    bool listed = false;
+    for (const auto& e : dcqcn["backend_model"]["not_modelled"])
+      listed |= e.get<std::string>().find("under a congestion control") != std::string::npos;
+    EXPECT_TRUE(listed) << dcqcn["backend_model"]["not_modelled"].dump();
   }
 }
