@@ -371,6 +371,9 @@ bool PfcSpreading::fill() {
     level_ = std::max(level_, current);
     if (r.root) {
       rootEvent(e.id, current);
+      // The root may have moved downstream (a tie): this port, if it still has flows, goes back.
+      const Res& after = res_[e.id];
+      if (!after.done && after.weight > 0) push(std::max(0.0, after.remaining) / after.weight, e.id);
       continue;
     }
     for (uint32_t u = userStart_[e.id]; u < userStart_[e.id + 1]; ++u)

@@ -6,7 +6,9 @@
 // classes (plain max-min), and which classes pause under which spec.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "sim/config/TopologySpec.h"
@@ -228,4 +230,60 @@ TEST(PfcSpreading, VictimAtAPausedSwitchPortGetsWhatAHeldIngressPasses) {
   expectRate(c, g, C / 4, "NIC a's other QP");
   for (uint32_t x : h) expectRate(c, x, C / 4, "direct incast flow");
   expectRate(c, w, C / 2, "flow from another ingress through the paused port");
+}
+
+// Invariants on random instances: every resource within its capacity, every rate positive; and
+// without a pausing flow the rates are MaxMinSolver's max-min allocation (another implementation).
+TEST(PfcSpreading, RandomInstancesAreFeasibleAndMaxMinWithoutPauses) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int nics = 6, switches = 10;
+    std::vector<double> cap;
+    std::vector<bool> egress;
+    for (int i = 0; i < nics + switches; ++i) {
+      cap.push_back(C * (1 + static_cast<double>(rng() % 4)));
+      egress.push_back(i >= nics);
+    }
+    struct F {
+      std::vector<Hop> hops;
+      bool pausing;
+    };
+    std::vector<F> flows;
+    const int n = 5 + static_cast<int>(rng() % 20);
+    for (int f = 0; f < n; ++f) {
+      F x;
+      x.hops.push_back({static_cast<uint32_t>(rng() % nics), 1.0f});
+      std::vector<uint32_t> sw(switches);
+      for (int i = 0; i < switches; ++i) sw[i] = static_cast<uint32_t>(nics + i);
+      std::shuffle(sw.begin(), sw.end(), rng);
+      const int len = 1 + static_cast<int>(rng() % 3);
+      for (int i = 0; i < len; ++i) x.hops.push_back({sw[i], 1.0f});
+      x.pausing = rng() % 2 == 0;
+      flows.push_back(x);
+    }
+    for (bool anyPausing : {true, false}) {
+      PfcSpreading pfc;
+      pfc.clear(cap.size());
+      for (size_t f = 0; f < flows.size(); ++f)
+        pfc.addFlow(static_cast<uint32_t>(f), flows[f].hops, static_cast<uint32_t>(flows[f].hops.size()), 0,
+                    anyPausing && flows[f].pausing);
+      const bool paused =
+          pfc.solve([&](uint32_t r) { return cap[r]; }, [&](uint32_t r) { return egress[r]; });
+      std::vector<double> load(cap.size(), 0);
+      for (size_t f = 0; f < flows.size(); ++f) {
+        EXPECT_GT(pfc.rate(static_cast<uint32_t>(f)), 0) << "trial " << trial;
+        for (const Hop& h : flows[f].hops) load[h.resource] += pfc.rate(static_cast<uint32_t>(f));
+      }
+      for (size_t r = 0; r < cap.size(); ++r) EXPECT_LE(load[r], cap[r] * (1 + 1e-9)) << "trial " << trial;
+      if (anyPausing) continue;
+      EXPECT_FALSE(paused);
+      MaxMinSolver mm;
+      for (double c : cap) mm.addResource(c);
+      for (const F& x : flows) mm.addFlow(x.hops);
+      mm.solve([](uint32_t, double) {});
+      for (size_t f = 0; f < flows.size(); ++f)
+        EXPECT_NEAR(pfc.rate(static_cast<uint32_t>(f)), mm.rate(static_cast<uint32_t>(f)), 1e-9 * C)
+            << "trial " << trial << " flow " << f;
+    }
+  }
 }
