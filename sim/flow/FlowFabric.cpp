@@ -48,6 +48,7 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
                     "the flow and hybrid backends do not model a per-QP window (rates are the converged "
                     "max-min shares, without queueing delay): remove nic.window or use --backend packet");
   solver_.trackLoad(selection_ == Selection::Flowlet);  // only flowlet placement reads loads
+  pfcClasses_ = PfcSpreading::pausingClasses(spec);
   // Payload capacity: a full MTU of payload costs its framed size on the wire.
   const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
   for (PortId p = 0; p < topo.portCount(); ++p)
@@ -74,7 +75,12 @@ void FlowFabric::setSubnetManager(const IbSubnetManager& sm) {
 std::vector<std::string> FlowFabric::unmodelledEffects() {
   return {"congestion-control transients (rates are the converged max-min fair share at once)",
           "queueing delay and buffer occupancy",
-          "ECN marking, PFC pauses and head-of-line blocking, InfiniBand credit stalls",
+          "ECN marking",
+          "PFC pauses and InfiniBand credit stalls under a congestion control (its converged rates are "
+          "taken; the pauses of its transients are left out; without one, paused ports and their victims "
+          "are modelled)",
+          "PFC and credit pause dynamics (XOFF/XON cycles, pause frames, headroom), PFC storms and "
+          "deadlocks",
           "packet drops other than at failed links and missing routes (buffer overflow, lossless violations)",
           "link capacity burnt by packets sent into a failed link before the flow notices",
           "congestion-notification traffic (ACKs are counted as a share of the NIC links)",
@@ -427,6 +433,7 @@ void FlowFabric::recompute() {
     coupling_.rounds += updates;
     coupling_.maxRounds = std::max(coupling_.maxRounds, updates);
   }
+  if (pfcClasses_ != 0) applyPfcSpreading(now);  // paused ports and their victims (PfcSpreading)
   scheduleCompletion();
 }
 

@@ -67,9 +67,14 @@
 // packet backend does), resending what it had not delivered there with a fresh retry counter;
 // later transfers of that queue pair use the new NICs too. Without failover it fails as
 // `nic_down` after its retries.
+// Lossless classes without congestion control (PFC classes, or InfiniBand credits): a switch
+// egress the rates congest is shared per paused ingress port and pauses the ports upstream of
+// it, and flows queued behind the paused traffic are slowed with it (PfcSpreading, applied
+// after the solve: applyPfcSpreading).
 // Leaves out (reported in the results' backend_model.not_modelled): congestion-control
 // transients (rates are the converged fair share at once), queueing delay and buffer
-// occupancy, ECN marks, PFC pauses and head-of-line blocking, drops other than at failures,
+// occupancy, ECN marks, PFC pauses under a congestion control, pause dynamics, drops other
+// than at failures,
 // CNP traffic, ACKs beyond the NIC links, packet reordering.
 // Units: Bytes, Time (ps), rates in bytes per picosecond internally.
 #pragma once
@@ -90,6 +95,7 @@
 #include "sim/flow/CongestionEpisodeModel.h"
 #include "sim/flow/FlatCache.h"
 #include "sim/flow/MaxMinSolver.h"
+#include "sim/flow/PfcSpreading.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/GpuPath.h"
 #include "sim/routing/IbSubnetManager.h"
@@ -136,6 +142,10 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint64_t unconverged = 0;     ///< recomputations stopped by episodes.max_rounds short of one
   };
   const Coupling& coupling() const { return coupling_; }
+  /// Lossless classes without congestion control (PfcSpreading): recomputations in which a
+  /// congested switch egress paused the ports feeding it, and flows slowed there as victims.
+  uint64_t pfcPausedRecomputations() const { return pfcPausedRecomputations_; }
+  uint64_t pfcVictims() const { return pfcVictims_; }
 
   /// The effects this backend does not model, for the results.
   static std::vector<std::string> unmodelledEffects();
@@ -246,6 +256,9 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// The efficiency of the episode on saturated switch port `r` (1 if fewer than two upstream
   /// ports feed its bottlenecked flows, or if they cannot arrive faster than it drains).
   double episodeEfficiency(uint32_t r);
+  /// Lossless classes without congestion control: the rates of PfcSpreading (paused ports and
+  /// their victims) replace the max-min ones while a pause holds (FlowFabricPfc.cpp).
+  void applyPfcSpreading(Time now);
   void settle(uint32_t f, Time now);
   /// Moves flow `f`'s entry in the completion schedule to its finish time at its new rate.
   void updateFinish(uint32_t f);
@@ -286,6 +299,12 @@ class FlowFabric final : public Fabric, public EventHandler {
   Coupling coupling_;
   uint64_t episodesEvaluated_ = 0;
   uint64_t capacityChanges_ = 0;
+  PfcSpreading pfc_;
+  std::vector<MaxMinSolver::Hop> pfcHops_;  ///< scratch: a split flow's hops, NIC uplink first
+  uint8_t pfcClasses_ = 0;                  ///< PfcSpreading::pausingClasses of the spec (0: never applied)
+  bool pfcOverride_ = false;                ///< the flows' rates are PfcSpreading's, not the solver's
+  uint64_t pfcPausedRecomputations_ = 0;
+  uint64_t pfcVictims_ = 0;
   double ackWeight_ = 0;  ///< share of a flow's rate its ACKs take on the reverse NIC links
   size_t ackHops_ = 0;    ///< the last hops_ entries that are the ACK share
 

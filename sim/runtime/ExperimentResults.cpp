@@ -8,6 +8,7 @@
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
 #include "sim/report/MeanInterval.h"
+#include "sim/flow/PfcSpreading.h"
 #include "sim/report/Percentiles.h"
 #include "sim/core/QuantileSketch.h"
 #include "sim/report/ResultsFile.h"
@@ -61,6 +62,13 @@ nlohmann::json Experiment::buildResults() const {
         {"not_modelled", FlowFabric::unmodelledEffects()}};
   } else {
     doc["backend_model"] = {{"level", "packet"}, {"not_modelled", json::array()}};
+  }
+  if ((episodes_ || flow_) && PfcSpreading::pausingClasses(spec_) != 0) {
+    const std::string pfc =
+        "; lossless classes without congestion control: a congested egress is shared per paused "
+        "ingress port, pauses the ports upstream of it and slows the flows queued there (PFC or "
+        "credit back-pressure)";
+    doc["backend_model"]["rates"] = doc["backend_model"]["rates"].get<std::string>() + pfc;
   }
   doc["congestion_control"] = spec_.congestionControl.algorithm;
   doc["link_technology"] = spec_.links.technology;

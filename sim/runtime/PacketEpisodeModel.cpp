@@ -205,7 +205,8 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
 
 std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
   return {
-      "coupling between congestion points: PFC pauses and credit stalls spreading upstream, victim flows",
+      "coupling between congestion points under a congestion control: PFC pauses and credit stalls "
+      "spreading upstream, victim flows (without one the fluid models them: flow-level PFC spreading)",
       "flows joining or leaving a congested link mid-episode (each episode is simulated with synchronous "
       "starts)",
       "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "
