@@ -77,6 +77,7 @@ enum class Scenario { NicVictims, MixedIngress, FabricVictims };
 
 /// Sends the workload on `fabric`, runs it, and reads the figures from the records.
 Figures run(Fabric& fabric, Simulator& sim, const Topology& topo, Scenario scenario) {
+  fabric.keepFlowRecords(true);
   std::map<NodeId, std::vector<uint32_t>> byLeaf;
   for (uint32_t g = 0; g < topo.gpuCount(); ++g) byLeaf[topo.attachedSwitch(topo.nicOfGpu(g))].push_back(g);
   EXPECT_EQ(byLeaf.size(), 3u);
@@ -298,6 +299,7 @@ TEST(PfcSpreadingAgreement, PureIncastFlowByFlowOnRoceAndInfiniband) {
         if (sm) f->setSubnetManager(*sm);
         fabric = std::move(f);
       }
+      fabric->keepFlowRecords(true);
       for (uint32_t g = 1; g <= 16; ++g) {
         TransferRequest r;
         r.srcGpu = g;
