@@ -302,6 +302,7 @@ void Experiment::run() {
       SIM_CHECK(w->finished(),
                 "workload '" + w->name() + "' did not finish although the event queue drained");
   finished_ = true;
+  if (episodes_) runQueries_ = episodes_->queries();  // before the replicas ask theirs
   if (episodes_ && replica_ == 0 && episodes_->replicas() >= 2 && connectionFailures_.empty()) runReplicas();
 }
 

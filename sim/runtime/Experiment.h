@@ -129,6 +129,7 @@ class Experiment {
   };
   std::vector<std::vector<ReplicaJob>> replicas_;
   double replicaWallSeconds_ = 0;
+  uint64_t runQueries_ = 0;  ///< episode queries of the run itself (the replicas' not counted)
   /// Runs the replicas of a hybrid run (after the run itself).
   void runReplicas();
   /// The job's figures for the replica table.

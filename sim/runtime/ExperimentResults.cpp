@@ -7,10 +7,10 @@
 #include "sim/config/TopologyLoader.h"
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
-#include "sim/report/MeanInterval.h"
-#include "sim/flow/PfcSpreading.h"
-#include "sim/report/Percentiles.h"
 #include "sim/core/QuantileSketch.h"
+#include "sim/flow/PfcSpreading.h"
+#include "sim/report/MeanInterval.h"
+#include "sim/report/Percentiles.h"
 #include "sim/report/ResultsFile.h"
 #include "sim/runtime/Experiment.h"
 #include "sim/runtime/UnmodelledCounters.h"
@@ -96,7 +96,7 @@ nlohmann::json Experiment::buildResults() const {
         {"peak_active_flows", s.peakActiveFlows()}, {"memory_bytes", flow_->memoryBytes()}};
   }
   if (episodes_) {
-    doc["summary"]["hybrid_model"] = {{"episode_queries", episodes_->queries()},
+    doc["summary"]["hybrid_model"] = {{"episode_queries", runQueries_},
                                       {"episodes_simulated", episodes_->simulated()},
                                       {"capacity_changes", flow_->capacityChanges()},
                                       {"packet_wall_time_s", episodes_->packetWallSeconds()},
@@ -596,7 +596,7 @@ void Experiment::printSummary(std::FILE* out) const {
         "counters (results: backend_model, unmodelled)\n",
         static_cast<unsigned long long>(flow_->flowsStarted()),
         static_cast<unsigned long long>(flow_->solver().solves()), episodes_->simulated(),
-        episodes_->packetWallSeconds(), static_cast<unsigned long long>(episodes_->queries()));
+        episodes_->packetWallSeconds(), static_cast<unsigned long long>(runQueries_));
   } else if (flow_) {
     std::fprintf(
         out,
