@@ -211,8 +211,12 @@ TEST(HostFailure, AHostLinkDownWithOneNicPerHostLosesExactlyItsTransfer) {
     EXPECT_NE(f["message"].get<std::string>().find("no other NIC of host-1"), std::string::npos) << backend;
     ASSERT_EQ(r.records.size(), 2u) << backend;
     for (const FlowRecord& rec : r.records) {
-      if (rec.srcGpu == 1) EXPECT_TRUE(rec.failed && !rec.done()) << backend;
-      if (rec.srcGpu == 2) EXPECT_TRUE(rec.done() && !rec.failed) << backend;
+      if (rec.srcGpu == 1) {
+        EXPECT_TRUE(rec.failed && !rec.done()) << backend;
+      }
+      if (rec.srcGpu == 2) {
+        EXPECT_TRUE(rec.done() && !rec.failed) << backend;
+      }
     }
   }
 }
