@@ -90,10 +90,10 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   q.bytesPerFlow = std::max<Bytes>(kMinBytes, bytes / 64 * 64);
   q.flows = std::min<uint32_t>(q.flows, static_cast<uint32_t>(kMaxEpisodeBytes / q.bytesPerFlow));
   q.flows = std::max(q.flows, q.fanIn);
-  // The arrival rate to the nearest eighth of the line rate (at least one eighth); where the
-  // episode overloads its link (F A > C) and the quantized flows would not, it is raised by
-  // eighths until they do (with F >= 2 flows at C they always do): quantizing must not turn a
-  // queue into no queue.
+  // The ports' arrival rate to the nearest eighth of the line rate (at least one eighth); where
+  // the episode overloads its link (K A > C) and the quantized ports would not, it is raised by
+  // eighths until they do (K >= 2 ports at C always do): quantizing must not turn a queue into
+  // no queue.
   const double line = static_cast<double>(e.lineRate.bitsPerSecond());
   const double ratio = static_cast<double>(e.arrivalRate.bitsPerSecond()) / line;
   double eighths = std::clamp(std::round(8.0 * ratio), 1.0, 8.0);
@@ -132,10 +132,9 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
 
 PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisode& e, uint64_t seed) const {
   // Two levels, as traffic converges in a fabric: K upstream switches (leaves 1..K of a
-  // one-spine leaf-spine) hold the F senders (sender i on leaf 1 + i % K); their uplinks merge at
-  // the spine, whose egress towards leaf 0 is the episode's link. Each flow goes to its own
-  // receiver on leaf 0, so nothing after the episode's link holds it back. Host links run at
-  // the arrival rate, switch links at the line rate.
+  // one-spine leaf-spine) each hold one sender; their uplinks merge at the spine, whose egress
+  // towards leaf 0 is the episode's link. Host links run at the ports' arrival rate A, switch
+  // links at the line rate C.
   const uint32_t perLeaf = e.flows;
   TopologySpec s = spec_;
   s.file.clear();
@@ -163,7 +162,6 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   EcmpFib fib(*topo, s.routing.hashSeed ^ seed, EcmpFib::optionsFor(s.routing));
   PacketFabric fabric(sim, *topo, s, fib);
   Countdown countdown(sim, e.flows);
-  // At full arrival rate one receiver is no bottleneck (its link runs at C like the episode's).
   // One sender per upstream switch, with its share of the flows as queue pairs of its own (each
   // with its own congestion-control state), on a host link at the port's arrival rate: the
   // upstream ports bring what they bring without queueing themselves.
