@@ -17,14 +17,11 @@ import datetime
 import os
 
 import figure_runs
+import llama_scale_table
 
 ROOT = figure_runs.ROOT
-WORKLOAD = os.path.join(ROOT, "workloads/llama3-405b.yaml")
-POINTS = [
-    (1024, "topologies/rail-optimized-1k.yaml", 8, 128),
-    (8192, "topologies/rail-optimized-8k.yaml", 64, 1024),
-    (98304, "topologies/rail-optimized-98k.yaml", 768, 12288),
-]
+# The gpus axis of sweeps/llama405b-cc-scale.yaml, the same points as sweeps/llama405b-scale.yaml.
+WORKLOAD, POINTS = llama_scale_table.WORKLOAD, llama_scale_table.POINTS
 SCHEMES = [("none", ["--cc", "none"], ["--routing", "ecmp"]),
            ("DCQCN", ["--cc", "dcqcn"], ["--routing", "ecmp"]),
            ("IB CC", ["--cc", "ibcc", "--set", "links.technology=infiniband"], ["--routing", "ib-sm"])]

@@ -8,7 +8,7 @@
 // below 1e-12). Count, sum (so the mean), minimum and maximum are kept exactly.
 // Guarantee: quantile(q) is within a relative alpha (plus floating-point rounding, ~1e-12) of the
 // sample's nearest-rank q-quantile (the smallest value with at least q of the sample at or below
-// it, as Percentiles computes it); quantile(1) is the exact maximum and the smallest rank the
+// it, which the results reported before the sketch); quantile(1) is the exact maximum and the smallest rank the
 // exact minimum. Two sketches of the same alpha merge without any loss (their counts add).
 // Memory: one 8-byte counter per bucket between the smallest and the largest value seen, that is
 // at most ln(max / min) / ln(gamma) + 1 counters: about 2,300 (18 KiB) for 10 decades at the

@@ -10,7 +10,6 @@
 #include "sim/config/TopologyLoader.h"
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
-#include "sim/report/Percentiles.h"
 #include "sim/report/ProgressReporter.h"
 #include "sim/report/ResultsFile.h"
 #include "sim/topology/TopologyBuilder.h"

@@ -9,7 +9,6 @@
 #include "sim/core/Error.h"
 #include "sim/core/QuantileSketch.h"
 #include "sim/flow/PfcSpreading.h"
-#include "sim/report/Percentiles.h"
 #include "sim/report/ResultsFile.h"
 #include "sim/runtime/Experiment.h"
 #include "sim/runtime/UnmodelledCounters.h"

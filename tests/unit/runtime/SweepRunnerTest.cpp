@@ -17,6 +17,16 @@
 namespace fabricsim {
 namespace {
 
+/// The summary row of results `r`, by column name.
+std::map<std::string, std::string> metricsByColumn(const nlohmann::json& r) {
+  const auto cols = SweepRunner::metricColumns();
+  const auto vals = SweepRunner::metricValues(r);
+  EXPECT_EQ(cols.size(), vals.size());
+  std::map<std::string, std::string> m;
+  for (size_t i = 0; i < cols.size() && i < vals.size(); ++i) m[cols[i]] = vals[i];
+  return m;
+}
+
 using testsupport::TempDir;
 
 const std::string kSrc = FABRICSIM_SOURCE_DIR;
@@ -131,25 +141,21 @@ TEST(SweepRunnerTest, SummaryColumnsComeFromTheResults) {
              {"jct_s": 0.5, "iterations": [{"time_s": 0.2}, {"time_s": 0.3}], "compute_s": 0.1,
               "exposed_comm_s": 0.05}],
     "network": {"bytes_dropped": 0, "ecn_marks": 7, "pfc_pause_frames": 3, "max_queue_bytes": 4096}})");
-  const auto cols = SweepRunner::metricColumns();
-  const auto vals = SweepRunner::metricValues(r);
-  ASSERT_EQ(cols.size(), vals.size());
-  std::map<std::string, std::string> m;
-  for (size_t i = 0; i < cols.size(); ++i) m[cols[i]] = vals[i];
-  EXPECT_EQ(m["backend"], "packet");
-  EXPECT_EQ(m["congestion_control"], "dcqcn");
-  EXPECT_EQ(m["routing"], "ecmp");
-  EXPECT_EQ(m["gpus"], "16");
-  EXPECT_EQ(m["jct_s"], "0.5");
-  EXPECT_EQ(m["iteration_s"], "0.3");
-  EXPECT_EQ(m["compute_s"], "0.1");
-  EXPECT_EQ(m["exposed_comm_s"], "0.05");
-  EXPECT_EQ(m["busbw_GBps"], "11.5");
-  EXPECT_EQ(m["wall_time_s"], "2.25");
-  EXPECT_EQ(m["events"], "42");
-  EXPECT_EQ(m["ecn_marks"], "7");
-  EXPECT_EQ(m["pfc_pause_frames"], "3");
-  EXPECT_EQ(m["max_queue_bytes"], "4096");
+  const auto m = metricsByColumn(r);
+  EXPECT_EQ(m.at("backend"), "packet");
+  EXPECT_EQ(m.at("congestion_control"), "dcqcn");
+  EXPECT_EQ(m.at("routing"), "ecmp");
+  EXPECT_EQ(m.at("gpus"), "16");
+  EXPECT_EQ(m.at("jct_s"), "0.5");
+  EXPECT_EQ(m.at("iteration_s"), "0.3");
+  EXPECT_EQ(m.at("compute_s"), "0.1");
+  EXPECT_EQ(m.at("exposed_comm_s"), "0.05");
+  EXPECT_EQ(m.at("busbw_GBps"), "11.5");
+  EXPECT_EQ(m.at("wall_time_s"), "2.25");
+  EXPECT_EQ(m.at("events"), "42");
+  EXPECT_EQ(m.at("ecn_marks"), "7");
+  EXPECT_EQ(m.at("pfc_pause_frames"), "3");
+  EXPECT_EQ(m.at("max_queue_bytes"), "4096");
   const auto empty = SweepRunner::metricValues(nlohmann::json::object());
   for (const auto& v : empty) EXPECT_EQ(v, "");
 }
@@ -161,14 +167,10 @@ TEST(SweepRunnerTest, UnmodelledCountersAreEmptyCellsNeverZero) {
     "backend": "flow", "summary": {"events": 5},
     "network": {"bytes_dropped": 0, "ecn_marks": null, "pfc_pause_frames": null, "max_queue_bytes": null},
     "unmodelled": ["network.ecn_marks", "network.pfc_pause_frames", "network.max_queue_bytes"]})");
-  const auto cols = SweepRunner::metricColumns();
-  const auto vals = SweepRunner::metricValues(r);
-  ASSERT_EQ(cols.size(), vals.size());
-  std::map<std::string, std::string> m;
-  for (size_t i = 0; i < cols.size(); ++i) m[cols[i]] = vals[i];
-  EXPECT_EQ(m["backend"], "flow");
-  EXPECT_EQ(m["bytes_dropped"], "0");
-  for (const char* k : {"ecn_marks", "pfc_pause_frames", "max_queue_bytes"}) EXPECT_EQ(m[k], "") << k;
+  const auto m = metricsByColumn(r);
+  EXPECT_EQ(m.at("backend"), "flow");
+  EXPECT_EQ(m.at("bytes_dropped"), "0");
+  for (const char* k : {"ecn_marks", "pfc_pause_frames", "max_queue_bytes"}) EXPECT_EQ(m.at(k), "") << k;
 }
 
 TEST(SweepRunnerTest, SummaryMarksMissingAndFailedPointsAndQuotesLabels) {
