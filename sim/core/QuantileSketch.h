@@ -8,12 +8,11 @@
 // below 1e-12). Count, sum (so the mean), minimum and maximum are kept exactly.
 // Guarantee: quantile(q) is within a relative alpha (plus floating-point rounding, ~1e-12) of the
 // sample's nearest-rank q-quantile (the smallest value with at least q of the sample at or below
-// it, which the results reported before the sketch); quantile(1) is the exact maximum and the smallest rank the
-// exact minimum. Two sketches of the same alpha merge without any loss (their counts add).
-// Memory: one 8-byte counter per bucket between the smallest and the largest value seen, that is
-// at most ln(max / min) / ln(gamma) + 1 counters: about 2,300 (18 KiB) for 10 decades at the
-// default alpha = 0.5%, whatever the number of values.
-// Why not a library: Debian ships no C++ t-digest, DDSketch or KLL (only Go, Java, Rust and
+// it, which the results reported before the sketch); quantile(1) is the exact maximum and the smallest rank
+// the exact minimum. Two sketches of the same alpha merge without any loss (their counts add). Memory: one
+// 8-byte counter per bucket between the smallest and the largest value seen, that is at most ln(max / min) /
+// ln(gamma) + 1 counters: about 2,300 (18 KiB) for 10 decades at the default alpha = 0.5%, whatever the
+// number of values. Why not a library: Debian ships no C++ t-digest, DDSketch or KLL (only Go, Java, Rust and
 // PostgreSQL ones); Boost.Accumulators' P-square estimators have no error bound and do not merge.
 // Leaves out: negative values (refused), collapsing buckets to a fixed budget (not needed: the
 // range of FCTs and slowdowns is bounded).
