@@ -1,25 +1,28 @@
 // CongestionEpisodeModel: how much of a congested link's fluid capacity a congestion-control
-// scheme delivers, for the flow backend's hybrid mode (--backend hybrid).
+// scheme delivers, and to which flows, for the flow backend's hybrid mode (--backend hybrid).
 //
 // Models: a congestion episode is a switch egress link on which max-min fairness has
 // bottlenecked several flows arriving from different upstream ports, whose arrival rates (what
-// each could send, given the other flows on its links before this one, and at most what their
-// upstream port carries) add up to more than the link's rate: a queue builds there when they
-// start. An episode is one congestion point: where flows sharing an upstream port would queue
+// each could send: its NIC's share for it, bounded by what the other flows leave it on the
+// switch links before this one, and at most what their upstream port carries) add up to more
+// than the link's rate (less what flows held to an earlier episode's pace use): a queue builds
+// there when they start. An episode is one congestion point: where flows sharing an upstream port would queue
 // there too, that link is an episode of its own. Flows that merely fill the link (for
 // example QPs already held to their share by their own NIC) do not build one. Under a real scheme the
 // flows do not drain the link at the fluid rate at once: DCQCN starts at line rate, builds a
 // queue, cuts on CNPs and recovers on timers; IB CC throttles on BECNs; with no congestion
 // control a lossy switch drops once its buffer is full and go-back-N resends, and a lossless
 // one pauses its senders. The model answers with the efficiency: the fluid drain time of the
-// episode's bytes over the time the scheme takes, in (0, 1]. The flow backend scales the
-// link's capacity by it while the episode lasts.
+// episode's bytes over the time the scheme takes, in (0, 1]; and flow by flow, the fluid makespan
+// over the time each flow took (schemes are not fair: some flows finish early, some are cut
+// hard). The flow backend holds each flow of the episode to its fluid rate times one of those.
 // Leaves out: everything that couples episodes (PFC pauses spreading upstream, victim flows,
 // CNP traffic), which an implementation states in its own header.
 // Units: Bytes, BitRate (line rate), Time (ps).
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "sim/core/Time.h"
 #include "sim/core/Units.h"
@@ -34,8 +37,9 @@ struct CongestionEpisode {
   /// together by what the port carries); <= lineRate, and fanIn x arrivalRate > lineRate.
   BitRate arrivalRate;
   Bytes bytesPerFlow = 0;  ///< mean burst of those flows (TransferRequest::burst, else its size)
-  BitRate lineRate;        ///< the congested link's line rate
-  Time pathLatency;        ///< mean fixed one-way latency of those flows' paths
+  BitRate lineRate;        ///< the congested link's line rate, less what flows held to a pace use of it
+  BitRate nicRate;   ///< the senders' NIC line rate, where their congestion control starts (0: lineRate)
+  Time pathLatency;  ///< mean fixed one-way latency of those flows' paths
 };
 
 class CongestionEpisodeModel {
@@ -43,6 +47,10 @@ class CongestionEpisodeModel {
   virtual ~CongestionEpisodeModel() = default;
   /// The fraction in (0, 1] of the link's fluid payload capacity the episode's flows get.
   virtual double efficiency(const CongestionEpisode& episode) = 0;
+  /// The episode last passed to efficiency(), flow by flow: the fluid makespan over the time
+  /// each flow took, in ascending order (a sample of the flows' distribution; values above 1 are
+  /// flows that finished before the fluid makespan). Empty: every flow at efficiency().
+  virtual std::span<const double> flowEfficiencies() const { return {}; }
 };
 
 }  // namespace fabricsim

@@ -354,10 +354,24 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
 
 uint32_t FlowFabric::start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc,
                            uint16_t qp) {
+  const auto dataHops = static_cast<uint32_t>(hops_.size() - ackHops_);
+  uint32_t pace = kNoPace;
+  if (episodes_ != nullptr) {
+    // Its own resource, after the path and the ACK share: the pace an episode holds it to.
+    if (freePaces_.empty()) {
+      pace = solver_.addResource(kUnpaced);
+    } else {
+      pace = freePaces_.back();
+      freePaces_.pop_back();
+    }
+    hops_.push_back({pace, 1.0f});
+  }
   const uint32_t f = solver_.addFlow(hops_);
+  if (pace != kNoPace) hops_.pop_back();
   if (f >= active_.size()) active_.resize(f + 1);
   Active& a = active_[f];
   a = Active{};
+  a.pace = pace;
   if (selection_ == Selection::Flowlet) {
     const FlowRecord& rec = transfers_.record(record);
     const uint32_t srcNic = path_.sourceNic(rec.srcGpu, rec.dstGpu), dstNic = topo_.nicOfGpu(rec.dstGpu);
@@ -369,7 +383,7 @@ uint32_t FlowFabric::start(uint32_t record, double remaining, Time latency, Byte
     }
   }
   a.remaining = remaining;
-  a.dataHops = static_cast<uint32_t>(hops_.size() - ackHops_);
+  a.dataHops = dataHops;
   a.burst = burst;
   a.last = sim_.now();
   a.latency = latency;
@@ -420,18 +434,23 @@ void FlowFabric::recompute() {
   };
   solve();
   if (episodes_ != nullptr) {
+    // Rounds of (episodes from the solution, their flows held to their paces, solve) until a
+    // solution leaves no new episode (each round holds at least one more flow), or max_rounds.
     const EpisodeSpec& ep = spec_.episodes;
-    uint32_t updates = 0;  // capacity updates, each followed by a solve
-    while (adjustCapacities(ep.tolerance, true) > ep.tolerance) {
+    expirePaces(now);
+    if (solver_.pending()) solve();
+    uint32_t updates = 0;
+    while (commitEpisodes(ep.tolerance) > 0) {
       solve();
       if (++updates == static_cast<uint32_t>(ep.maxRounds)) {
-        if (adjustCapacities(ep.tolerance, false) > ep.tolerance) ++coupling_.unconverged;
+        ++coupling_.unconverged;
         break;
       }
     }
     ++coupling_.recomputations;
     coupling_.rounds += updates;
     coupling_.maxRounds = std::max(coupling_.maxRounds, updates);
+    schedulePaceExpiry();
   }
   if (pfcClasses_ != 0) applyPfcSpreading(now);  // paused ports and their victims (PfcSpreading)
   scheduleCompletion();
@@ -455,6 +474,7 @@ void FlowFabric::completeDue() {
     Active& a = active_[f];
     a.live = false;
     endFlowlet(a, now);
+    releasePace(a);
     solver_.removeFlow(f);
     scheduleDelivery(a.record, now + a.latency);
     if (failuresSeen_) checkAcks(a);
@@ -505,6 +525,10 @@ void FlowFabric::finishRecord(uint32_t record) {
 void FlowFabric::onEvent(uint32_t tag) {
   if (tag & kStallBit) {
     onStallEvent(tag & ~kStallBit);
+  } else if (tag == kPaceExpiry) {
+    if (sim_.now() != nextPaceExpiry_) return;  // superseded
+    nextPaceExpiry_ = Time::max();
+    requestRecompute();
   } else if (tag == kRecompute) {
     recomputeScheduled_ = false;
     recompute();

@@ -35,14 +35,23 @@
 // each flow's projected completion moves in place in a CompletionHeap when its rate changes.
 // Hybrid mode (setEpisodeModel, `--backend hybrid`): after each solve, every switch egress the
 // solve left saturated with flows from two or more upstream ports, able to arrive faster than
-// it drains, is a congestion episode; a CongestionEpisodeModel says what fraction of its
-// capacity the fabric's congestion control delivers there, and the link's capacity is scaled by
-// it until the episode changes. The capacities and the rates depend on each other; each
-// recomputation iterates (solve, then every touched link's new capacity from that one solution,
-// set together) to a fixed point. Stop rule: no link's capacity would move by more than
-// episodes.tolerance of its nominal capacity (then nothing is changed), or episodes.max_rounds
-// capacity updates were made (the last capacities stand, with the rates solved for them; if
-// they are not a fixed point, the recomputation is counted as unconverged). NIC uplinks are never episodes.
+// it drains, is a congestion episode. A flow arrives as fast as its NIC serves it: NICs serve
+// their queue pairs in turn, blind to their paths' bottlenecks, so each gets an equal share of
+// its port (less what paced queue pairs take), not its max-min rate. A CongestionEpisodeModel
+// measures what the fabric's congestion control makes of the episode, flow by flow, and each
+// flow is then held to a pace: its fluid rate there times its draw from the episode's per-flow
+// efficiencies (which flow draws which is a hash of the transfer, the time and the seed). The
+// pace is a resource of the flow's own in the solver, and holds for the bytes the episode
+// covered (the flow's burst, else the rest of the flow): a queue pair's congestion-control
+// state outlives the collision that set it (a DCQCN QP cut there recovers over milliseconds),
+// so partners leaving or new flows arriving do not lift it. Rates and paces depend on each
+// other; each recomputation runs rounds of (solve, the episodes of the links that solve
+// touched, evaluated together from it, their flows held to their paces) until a round holds no
+// new flow, or episodes.max_rounds rounds were run (the recomputation is then counted as
+// unconverged). Paced flows, and lossless classes without congestion control (PfcSpreading's),
+// take no part in later episodes: they take their share of the link first, and the episode is
+// the rest of it. An episode whose efficiency is within episodes.tolerance of 1 holds no flow.
+// NIC uplinks are never episodes.
 // A flow is delivered its fixed path latency after its last byte left the fluid: propagation,
 // switch latency and one frame's store-and-forward per switch hop (as the packet backend's
 // unloaded time).
@@ -128,18 +137,18 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// the live tables). Must outlive the fabric.
   void setReferenceTables(const EcmpFib& reference) { path_.setReferenceTables(reference); }
 
-  /// Hybrid mode: congested switch links deliver `model`'s efficiency x their fluid capacity
+  /// Hybrid mode: the flows of congestion episodes are held to the paces `model` measures
   /// (nullptr: pure max-min, the default). `model` must outlive the run.
   void setEpisodeModel(CongestionEpisodeModel* model) { episodes_ = model; }
-  /// Congestion episodes evaluated and link capacities changed by them (hybrid mode).
+  /// Congestion episodes evaluated, and flows held to a pace by them (hybrid mode).
   uint64_t episodesEvaluated() const { return episodesEvaluated_; }
-  uint64_t capacityChanges() const { return capacityChanges_; }
-  /// The fixed-point iteration between episodes and rates (hybrid mode).
+  uint64_t pacesSet() const { return pacesSet_; }
+  /// The rounds between episodes and rates (hybrid mode).
   struct Coupling {
-    uint64_t recomputations = 0;  ///< recomputations (each looks for a fixed point)
-    uint64_t rounds = 0;          ///< capacity updates (each followed by a solve), in all
-    uint32_t maxRounds = 0;       ///< the most updates one recomputation needed
-    uint64_t unconverged = 0;     ///< recomputations stopped by episodes.max_rounds short of one
+    uint64_t recomputations = 0;  ///< recomputations (each runs rounds until one holds no new flow)
+    uint64_t rounds = 0;          ///< rounds that held flows (each followed by a solve), in all
+    uint32_t maxRounds = 0;       ///< the most such rounds one recomputation needed
+    uint64_t unconverged = 0;     ///< recomputations stopped by episodes.max_rounds
   };
   const Coupling& coupling() const { return coupling_; }
   /// Lossless classes without congestion control (PfcSpreading): recomputations in which a
@@ -167,7 +176,9 @@ class FlowFabric final : public Fabric, public EventHandler {
 
  private:
   enum : uint32_t { kRecompute = 0, kCompletion = 1, kDeliveryBase = 2 };
-  static constexpr uint32_t kStallBit = 0x80000000u;  ///< tag of a stalled flow's timer: bit | slot
+  static constexpr uint32_t kPaceExpiry = 0x40000000u;  ///< tag of the next pace's end
+  static constexpr uint32_t kStallBit = 0x80000000u;    ///< tag of a stalled flow's timer: bit | slot
+  static constexpr uint32_t kNoPace = UINT32_MAX;
   struct Active {
     double remaining = 0;  ///< bytes not yet through the bottleneck at `last`
     double rate = 0;       ///< bytes per ps
@@ -180,6 +191,12 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint8_t tc = 0;
     uint16_t qp = 0;
     bool live = false;  ///< in the solver (not finished, not stalled)
+    /// Hybrid mode: the flow's own resource in the solver (its pace), and while it is held to
+    /// the pace of a congestion episode it took part in, the bytes left at which that ends.
+    uint32_t pace = kNoPace;
+    bool paced = false;
+    uint32_t pacedSlot = 0;  ///< its place in paced_ while paced
+    double paceUntil = 0;
   };
   /// A flow that lost packets at a failure and waits to resend them.
   struct Stalled {
@@ -249,10 +266,35 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Adds a flow on hops_ with `remaining` bytes; returns its solver id.
   uint32_t start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc, uint16_t qp);
   void recompute();
-  /// Hybrid mode: the capacity of each link the last solve touched, from its episode at that
-  /// solution; returns the largest change as a fraction of nominal capacity, and sets the new
-  /// capacities (all together) only if it exceeds `tolerance` and `apply`.
-  double adjustCapacities(double tolerance, bool apply);
+  /// Hybrid mode: the episodes of the switch links the last solve touched (each from that same
+  /// solution), and their bottlenecked flows held to the paces those episodes give them (those
+  /// not held yet, and those an episode holds to a slower pace than their own); returns how many
+  /// flows it held. Episodes with an efficiency within `tolerance` of 1 are left alone.
+  uint32_t commitEpisodes(double tolerance);
+  /// A flow that can take part in a congestion episode: not held to a pace already, and not in a
+  /// lossless class without congestion control (PfcSpreading shares its congested links).
+  bool episodic(const Active& a) const { return !a.paced && !((pfcClasses_ >> a.tc) & 1); }
+  /// The top rate among the episodic data flows on `r`.
+  double topUnpacedRate(uint32_t r) const;
+  /// What NIC uplink `nicPort` gives each of its queue pairs not held to a pace: the rest of the
+  /// port after the paced ones, in equal shares (bytes/ps).
+  double nicShare(uint32_t nicPort) const;
+  /// What flow `f` offers its first switch: its NIC's share (episodic flows on one path), else its
+  /// rate (bytes/ps). Cached per round.
+  double offered(uint32_t f);
+  /// The fraction of what its flows offer that switch link `link` passes: 1, or its capacity
+  /// over their offered rates where they exceed it. Cached per round.
+  double passFraction(uint32_t link);
+  /// Hybrid mode: gives flow `f` (being started on hops_) its pace resource, unlimited.
+  void attachPace();
+  /// Frees flow `a`'s pace resource (it leaves the solver).
+  void releasePace(Active& a);
+  /// Ends flow `a`'s pace (its resource stays, unlimited).
+  void unpace(Active& a);
+  /// Ends the paces of the flows that have sent the bytes their episode covered, and schedules
+  /// the next such end.
+  void expirePaces(Time now);
+  void schedulePaceExpiry();
   /// The efficiency of the episode on saturated switch port `r` (1 if fewer than two upstream
   /// ports feed its bottlenecked flows, or if they cannot arrive faster than it drains).
   double episodeEfficiency(uint32_t r);
@@ -291,14 +333,27 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::vector<uint32_t> touched_;  ///< scratch
   struct Arrival {
     uint32_t port;  ///< upstream port (or a sprayed flow's own id, top bit set)
-    double most;    ///< the most the flow could bring here, bytes/ps
-    double rate;    ///< what it brings now
+    double most;    ///< what the flow brings here when nothing holds it back, bytes/ps
   };
-  std::vector<Arrival> arrivals_;                     ///< scratch: the bottlenecked flows of one episode
-  std::vector<std::pair<uint32_t, double>> targets_;  ///< scratch: new capacities by link
+  std::vector<Arrival> arrivals_;                 ///< scratch: the bottlenecked flows of one episode
+  uint32_t round_ = 0;                            ///< commitEpisodes calls, the caches' stamp
+  std::vector<double> share_, pass_;              ///< per port: nicShare, passFraction of round_
+  std::vector<uint32_t> shareStamp_, passStamp_;  ///< per port: the round they were computed in
+  struct Target {
+    uint32_t link;
+    double efficiency;
+    std::span<const double> flows;  ///< CongestionEpisodeModel::flowEfficiencies
+  };
+  std::vector<Target> targets_;                        ///< scratch: the episodes of one round
+  std::vector<std::pair<uint64_t, uint32_t>> ranked_;  ///< scratch: (draw, flow) of one episode
+  std::vector<std::pair<uint32_t, double>> paces_;     ///< scratch: (flow, pace) from the episodes
   Coupling coupling_;
+  std::vector<uint32_t> freePaces_;        ///< pace resources of flows that left
+  std::vector<uint32_t> paced_;            ///< the flows held to a pace
+  Time nextPaceExpiry_ = Time::max();      ///< the pending pace-expiry event, or max
+  static constexpr double kUnpaced = 1e6;  ///< a pace resource's capacity while it holds nothing (bytes/ps)
   uint64_t episodesEvaluated_ = 0;
-  uint64_t capacityChanges_ = 0;
+  uint64_t pacesSet_ = 0;
   PfcSpreading pfc_;
   std::vector<MaxMinSolver::Hop> pfcHops_;  ///< scratch: a split flow's hops, NIC uplink first
   uint8_t pfcClasses_ = 0;                  ///< PfcSpreading::pausingClasses of the spec (0: never applied)

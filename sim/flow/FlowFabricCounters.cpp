@@ -15,7 +15,10 @@ size_t FlowFabric::memoryBytes() const {
          nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +
          routeCache_.memoryBytes() + latencyCache_.memoryBytes() + flowlets_.memoryBytes() +
          flowletHops_.capacity() * sizeof(MaxMinSolver::Hop) + stalled_.capacity() * sizeof(Stalled) +
-         freeStalled_.capacity() * sizeof(uint32_t) + nvlink_->memoryBytes();
+         freeStalled_.capacity() * sizeof(uint32_t) + nvlink_->memoryBytes() +
+         (freePaces_.capacity() + paced_.capacity() + shareStamp_.capacity() + passStamp_.capacity()) *
+             sizeof(uint32_t) +
+         (share_.capacity() + pass_.capacity()) * sizeof(double);
 }
 
 NetworkCounters FlowFabric::networkCounters() const {

@@ -1,45 +1,151 @@
 // FlowFabric, hybrid mode: congestion episodes on the links a solve leaves congested, and the
-// capacities they give those links (see FlowFabric.h, "Hybrid mode").
+// paces they hold their flows to (see FlowFabric.h, "Hybrid mode").
 #include <algorithm>
 #include <cmath>
 
 #include "sim/core/Error.h"
 #include "sim/flow/FlowFabric.h"
+#include "sim/routing/FlowHash.h"
 
 namespace fabricsim {
 
-double FlowFabric::adjustCapacities(double tolerance, bool apply) {
-  // Jacobi: every congested link's episode is read from the same solution, and the new
-  // capacities are set only after all of them are known, so the outcome does not depend on the
-  // order in which the solver lists the links (an episode's arrival rates read its upstream
-  // links' capacities). Copied: the next solve rewrites the list.
+uint32_t FlowFabric::commitEpisodes(double tolerance) {
+  // Jacobi: every congested link's episode is read from the same solution, and the flows are
+  // held to their paces only after all of them are known, so the outcome does not depend on the
+  // order in which the solver lists the links. Copied: the next solve rewrites the list.
+  ++round_;  // the cached NIC shares and pass fractions are this solution's
+  if (share_.size() < topo_.portCount()) {
+    share_.assign(topo_.portCount(), 0);
+    pass_.assign(topo_.portCount(), 0);
+    shareStamp_.assign(topo_.portCount(), 0);
+    passStamp_.assign(topo_.portCount(), 0);
+  }
   touched_.assign(solver_.touchedResources().begin(), solver_.touchedResources().end());
   std::sort(touched_.begin(), touched_.end());
   targets_.clear();
-  double change = 0;
   for (uint32_t r : touched_) {
-    // A NIC's own uplink is shared by its scheduler, without a switch queue: never an episode.
-    if (topo_.isHost(topo_.portNode(r))) continue;
-    const double target = solver_.saturated(r) ? nominal_[r] * episodeEfficiency(r) : nominal_[r];
-    const double delta = std::abs(target - solver_.capacity(r)) / nominal_[r];
-    if (delta > kCapacityTolerance) targets_.emplace_back(r, target);
-    change = std::max(change, delta);
+    // Pace resources are not links; a NIC's own uplink is shared by its scheduler, without a
+    // switch queue: never an episode.
+    if (r >= topo_.portCount() || topo_.isHost(topo_.portNode(r)) || !solver_.saturated(r)) continue;
+    const double eff = episodeEfficiency(r);
+    if (eff < 1 - tolerance) targets_.push_back({r, eff, episodes_->flowEfficiencies()});
   }
-  // Converged: no capacity moves by more than the tolerance; the solution stands as it is.
-  if (change <= tolerance || !apply) return change;
-  for (const auto& [r, target] : targets_) {
-    solver_.setCapacity(r, target);
-    ++capacityChanges_;
+  // Each flow of an episode keeps the pace it had there (its fluid rate x the efficiency) for
+  // the bytes the episode covered: the congestion control's state outlives the collision that
+  // set it (a DCQCN queue pair cut in it recovers over milliseconds, whatever the link does).
+  // A flow in two episodes keeps the slower pace.
+  paces_.clear();
+  for (const Target& t : targets_) {
+    const double top = topUnpacedRate(t.link);
+    ranked_.clear();
+    for (const MaxMinSolver::User& u : solver_.users(t.link)) {
+      const Active& a = active_[u.flow];
+      if (!episodic(a) || solver_.hopIndex(u) >= a.dataHops || solver_.rate(u.flow) < top * (1 - 1e-9))
+        continue;
+      // Which flow draws which of the episode's outcomes is the luck of the packets: a hash of
+      // the transfer, the time and the run's seed (deterministic, unrelated to the order of the
+      // flows, and drawn afresh at each episode a flow takes part in).
+      const uint64_t id = transfers_.record(a.record).id;
+      ranked_.emplace_back(FlowHash::mix(sim_.seed() ^ (id * 0x9e3779b97f4a7c15ull) ^
+                                         static_cast<uint64_t>(sim_.now().picos())),
+                           u.flow);
+    }
+    std::sort(ranked_.begin(), ranked_.end());
+    const size_t n = ranked_.size();
+    for (size_t j = 0; j < n; ++j) {
+      const uint32_t f = ranked_[j].second;
+      // The j-th of n flows takes the episode's flow distribution at (j + 1/2) / n.
+      const double eff =
+          t.flows.empty()
+              ? t.efficiency
+              : t.flows[std::min(t.flows.size() - 1,
+                                 static_cast<size_t>((static_cast<double>(j) + 0.5) / static_cast<double>(n) *
+                                                     static_cast<double>(t.flows.size())))];
+      paces_.emplace_back(f, std::max(solver_.rate(f) * eff, 1e-6 * nominal_[t.link]));
+    }
   }
-  return change;
+  std::sort(paces_.begin(), paces_.end());
+  uint32_t held = 0;
+  for (size_t i = 0; i < paces_.size();) {
+    const uint32_t f = paces_[i].first;
+    double pace = paces_[i].second;
+    for (; i < paces_.size() && paces_[i].first == f; ++i) pace = std::min(pace, paces_[i].second);
+    Active& a = active_[f];
+    const double left =
+        std::max(0.0, a.remaining - a.rate * static_cast<double>((sim_.now() - a.last).picos()));
+    a.paceUntil = left - std::min(left, static_cast<double>(a.burst));
+    a.paced = true;
+    a.pacedSlot = static_cast<uint32_t>(paced_.size());
+    paced_.push_back(f);
+    solver_.setCapacity(a.pace, pace);
+    ++held;
+    ++pacesSet_;
+  }
+  return held;
+}
+
+double FlowFabric::offered(uint32_t f) {
+  // What a flow brings to its first switch: its NIC's equal share if it takes part in episodes
+  // on one path; a paced, lossless-class or sprayed flow brings its rate.
+  const Active& a = active_[f];
+  const auto hops = solver_.hops(f);
+  if (!episodic(a) || hops[0].weight != 1.0f || !topo_.isHost(topo_.portNode(hops[0].resource)))
+    return solver_.rate(f);
+  const uint32_t nic = hops[0].resource;
+  if (shareStamp_[nic] != round_) {
+    shareStamp_[nic] = round_;
+    share_[nic] = nicShare(nic);
+  }
+  return share_[nic];
+}
+
+double FlowFabric::passFraction(uint32_t link) {
+  if (passStamp_[link] == round_) return pass_[link];
+  double load = 0;
+  for (const MaxMinSolver::User& u : solver_.users(link)) {
+    const uint32_t hop = solver_.hopIndex(u);
+    if (hop >= active_[u.flow].dataHops) continue;
+    load += offered(u.flow) * solver_.hops(u.flow)[hop].weight;
+  }
+  passStamp_[link] = round_;
+  pass_[link] = load > solver_.capacity(link) ? solver_.capacity(link) / load : 1.0;
+  return pass_[link];
+}
+
+double FlowFabric::nicShare(uint32_t nicPort) const {
+  // A NIC serves its backlogged queue pairs in turn, whatever their paths' bottlenecks (it
+  // does not know them): each gets an equal share of the port, except those held below it by
+  // an episode's pace, which leave the rest to the others.
+  double held = 0;
+  uint32_t free = 0;
+  for (const MaxMinSolver::User& u : solver_.users(nicPort)) {
+    const Active& a = active_[u.flow];
+    if (solver_.hopIndex(u) != 0 || a.dataHops == 0) continue;  // another flow's ACK share
+    if (a.paced) {
+      held += solver_.rate(u.flow);
+    } else {
+      ++free;
+    }
+  }
+  return free == 0 ? 0.0 : std::max(0.0, nominal_[nicPort] - held) / free;
+}
+
+double FlowFabric::topUnpacedRate(uint32_t r) const {
+  double top = 0;
+  for (const MaxMinSolver::User& u : solver_.users(r))
+    if (episodic(active_[u.flow]) && solver_.hopIndex(u) < active_[u.flow].dataHops)
+      top = std::max(top, solver_.rate(u.flow));
+  return top;
 }
 
 double FlowFabric::episodeEfficiency(uint32_t r) {
-  // The flows bottlenecked here are those at its top rate; the upstream port of each (the hop
-  // before this one) tells how many ingress ports converge on this egress.
-  double top = 0;
-  for (const MaxMinSolver::User& u : solver_.users(r)) top = std::max(top, solver_.rate(u.flow));
-  const double cut = top * (1 - 1e-9);
+  // The flows bottlenecked here are those at its top rate, among those not held to the pace of
+  // an earlier episode; the upstream port of each (the hop before this one) tells how many
+  // ingress ports converge on this egress. The flows held to a pace take their share of the
+  // link first: the episode is the rest of it.
+  const double cut = topUnpacedRate(r) * (1 - 1e-9);
+  double link = nominal_[r];
+  double nicRate = 0;  // bits/s
   arrivals_.clear();
   double bytes = 0;
   double latencyPs = 0;
@@ -47,60 +153,108 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   for (const MaxMinSolver::User& u : solver_.users(r)) {
     const Active& a = active_[u.flow];
     const uint32_t hop = solver_.hopIndex(u);
-    if (hop >= a.dataHops || solver_.rate(u.flow) < cut) continue;  // ACK share, or limited elsewhere
+    if (hop >= a.dataHops) continue;  // an ACK share
     const auto hops = solver_.hops(u.flow);
+    if (!episodic(a)) {
+      link -= solver_.rate(u.flow) * hops[hop].weight;
+      continue;
+    }
+    if (solver_.rate(u.flow) < cut) continue;  // limited elsewhere
+    // Its congestion control starts at its NIC's line rate, whatever share the NIC gives it.
+    for (uint32_t k = 0; k < a.dataHops; ++k)
+      if (topo_.isHost(topo_.portNode(hops[k].resource))) {
+        nicRate = std::max(nicRate, static_cast<double>(topo_.portRate(hops[k].resource).bitsPerSecond()));
+        break;
+      }
     // Sprayed flows (fractional weights) have no single upstream port: each counts as its own.
     const bool single = hop > 0 && hops[hop].weight == 1.0f && hops[hop - 1].weight == 1.0f;
-    // The most this flow could send here: on each link before this one, the capacity the other
-    // flows leave it.
-    double most = nominal_[r];
-    for (uint32_t k = 0; k < hop; ++k) {
-      const uint32_t h = hops[k].resource;
-      const double own = solver_.rate(u.flow) * hops[k].weight;
-      most = std::min(most, (solver_.capacity(h) - solver_.usage(h) + own) / hops[k].weight);
-    }
+    // The most this flow could send here: what its NIC serves it, thinned on each switch link
+    // before this one that is offered more than it carries (a FIFO passes each flow its share
+    // of the capacity; such a link queues, an episode of its own).
+    double thin = 1;
+    for (uint32_t k = 0; k < hop; ++k)
+      if (!topo_.isHost(topo_.portNode(hops[k].resource)))
+        thin = std::min(thin, passFraction(hops[k].resource));
     const double rate = solver_.rate(u.flow) * hops[hop].weight;
-    arrivals_.push_back(
-        {single ? hops[hop - 1].resource : (0x80000000u | u.flow), std::max(most, rate), rate});
+    const double most = std::min(offered(u.flow) * thin * hops[hop].weight, nominal_[r]);
+    arrivals_.push_back({single ? hops[hop - 1].resource : (0x80000000u | u.flow), std::max(most, rate)});
     // What it has left to bring through the episode (a pipelined ring's step at most).
     const double left = a.remaining - a.rate * static_cast<double>((sim_.now() - a.last).picos());
     bytes += std::clamp(left, 0.0, static_cast<double>(a.burst));
     latencyPs += static_cast<double>(a.latency.picos());
     ++n;
   }
-  // What each upstream port can bring: its flows' bounds added up, but no more than the port
-  // itself carries (its capacity less what its other flows use). Flows sharing a port arrive
-  // through one link: counting each flow's own bound would make them arrive faster than that
-  // link runs, and queue there, which is a congestion point of its own (its own episode).
+  // What each upstream port brings: its flows' arrivals added up (no more than the port
+  // carries: the thinning above saw to it).
   std::sort(arrivals_.begin(), arrivals_.end(),
             [](const Arrival& x, const Arrival& y) { return x.port < y.port; });
   double arrival = 0;  // bytes/ps, over the ports
   uint32_t fanIn = 0;
   for (size_t i = 0; i < arrivals_.size();) {
     const uint32_t port = arrivals_[i].port;
-    double sum = 0, own = 0;
-    for (; i < arrivals_.size() && arrivals_[i].port == port; ++i) {
-      sum += arrivals_[i].most;
-      own += arrivals_[i].rate;
-    }
-    if (!(port & 0x80000000u)) sum = std::min(sum, solver_.capacity(port) - solver_.usage(port) + own);
-    arrival += sum;
+    for (; i < arrivals_.size() && arrivals_[i].port == port; ++i) arrival += arrivals_[i].most;
     ++fanIn;
   }
   // No queue builds unless two ports feed it and the flows can arrive faster than it drains.
-  if (fanIn < 2 || arrival <= nominal_[r] * (1 + kArrivalMargin)) return 1.0;
+  if (fanIn < 2 || link <= kArrivalMargin * nominal_[r] || arrival <= link * (1 + kArrivalMargin)) return 1.0;
+  const double bitsPerByte = static_cast<double>(topo_.portRate(r).bitsPerSecond()) / nominal_[r];
   CongestionEpisode e;
   e.fanIn = fanIn;
-  e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / fanIn / nominal_[r], 1.0) *
-                                                    static_cast<double>(topo_.portRate(r).bitsPerSecond())));
+  e.lineRate = BitRate::bps(static_cast<int64_t>(link * bitsPerByte));
+  e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / fanIn, link) * bitsPerByte));
+  e.nicRate = BitRate::bps(
+      static_cast<int64_t>(nicRate > 0 ? nicRate : static_cast<double>(e.lineRate.bitsPerSecond())));
   e.flows = n;
   e.bytesPerFlow = static_cast<Bytes>(bytes / n);
-  e.lineRate = topo_.portRate(r);
   e.pathLatency = Time::ps(static_cast<int64_t>(latencyPs / n));
   ++episodesEvaluated_;
   const double eff = episodes_->efficiency(e);
   SIM_CHECK(eff > 0 && eff <= 1, "a congestion-episode efficiency must be in (0, 1]");
   return eff;
+}
+
+void FlowFabric::unpace(Active& a) {
+  if (!a.paced) return;
+  const uint32_t moved = paced_.back();  // swap-remove from the list of paced flows
+  paced_[a.pacedSlot] = moved;
+  active_[moved].pacedSlot = a.pacedSlot;
+  paced_.pop_back();
+  a.paced = false;
+  solver_.setCapacity(a.pace, kUnpaced);
+}
+
+void FlowFabric::releasePace(Active& a) {
+  if (a.pace == kNoPace) return;
+  unpace(a);
+  freePaces_.push_back(a.pace);
+  a.pace = kNoPace;
+}
+
+void FlowFabric::expirePaces(Time now) {
+  for (size_t i = 0; i < paced_.size();) {
+    const uint32_t f = paced_[i];
+    settle(f, now);
+    Active& a = active_[f];
+    if (a.remaining > a.paceUntil + 0.5) {  // half a byte: rounding in the fluid
+      ++i;
+      continue;
+    }
+    unpace(a);  // moves the last paced flow into slot i
+  }
+}
+
+void FlowFabric::schedulePaceExpiry() {
+  Time next = Time::max();
+  for (const uint32_t f : paced_) {
+    const Active& a = active_[f];
+    if (a.paceUntil <= 0 || a.rate <= 0) continue;  // held to the end of the flow
+    const double ps = std::max(0.0, a.remaining - a.paceUntil) / a.rate;
+    next = std::min(next, a.last + Time::ps(static_cast<int64_t>(std::ceil(ps))));
+  }
+  if (next < nextPaceExpiry_) {
+    nextPaceExpiry_ = next;
+    sim_.schedule(next, this, kPaceExpiry);
+  }
 }
 
 }  // namespace fabricsim

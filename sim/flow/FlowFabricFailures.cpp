@@ -117,7 +117,9 @@ void FlowFabric::reroute() {
       stall(f, now, window, deadHop == kInvalid);
       continue;
     }
-    bool same = hops_.size() == old.size();
+    // The flow's pace resource (hybrid mode) is not part of its path.
+    const size_t pathHops = old.size() - (a.pace != kNoPace ? 1 : 0);
+    bool same = hops_.size() == pathHops;
     for (size_t i = 0; same && i < hops_.size(); ++i)
       same = hops_[i].resource == old[i].resource && hops_[i].weight == old[i].weight;
     if (same) continue;
@@ -125,6 +127,7 @@ void FlowFabric::reroute() {
     const Active moved = a;
     a.live = false;
     finishes_.erase(f);
+    releasePace(a);
     solver_.removeFlow(f);
     // hops_ still holds the new path (nothing above rewrote it).
     start(moved.record, moved.remaining, latency, moved.burst, moved.tc, moved.qp);
@@ -202,6 +205,7 @@ void FlowFabric::stall(uint32_t f, Time now, Time lostWindow, bool blackhole) {
   a.live = false;
   endFlowlet(a, now);  // its flowlet ends with the loss
   finishes_.erase(f);
+  releasePace(a);
   solver_.removeFlow(f);
   armTimer(slot);
 }

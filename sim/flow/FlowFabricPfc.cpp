@@ -31,8 +31,9 @@ void FlowFabric::applyPfcSpreading(Time now) {
       }
     pfc_.addFlow(f, pfcHops_, a.dataHops, a.tc, pausing, false);
   }
-  const bool paused = pfc_.solve([&](uint32_t r) { return solver_.capacity(r); },
-                                 [&](uint32_t r) { return !topo_.isHost(topo_.portNode(r)); });
+  const bool paused =
+      pfc_.solve([&](uint32_t r) { return solver_.capacity(r); },
+                 [&](uint32_t r) { return r < topo_.portCount() && !topo_.isHost(topo_.portNode(r)); });
   if (!paused && !pfcOverride_) return;  // the max-min rates stand
   if (paused) {
     ++pfcPausedRecomputations_;

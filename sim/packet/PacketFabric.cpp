@@ -172,7 +172,10 @@ uint32_t PacketFabric::queuePairFor(uint32_t srcNic, uint32_t dstNic, uint8_t tc
   q.tuple = path_.queuePairTuple(srcNic, dstNic, tc, qpIndex);
   q.reverseTuple = path_.queuePairTuple(srcNic, dstNic, tc, qpIndex, true);
   qps_.push_back(q);
-  if (cc_) cc_->addFlow(it->second, topo_.portRate(topo_.nicPort(srcNic)), sim_.now());
+  if (cc_)
+    cc_->addFlow(it->second,
+                 qpLineRate_.bitsPerSecond() > 0 ? qpLineRate_ : topo_.portRate(topo_.nicPort(srcNic)),
+                 sim_.now());
   return it->second;
 }
 

@@ -115,6 +115,11 @@ class PacketFabric final : public Fabric {
   EgressPort& mutablePort(PortId p) { return ports_[p]; }
   const Switch& switchAt(NodeId n) const { return switches_[n - topo_.hostCount()]; }
   CongestionControl* congestionControl() const { return cc_.get(); }
+  /// Queue pairs' congestion control starts at (and never exceeds) `rate` instead of their NIC
+  /// port's rate; 0 restores that. For a congestion episode (PacketEpisodeModel), whose sender
+  /// port carries only the share a real NIC's scheduler gives the QPs: their congestion control
+  /// still starts at the real NIC's line rate. Before the first transfer.
+  void setQueuePairLineRate(BitRate rate) { qpLineRate_ = rate; }
   const LinkFraming& framing() const { return nicParams_.framing; }
   const EgressPort& port(PortId p) const { return ports_[p]; }
   size_t queuePairs() const { return qps_.size(); }
@@ -153,6 +158,7 @@ class PacketFabric final : public Fabric {
   SwitchParams switchParams_;
   NicParams nicParams_;
   std::unique_ptr<CongestionControl> cc_;
+  BitRate qpLineRate_{};  ///< setQueuePairLineRate (0: the NIC port's)
   PacketPool pool_;
   PacketCounters counters_;
   std::vector<EgressPort> ports_;  // one per directed port of the topology

@@ -96,7 +96,7 @@ nlohmann::json Experiment::buildResults() const {
   if (episodes_) {
     doc["summary"]["hybrid_model"] = {{"episode_queries", runQueries_},
                                       {"episodes_simulated", episodes_->simulated()},
-                                      {"capacity_changes", flow_->capacityChanges()},
+                                      {"paces_set", flow_->pacesSet()},
                                       {"packet_wall_time_s", episodes_->packetWallSeconds()},
                                       {"seeds", episodes_->seeds()},
                                       {"replica_groups", episodes_->replicas()},
@@ -112,9 +112,9 @@ nlohmann::json Experiment::buildResults() const {
         {"max_rounds_used", c.maxRounds},
         {"unconverged", c.unconverged},
         {"stop_rule",
-         "each recomputation alternates a rate solve with new capacities for its congested links (all "
-         "from the same solve) until none would move by more than tolerance x its nominal capacity, or "
-         "max_rounds updates were made"}};
+         "each recomputation runs rounds of a rate solve, the congestion episodes of the links it touched "
+         "(all from that solve) and their flows held to their paces, until a round holds no new flow "
+         "(episodes with an efficiency within tolerance of 1 hold none), or max_rounds rounds were run"}};
   }
 
   json jobs = json::array();

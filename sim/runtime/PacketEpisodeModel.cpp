@@ -33,18 +33,22 @@ uint32_t quantizeCount(uint32_t x) {
 /// Counts deliveries and stops the simulation at the last one.
 class Countdown final : public TransferObserver {
  public:
-  Countdown(Simulator& sim, uint32_t n) : sim_(sim), left_(n) {}
-  void onTransferDelivered(uint64_t /*tag*/, Time when) override {
+  Countdown(Simulator& sim, uint32_t n) : sim_(sim), left_(n), times_(n) {}
+  void onTransferDelivered(uint64_t tag, Time when) override {
     last_ = when;
+    if (tag < times_.size()) times_[tag] = when;
     if (--left_ == 0) sim_.stop();
   }
   uint32_t left() const { return left_; }
   Time last() const { return last_; }
+  /// Delivery time of the transfer tagged i (0..n-1).
+  const std::vector<Time>& times() const { return times_; }
 
  private:
   Simulator& sim_;
   uint32_t left_;
   Time last_;
+  std::vector<Time> times_;
 };
 
 }  // namespace
@@ -94,12 +98,19 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   // the episode overloads its link (K A > C) and the quantized ports would not, it is raised by
   // eighths until they do (K >= 2 ports at C always do): quantizing must not turn a queue into
   // no queue.
-  const double line = static_cast<double>(e.lineRate.bitsPerSecond());
+  // The link's rate (what flows held to a pace leave of it) to the nearest eighth of the NIC's
+  // line rate, at least one eighth.
+  const int64_t nic = e.nicRate.bitsPerSecond() > 0 ? e.nicRate.bitsPerSecond() : e.lineRate.bitsPerSecond();
+  q.nicRate = BitRate::bps(nic);
+  const double linkEighths = std::max(
+      1.0, std::round(8.0 * static_cast<double>(e.lineRate.bitsPerSecond()) / static_cast<double>(nic)));
+  q.lineRate = BitRate::bps(static_cast<int64_t>(linkEighths) * (nic / 8));
+  const double line = static_cast<double>(q.lineRate.bitsPerSecond());
   const double ratio = static_cast<double>(e.arrivalRate.bitsPerSecond()) / line;
   double eighths = std::clamp(std::round(8.0 * ratio), 1.0, 8.0);
   const bool overload = static_cast<double>(e.fanIn) * ratio > 1.0;
   while (overload && eighths < 8 && static_cast<double>(q.fanIn) * eighths <= 8.0) eighths += 1;
-  q.arrivalRate = BitRate::bps(static_cast<int64_t>(eighths) * (e.lineRate.bitsPerSecond() / 8));
+  q.arrivalRate = BitRate::bps(static_cast<int64_t>(eighths) * (q.lineRate.bitsPerSecond() / 8));
   q.pathLatency = Time::ps((e.pathLatency.picos() + 125'000) / 250'000 * 250'000);
   return q;
 }
@@ -112,7 +123,8 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
                 q.arrivalRate.bitsPerSecond(),
                 q.bytesPerFlow,
                 q.lineRate.bitsPerSecond(),
-                q.pathLatency.picos()};
+                q.pathLatency.picos(),
+                q.nicRate.bitsPerSecond()};
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -123,10 +135,21 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
     for (int g = 0; g < replicas_; ++g) groups.push_back(harmonic(entry.runs, g, replicas_));
     entry.groups = groups;
     entry.halfWidth = replicas_ >= 2 ? MeanInterval::of(groups).halfWidth : 0.0;
+    entry.flows.resize(static_cast<size_t>(replicas_) + 1);
+    for (size_t k = 0; k < entry.runs.size(); ++k) {
+      const Measured& m = entry.runs[k];
+      for (double t : m.flowTimesS) {
+        const double eff = std::max(m.fluidTimeS / std::max(t, 1e-12), 1e-3);
+        entry.flows[0].push_back(eff);
+        entry.flows[1 + k % static_cast<size_t>(replicas_)].push_back(eff);
+      }
+    }
+    for (auto& f : entry.flows) std::sort(f.begin(), f.end());
     it = cache_.emplace(key, std::move(entry)).first;
     wallSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   ++it->second.uses;
+  lastFlows_ = it->second.flows[static_cast<size_t>(replica_)];
   return replica_ == 0 ? it->second.mean : it->second.groups[static_cast<size_t>(replica_ - 1)];
 }
 
@@ -161,6 +184,7 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   Simulator sim(seed);
   EcmpFib fib(*topo, s.routing.hashSeed ^ seed, EcmpFib::optionsFor(s.routing));
   PacketFabric fabric(sim, *topo, s, fib);
+  fabric.setQueuePairLineRate(e.nicRate.bitsPerSecond() > 0 ? e.nicRate : e.lineRate);
   Countdown countdown(sim, e.flows);
   // One sender per upstream switch, with its share of the flows as queue pairs of its own (each
   // with its own congestion-control state), on a host link at the port's arrival rate: the
@@ -192,7 +216,10 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   Measured m;
   m.fluidTimeS = std::max(static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow) / linkPayload,
                           busiestPort * static_cast<double>(e.bytesPerFlow) / portPayload);
-  m.packetTimeS = static_cast<double>((countdown.last() - fabric.pathLatency(sender(0), 0)).picos()) * 1e-12;
+  const Time unloaded = fabric.pathLatency(sender(0), 0);
+  m.packetTimeS = static_cast<double>((countdown.last() - unloaded).picos()) * 1e-12;
+  for (const Time t : countdown.times())
+    m.flowTimesS.push_back(static_cast<double>((t - unloaded).picos()) * 1e-12);
   m.efficiency = std::clamp(m.fluidTimeS / m.packetTimeS, 1e-3, 1.0);
   const NetworkCounters c = fabric.networkCounters();
   m.ecnMarks = c.ecnMarks;
@@ -236,6 +263,7 @@ nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
                    {"bytes_per_flow", std::get<3>(k)},
                    {"line_rate_gbps", static_cast<double>(std::get<4>(k)) * 1e-9},
                    {"path_latency_us", static_cast<double>(std::get<5>(k)) * 1e-6},
+                   {"nic_rate_gbps", static_cast<double>(std::get<6>(k)) * 1e-9},
                    {"efficiency", e->mean},
                    {"efficiency_ci95", {e->mean - e->halfWidth, e->mean + e->halfWidth}},
                    {"fluid_time_us", e->runs.front().fluidTimeS * 1e6},

@@ -9,17 +9,20 @@
 // queue pairs of its own, each with its own congestion-control state, round-robin in the NIC),
 // and each flow goes to its own receiver. Host links run at A, switch links at C, every link
 // with latency L/4; the switches (buffer, ECN, PFC, credits), NICs and congestion control are
-// exactly the topology file's (DCQCN, IB CC or none; RoCEv2 or InfiniBand). The upstream
-// switches do not queue (a port that would is an episode of its own at the flow level). The
-// flows start together; the efficiency is the shape's fluid makespan (the bytes through C, or
-// the busiest sender's ceil(F/K) flows through A, whichever is longer) over the time the last
-// byte took beyond the unloaded path latency: what congestion control loses, not what the
-// rates already impose.
+// exactly the topology file's (DCQCN, IB CC or none; RoCEv2 or InfiniBand). The queue pairs'
+// congestion control starts at the real NICs' line rate N, not at A: a NIC's scheduler gives a
+// QP only its share of the port, so the first cuts of a QP at line rate change nothing while the
+// queue grows. The upstream switches do not queue (a port that would is an episode of its own at
+// the flow level). The flows start together; the efficiency is the shape's fluid makespan (the
+// bytes through C, or the busiest sender's ceil(F/K) flows through A, whichever is longer) over
+// the time the last byte took beyond the unloaded path latency: what congestion control loses,
+// not what the rates already impose. Each flow's own time gives its own efficiency (fluid
+// makespan over its time), pooled over the seeds and sorted: flowEfficiencies().
 // Episodes are quantized (K and F exact to 16, then 4 steps per octave, at most 128, F/K at most
-// 8; A to the nearest eighth of C, raised by eighths where the quantized flows would no longer
-// overload C: an episode's demand K A is never rounded down to C or below; S at two steps per
-// octave; at most 1 GiB per episode; L to 0.25 us). Each distinct quantized episode is simulated
-// with `episodes.seeds` seeds (the packet backend's random choices: ECN marking, drop victims,
+// 8; C to the nearest eighth of N, at least one eighth; A to the nearest eighth of C, raised by eighths where
+// the quantized flows would no longer overload C: an episode's demand K A is never rounded down to C or
+// below; S at two steps per octave; at most 1 GiB per episode; L to 0.25 us). Each distinct quantized episode
+// is simulated with `episodes.seeds` seeds (the packet backend's random choices: ECN marking, drop victims,
 // DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16 MiB DCQCN flows at 400G take
 // 1.04 or 1.88 times the fluid time as a CNP does or does not cut them). The answer is the fluid
 // time over the seeds' mean packet time (the harmonic mean of their efficiencies: the capacity
@@ -37,6 +40,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -57,6 +61,8 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
 
   /// Over every seed (replica 0), or over replica r's group of seeds.
   double efficiency(const CongestionEpisode& episode) override;
+  /// Pooled over the same seeds as efficiency() answered from.
+  std::span<const double> flowEfficiencies() const override { return lastFlows_; }
   /// 0: answer from every seed; 1..replicas(): from that group of the seeds.
   void setReplica(int replica);
   int seeds() const { return seeds_; }
@@ -70,6 +76,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     double efficiency = 1;
     double packetTimeS = 0;  ///< last byte's time beyond the unloaded path latency
     double fluidTimeS = 0;
+    std::vector<double> flowTimesS;  ///< each flow's last byte beyond the unloaded path latency
     uint64_t ecnMarks = 0;
     uint64_t packetsDropped = 0;
     uint64_t pfcPauseFrames = 0;
@@ -89,19 +96,24 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   nlohmann::json episodesJson(size_t limit) const;
 
  private:
-  using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>;  // K, F, A, S, C, L
+  using Key =
+      std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t>;  // K, F, A, S, C, L, NIC
   struct Entry {
     std::vector<Measured> runs;  ///< one per seed
     double mean = 1;             ///< efficiency over every run (fluid time / mean packet time)
     std::vector<double> groups;  ///< the same over each replica's group of runs
-    double halfWidth = 0;        ///< 95% confidence half-width of `mean` from the groups
-    uint64_t uses = 0;           ///< times the flow backend asked for it
+    /// The flows' efficiencies (fluid makespan / flow time), ascending: [0] over every run,
+    /// [r] over replica r's group.
+    std::vector<std::vector<double>> flows;
+    double halfWidth = 0;  ///< 95% confidence half-width of `mean` from the groups
+    uint64_t uses = 0;     ///< times the flow backend asked for it
   };
   TopologySpec spec_;
   uint64_t seed_;
   int seeds_;
   int replicas_;
   int replica_ = 0;
+  std::span<const double> lastFlows_;  ///< flowEfficiencies() of the last episode asked for
   /// Fluid time over mean packet time of runs[k] for k % groups == group.
   static double harmonic(const std::vector<Measured>& runs, int group, int groups);
   std::map<Key, Entry> cache_;

@@ -1,15 +1,17 @@
 // The hybrid backend's coupling between congestion episodes and the rate solve (FlowFabric with
 // a CongestionEpisodeModel), with a model whose answers are known, so that the rates can be
-// worked out by hand: a two-to-one convergence whose link delivers half its capacity gives
-// each flow a quarter of the line rate; the fixed point does not depend on the order in which
-// the transfers were posted (the solver lists links and flows in that order); the iteration
-// reports its rounds.
+// worked out by hand: a two-to-one convergence at half efficiency holds each flow to a quarter
+// of the line rate, and that pace outlives the episode (for the burst it covered); each flow
+// draws its own of the episode's per-flow outcomes; a NIC's queue pairs arrive at its equal
+// share, not their max-min rates; the outcome does not depend on the order in which the
+// transfers were posted (the solver lists links and flows in that order); the rounds are counted.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "sim/config/TopologySpec.h"
@@ -48,6 +50,15 @@ struct ShapedModel final : CongestionEpisodeModel {
                         static_cast<double>(e.lineRate.bitsPerSecond());
     return std::clamp(1.0 / (1.0 + 0.15 * (load - 1.0) + 0.05 * (e.fanIn - 1)), 0.2, 1.0);
   }
+};
+
+/// Answers `eff` for every episode, and flow by flow the efficiencies `flows` (sorted).
+struct SpreadModel final : CongestionEpisodeModel {
+  SpreadModel(double e, std::vector<double> f) : eff(e), flows(std::move(f)) {}
+  double efficiency(const CongestionEpisode&) override { return eff; }
+  std::span<const double> flowEfficiencies() const override { return flows; }
+  double eff;
+  std::vector<double> flows;
 };
 
 struct HybridBench {
@@ -127,4 +138,102 @@ TEST(EpisodeCoupling, FixedPointDoesNotDependOnTheOrderTransfersArePosted) {
     EXPECT_NEAR(static_cast<double>(backward.at(tag).picos()), static_cast<double>(t.picos()),
                 1e-9 * static_cast<double>(t.picos()) + 1)
         << "transfer " << tag;
+}
+
+namespace {
+
+/// Payload bytes per picosecond of a 100 Gb/s link, and the fixed part of a 4-link path
+/// (4 links of 1 us, and a 4 KiB frame's store-and-forward at 3 switches), in ps.
+struct LinkMath {
+  LinkMath() {
+    const LinkFraming f = LinkFraming::roce();
+    c = 100e9 / 8e12 * 4096 / f.dataWireBytes(4096);
+    fixed = 4 * 1e6 + 3 * (f.dataWireBytes(4096) * 8.0 / 100e9 * 1e12);
+  }
+  double c = 0;
+  double fixed = 0;
+};
+
+}  // namespace
+
+TEST(EpisodeCoupling, APaceOutlivesTheEpisodeThatSetIt) {
+  // The two-to-one episode at efficiency 1/2 holds each flow to C/4. Flow 2 (S/2) ends at
+  // (S/2)/(C/4); flow 1 is left alone on the link, but its congestion control still runs at
+  // its pace: it ends at S/(C/4), not at (S/2)/(C/4) + (S/2)/C as a link given back at once
+  // would have it. Tolerance: 1 ns of event-time rounding.
+  TopologySpec s = leafSpineSpec(3, 1, 1);
+  FixedModel model(0.5);
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 8 << 20;
+  b.fabric.send(TransferRequest{1, 0, S, 0, 0, 1}, &log);
+  b.fabric.send(TransferRequest{2, 0, S / 2, 0, 0, 2}, &log);
+  b.sim.run();
+  const LinkMath m;
+  EXPECT_NEAR(static_cast<double>(log.at.at(2).picos()), static_cast<double>(S / 2) / (m.c / 4) + m.fixed,
+              1e3);
+  EXPECT_NEAR(static_cast<double>(log.at.at(1).picos()), static_cast<double>(S) / (m.c / 4) + m.fixed, 1e3);
+  EXPECT_EQ(b.fabric.pacesSet(), 2u);
+}
+
+TEST(EpisodeCoupling, APaceEndsWithTheBurstItsEpisodeCovered) {
+  // Flow 1 stands for bursts of S/4 (a pipelined ring's steps): its pace of C/4 holds for S/4,
+  // until S/C. Then it is free while flow 2 (S, paced to the end) still runs at C/4: flow 1
+  // takes the other 3C/4 for its last 3S/4 and ends at S/C + S/C = 2S/C; flow 2 at 4S/C. (The
+  // link then has one episodic flow: no new episode.) Tolerance: 1 ns of event-time rounding.
+  TopologySpec s = leafSpineSpec(3, 1, 1);
+  FixedModel model(0.5);
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 8 << 20;
+  TransferRequest one{1, 0, S, 0, 0, 1};
+  one.burst = S / 4;
+  b.fabric.send(one, &log);
+  b.fabric.send(TransferRequest{2, 0, S, 0, 0, 2}, &log);
+  b.sim.run();
+  const LinkMath m;
+  EXPECT_NEAR(static_cast<double>(log.at.at(1).picos()), 2 * static_cast<double>(S) / m.c + m.fixed, 1e3);
+  EXPECT_NEAR(static_cast<double>(log.at.at(2).picos()), 4 * static_cast<double>(S) / m.c + m.fixed, 1e3);
+}
+
+TEST(EpisodeCoupling, EachFlowDrawsItsOwnOutcomeOfTheEpisode) {
+  // An episode whose flows fared 0.25 and 0.75 of the fluid makespan at packet level: of the two
+  // flows (C/2 each in the fluid), one is held to C/8 and the other to 3C/8, whichever is which
+  // (a draw). They end at S/(3C/8) and S/(C/8): the slow one keeps its pace after the fast one
+  // is gone. Tolerance: 1 ns of event-time rounding.
+  TopologySpec s = leafSpineSpec(3, 1, 1);
+  SpreadModel model(0.25, {0.25, 0.75});
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 8 << 20;
+  for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  b.sim.run();
+  const LinkMath m;
+  std::vector<double> ends{static_cast<double>(log.at.at(1).picos()),
+                           static_cast<double>(log.at.at(2).picos())};
+  std::sort(ends.begin(), ends.end());
+  EXPECT_NEAR(ends[0], static_cast<double>(S) / (3 * m.c / 8) + m.fixed, 1e3);
+  EXPECT_NEAR(ends[1], static_cast<double>(S) / (m.c / 8) + m.fixed, 1e3);
+}
+
+TEST(EpisodeCoupling, ANicServesItsQueuePairsInTurnWhateverTheirBottlenecks) {
+  // Hosts 1-4 each send one flow to host 0 (through the spine's port to leaf 0: C/4 each) and
+  // one to a host of its own (5-8, uncongested: 3C/4 each), so max-min fills every sending NIC.
+  // A NIC does not know where its queue pairs' bottlenecks are: it serves both in turn, so the
+  // flows to host 0 arrive at C/2 each, 2C in all, and the spine port is an episode of four ports
+  // at A = C/2 (by the max-min rates they would fill it exactly, and none would be seen).
+  TopologySpec s = leafSpineSpec(9, 1, 1);
+  FixedModel model(1.0);
+  HybridBench b(s, model);
+  DeliveryLog log;
+  for (uint32_t h = 1; h <= 4; ++h) {
+    b.fabric.send(TransferRequest{h, 0, 8 << 20, 0, 0, h}, &log);
+    b.fabric.send(TransferRequest{h, h + 4, 8 << 20, 0, 1, 10 + h}, &log);
+  }
+  b.sim.run();
+  ASSERT_GE(model.calls, 1);
+  EXPECT_EQ(model.last.fanIn, 4u);
+  EXPECT_EQ(model.last.flows, 4u);
+  EXPECT_NEAR(static_cast<double>(model.last.arrivalRate.bitsPerSecond()), 50e9, 1e3);
+  EXPECT_EQ(model.last.lineRate, BitRate::gbps(100));
 }

@@ -4,6 +4,8 @@
 // and does nothing below its marking threshold; each distinct episode is simulated once.
 #include "sim/runtime/PacketEpisodeModel.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "sim/config/TopologyLoader.h"
@@ -79,9 +81,26 @@ TEST(PacketEpisodeModelTest, QuantizationNeverTurnsAnOverloadIntoNone) {
       const CongestionEpisode qe = PacketEpisodeModel::quantize(e);
       const double demand =
           static_cast<double>(qe.flows) * static_cast<double>(qe.arrivalRate.bitsPerSecond());
-      if (static_cast<double>(flows) * static_cast<double>(e.arrivalRate.bitsPerSecond()) > 100e9)
+      if (static_cast<double>(flows) * static_cast<double>(e.arrivalRate.bitsPerSecond()) > 100e9) {
         EXPECT_GT(demand, 100e9) << flows << " flows at " << gbps << " Gb/s";
+      }
     }
+}
+
+TEST(PacketEpisodeModelTest, TheLinkLeftByPacedFlowsIsQuantizedInEighthsOfTheNicRate) {
+  // 30 Gb/s left of a link whose senders' NICs run at 100 Gb/s: 2.4 eighths, rounded to 2.
+  CongestionEpisode e = episode(3, 3, 1 << 20);
+  e.nicRate = BitRate::gbps(100);
+  e.lineRate = BitRate::gbps(30);
+  e.arrivalRate = BitRate::gbps(20);
+  const CongestionEpisode q = PacketEpisodeModel::quantize(e);
+  EXPECT_EQ(q.lineRate, BitRate::bps(25'000'000'000));
+  EXPECT_EQ(q.nicRate, BitRate::gbps(100));
+  // A to the nearest eighth of the quantized C (20/25: 6.4 eighths, rounded to 6); 3 ports at
+  // 6/8 C still overload it.
+  EXPECT_EQ(q.arrivalRate, BitRate::bps(6 * 25'000'000'000 / 8));
+  e.lineRate = BitRate::gbps(1);  // less than an eighth left: one eighth
+  EXPECT_EQ(PacketEpisodeModel::quantize(e).lineRate, BitRate::bps(12'500'000'000));
 }
 
 TEST(PacketEpisodeModelTest, LosslessSwitchWithoutCcDrainsAtLineRate) {
@@ -128,6 +147,49 @@ TEST(PacketEpisodeModelTest, FlowsThatCannotArriveFasterThanTheLinkDrainsBuildNo
   const auto fast = m.simulate(episode(4, 4, 1 << 20), 1);
   EXPECT_GT(fast.ecnMarks, 0u);
   EXPECT_LT(fast.efficiency, r.efficiency);
+}
+
+TEST(PacketEpisodeModelTest, QueuePairsStartAtTheNicLineRateNotAtTheirShareOfIt) {
+  // Four senders whose NICs give these QPs 40 Gb/s each (4 x 40 = 160 Gb/s into 100). DCQCN starting at 40
+  // Gb/s cuts to 20 at the first CNP, which the host link feels at once; starting at the NIC's 100 Gb/s, the
+  // first cut (to 50) changes nothing while the queue keeps growing, so the episode can only take longer.
+  // Without congestion control the starting rate means nothing: the same time to the picosecond.
+  PacketEpisodeModel m(fabric("dcqcn", false), 1);
+  CongestionEpisode share = episode(4, 4, 4 << 20);
+  share.arrivalRate = BitRate::gbps(40);
+  share.nicRate = share.arrivalRate;
+  CongestionEpisode line = share;
+  line.nicRate = BitRate::gbps(100);
+  const auto atShare = m.simulate(share, 1);
+  const auto atLine = m.simulate(line, 1);
+  EXPECT_GT(atShare.ecnMarks, 0u);
+  EXPECT_LT(atLine.efficiency, atShare.efficiency);
+  PacketEpisodeModel none(fabric("none", false, "64MiB"), 1);
+  EXPECT_EQ(none.simulate(share, 1).packetTimeS, none.simulate(line, 1).packetTimeS);
+}
+
+TEST(PacketEpisodeModelTest, FlowEfficienciesAreEachFlowsAndTheSlowestIsTheEpisodes) {
+  // One seed: every flow's efficiency, sorted; the slowest flow's is the episode's (its last
+  // byte is the episode's last byte). Several seeds: pooled, and the episode's (the fluid time
+  // over the mean makespan) lies between the slowest flow's and the fastest's.
+  TopologySpec one = fabric("dcqcn", false);
+  one.episodes.seeds = 1;
+  one.episodes.replicas = 1;
+  PacketEpisodeModel a(one, 3);
+  const double eff = a.efficiency(episode(6, 6, 2 << 20));
+  const auto flows = a.flowEfficiencies();
+  ASSERT_EQ(flows.size(), 6u);
+  EXPECT_TRUE(std::is_sorted(flows.begin(), flows.end()));
+  EXPECT_DOUBLE_EQ(flows.front(), eff);
+  EXPECT_LT(eff, 1.0) << "a 6:1 DCQCN convergence costs time";
+  TopologySpec three = one;
+  three.episodes.seeds = 3;
+  PacketEpisodeModel b(three, 3);
+  const double mean = b.efficiency(episode(6, 6, 2 << 20));
+  const auto pooled = b.flowEfficiencies();
+  ASSERT_EQ(pooled.size(), 18u);
+  EXPECT_LE(pooled.front(), mean);
+  EXPECT_GE(pooled.back(), mean);
 }
 
 TEST(PacketEpisodeModelTest, EachDistinctEpisodeIsSimulatedOnceAndDeterministically) {
