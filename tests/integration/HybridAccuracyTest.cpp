@@ -3,7 +3,8 @@
 // DP 8, 512 GPUs on rail-optimized-1k, its 16 MiB pipeline sends colliding under ECMP. For each
 // scheme (none, DCQCN paper and ConnectX presets on RoCEv2; none and IB CC on InfiniBand) the
 // packet backend runs with three seeds, its mean being the reference:
-//  - the hybrid backend's exposed communication and iteration time within 10% of it;
+//  - the hybrid backend's (mean over the same seeds) exposed communication and iteration time
+//    within 10% of it;
 //  - each scheme's delta (scheme minus none on the same link technology) within 20% of the
 //    packet delta or 1 ms, whichever is larger (the contract's "or 1 ms": the packet backend's own
 //    seed-to-seed spread of the DCQCN delta on this job is up to 1 ms);
@@ -65,13 +66,21 @@ TEST(HybridAccuracy, TrainingJobUnderEachSchemeMeetsTheContract) {
       sum.iteration += figures(p).iteration / 3;
     }
     packet[s.name] = sum;
-    const auto h = runBackend(dir, job + s.args, "hybrid");
+    // The hybrid backend draws which flows an episode slows from the seed, as the packet backend
+    // draws its marks and drops: the same three seeds, and their mean.
+    Figures hsum;
+    for (int seed = 1; seed <= 3; ++seed) {
+      const auto h = runBackend(dir, job + s.args + " --seed " + std::to_string(seed), "hybrid");
+      ASSERT_TRUE(h.is_object()) << s.name;
+      hsum.exposed += figures(h).exposed / 3;
+      hsum.iteration += figures(h).iteration / 3;
+    }
     const auto f = runBackend(dir, job + s.args, "flow");
-    ASSERT_TRUE(h.is_object() && f.is_object()) << s.name;
-    hybrid[s.name] = figures(h);
+    ASSERT_TRUE(f.is_object()) << s.name;
+    hybrid[s.name] = hsum;
     flow[s.name] = figures(f);
     std::printf(
-        "[ accuracy %s ] exposed comm: packet %.3f ms (mean of 3 seeds), hybrid %.3f ms, flow %.3f ms\n",
+        "[ accuracy %s ] exposed comm, mean of 3 seeds: packet %.3f ms, hybrid %.3f ms; flow %.3f ms\n",
         s.name.c_str(), sum.exposed * 1e3, hybrid[s.name].exposed * 1e3, flow[s.name].exposed * 1e3);
   }
   for (const auto& s : schemes) {
