@@ -233,7 +233,9 @@ std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
       "coupling between congestion points under a congestion control: PFC pauses and credit stalls "
       "spreading upstream, victim flows (without one the fluid models them: flow-level PFC spreading)",
       "flows joining or leaving a congested link mid-episode (each episode is simulated with synchronous "
-      "starts)",
+      "starts; a flow joining paced ones forms an episode with the unpaced ones only)",
+      "a queue pair's congestion-control recovery beyond the bytes its episode covered (its next episode "
+      "starts from line rate)",
       "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "
       "(the simulated episodes' counters are in summary.hybrid_model.episodes)",
       "packet reordering",

@@ -2,7 +2,9 @@
 // control decides the outcome: a 16-to-1 incast on leafspine-64-cc under no congestion control
 // and DCQCN, each lossless (PFC) and lossy. There the flow backend is off by up to 48% (it has
 // no CC dynamics); the hybrid backend must be within 10% of the packet backend. The results must
-// describe the model and its episodes. (Training jobs: HybridAccuracyTest.)
+// describe the model and its episodes. The FCT distribution of a training job's burst of
+// pipeline sends under each scheme against the packet backend's seed-to-seed range. (Training
+// jobs: HybridAccuracyTest.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -183,4 +185,51 @@ TEST(HybridBackend, RefusesWhatItCannotModel) {
                                                                 " --workload-set incast.senders=3 --quiet",
                                                             "2>&1");
   EXPECT_EQ(ok.status, 0) << ok.out;  // the packet backend honours it
+}
+
+TEST(HybridBackend, PipelineBurstFctDistributionWithinThePacketBackendsSpread) {
+  // workloads/pp-burst-1k.yaml: the 1K validation job's first burst of pipeline sends (128 GPUs x
+  // 4 channels x 4 MiB, colliding under ECMP on leaf uplinks and spine downlinks), under no
+  // congestion control and DCQCN's paper and ConnectX presets. The median and p99 FCT of the
+  // network transfers: the hybrid backend's mean over seeds 1-3 within the packet backend's own
+  // range over seeds 1-5, widened by 10% for the hybrid's own draw (which flows its episodes slow
+  // comes from the seed). The packet range is wide where the outcome is: ConnectX's median is 349
+  // or 526 us depending on the seed. The maximum is printed, not checked: the hybrid's slowest
+  // flow can take 1.75 times the packet backend's (docs/hybrid-backend.md, Limits).
+  const std::string args = quoted(kRoot + "topologies/rail-optimized-1k.yaml") + " --workload " +
+                           quoted(kRoot + "workloads/pp-burst-1k.yaml");
+  const std::vector<std::pair<std::string, std::string>> schemes = {
+      {"none", " --cc none"},
+      {"dcqcn-paper", " --cc dcqcn"},
+      {"dcqcn-connectx", " --cc dcqcn --set congestion_control.preset=connectx"}};
+  for (const auto& [name, cc] : schemes) {
+    TempDir dir;
+    std::vector<double> p50, p99;
+    double packetMax = 0, hybridMax = 0, h50 = 0, h99 = 0;
+    for (int seed = 1; seed <= 5; ++seed) {
+      const auto p = runBackend(dir, args + cc + " --seed " + std::to_string(seed), "packet");
+      ASSERT_TRUE(p.is_object()) << name;
+      const auto& f = p["flows"]["network"]["fct_us"];
+      p50.push_back(f["p50"].get<double>());
+      p99.push_back(f["p99"].get<double>());
+      packetMax += f["max"].get<double>() / 5;
+    }
+    for (int seed = 1; seed <= 3; ++seed) {
+      const auto h = runBackend(dir, args + cc + " --seed " + std::to_string(seed), "hybrid");
+      ASSERT_TRUE(h.is_object()) << name;
+      const auto& f = h["flows"]["network"]["fct_us"];
+      h50 += f["p50"].get<double>() / 3;
+      h99 += f["p99"].get<double>() / 3;
+      hybridMax += f["max"].get<double>() / 3;
+    }
+    const auto [lo50, hi50] = std::minmax_element(p50.begin(), p50.end());
+    const auto [lo99, hi99] = std::minmax_element(p99.begin(), p99.end());
+    std::printf("[ burst %s ] FCT p50: packet [%.0f, %.0f] us, hybrid %.0f; p99: packet [%.0f, %.0f], hybrid %.0f; "
+                "max: packet %.0f, hybrid %.0f (means)\n",
+                name.c_str(), *lo50, *hi50, h50, *lo99, *hi99, h99, packetMax, hybridMax);
+    EXPECT_GE(h50, 0.9 * *lo50) << name;
+    EXPECT_LE(h50, 1.1 * *hi50) << name;
+    EXPECT_GE(h99, 0.9 * *lo99) << name;
+    EXPECT_LE(h99, 1.1 * *hi99) << name;
+  }
 }
