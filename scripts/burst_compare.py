@@ -9,7 +9,6 @@ Usage: scripts/burst_compare.py [--binary PATH] [--seeds N]
 import argparse
 import datetime
 import os
-import statistics
 
 import figure_runs
 
@@ -18,7 +17,6 @@ TOPOLOGY = "topologies/rail-optimized-1k.yaml"
 SCHEMES = [("no CC", ["--cc", "none"]),
            ("DCQCN (paper)", ["--cc", "dcqcn"]),
            ("DCQCN (ConnectX)", ["--cc", "dcqcn", "--set", "congestion_control.preset=connectx"])]
-KEYS = ["p50", "p90", "p99", "max"]
 
 
 def main():
@@ -33,14 +31,9 @@ def main():
     print("|---|---|---|---|---|---|---|")
     for name, args in SCHEMES:
         for backend in ("packet", "hybrid", "flow"):
-            rows = []
-            for seed in range(1, a.seeds + 1):
-                r, _, _ = figure_runs.run(a.binary, TOPOLOGY,
-                                          ["--workload", os.path.join(ROOT, "workloads/pp-burst-1k.yaml"),
-                                           "--backend", backend, "--seed", str(seed)] + args)
-                fct = r["flows"]["network"]["fct_us"]
-                rows.append([fct[k] for k in KEYS] + [r["jobs"][0]["jct_s"] * 1e6])
-            cols = [statistics.mean(c) for c in zip(*rows)]
+            cols = figure_runs.mean_network_fct(
+                a.binary, TOPOLOGY,
+                ["--workload", os.path.join(ROOT, "workloads/pp-burst-1k.yaml"), "--backend", backend] + args, a.seeds)
             print(f"| {name} | {backend} | " + " | ".join(f"{c:.0f}" for c in cols) + " |")
 
 

@@ -27,6 +27,20 @@ def run(binary, topology, args, ok=(0,)):
             return json.load(f), seconds, rss
 
 
+FCT_KEYS = ["p50", "p90", "p99", "max"]
+
+
+def mean_network_fct(binary, topology, args, seeds):
+    """Runs `args` with --seed 1..seeds; returns the means of the network transfers' FCT
+    percentiles (FCT_KEYS, us) and of the first job's JCT (us)."""
+    rows = []
+    for seed in range(1, seeds + 1):
+        r, _, _ = run(binary, topology, args + ["--seed", str(seed)])
+        fct = r["flows"]["network"]["fct_us"]
+        rows.append([fct[k] for k in FCT_KEYS] + [r["jobs"][0]["jct_s"] * 1e6])
+    return [sum(c) / len(c) for c in zip(*rows)]
+
+
 def machine():
     """'N vCPU <model>', from /proc/cpuinfo where it exists."""
     model = platform.processor()

@@ -17,14 +17,12 @@ import datetime
 import json
 import os
 import random
-import statistics
 import tempfile
 
 import figure_runs
 
 ROOT = figure_runs.ROOT
 FABRICS = {"1k": ("topologies/rail-optimized-1k.yaml", 16, 128), "4k": ("topologies/rail-optimized-4k.yaml", 64, 512)}
-KEYS = ["p50", "p90", "p99", "max"]
 
 
 def trace(hosts, first, spread_us, seed):
@@ -69,13 +67,10 @@ def main():
             with open(path[:-len(".trace.json")] + ".yaml", "w") as f:
                 f.write(f"kind: trace\ntrace: {os.path.basename(path)}\n")
             for backend in ("packet", "hybrid"):
-                rows = []
-                for seed in range(1, a.seeds + 1):
-                    r, _, _ = figure_runs.run(a.binary, topology,
-                                              ["--workload", path[:-len(".trace.json")] + ".yaml", "--backend", backend,
-                                               "--cc", "dcqcn", "--seed", str(seed)])
-                    rows.append([r["flows"]["network"]["fct_us"][k] for k in KEYS])
-                cols = [statistics.mean(c) for c in zip(*rows)]
+                cols = figure_runs.mean_network_fct(
+                    a.binary, topology,
+                    ["--workload", path[:-len(".trace.json")] + ".yaml", "--backend", backend, "--cc", "dcqcn"],
+                    a.seeds)[:-1]
                 print(f"| {spread:g} us | {backend} | " + " | ".join(f"{c:.0f}" for c in cols) + " |")
 
 

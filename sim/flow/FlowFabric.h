@@ -295,9 +295,10 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// the next such end.
   void expirePaces(Time now);
   void schedulePaceExpiry();
-  /// The efficiency of the episode on saturated switch port `r` (1 if fewer than two upstream
-  /// ports feed its bottlenecked flows, or if they cannot arrive faster than it drains).
-  double episodeEfficiency(uint32_t r);
+  /// The efficiency of the episode on saturated switch port `r`, whose bottlenecked flows are
+  /// the episodic ones at rate `top` (topUnpacedRate); 1 if fewer than two upstream ports feed
+  /// them, or if they cannot arrive faster than it drains.
+  double episodeEfficiency(uint32_t r, double top);
   /// Lossless classes without congestion control: the rates of PfcSpreading (paused ports and
   /// their victims) replace the max-min ones while a pause holds (FlowFabricPfc.cpp).
   void applyPfcSpreading(Time now);
@@ -341,6 +342,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::vector<uint32_t> shareStamp_, passStamp_;  ///< per port: the round they were computed in
   struct Target {
     uint32_t link;
+    double top;  ///< topUnpacedRate(link) in the solution the episode was read from
     double efficiency;
     std::span<const double> flows;  ///< CongestionEpisodeModel::flowEfficiencies
   };

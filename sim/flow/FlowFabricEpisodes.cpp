@@ -27,8 +27,9 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     // Pace resources are not links; a NIC's own uplink is shared by its scheduler, without a
     // switch queue: never an episode.
     if (r >= topo_.portCount() || topo_.isHost(topo_.portNode(r)) || !solver_.saturated(r)) continue;
-    const double eff = episodeEfficiency(r);
-    if (eff < 1 - tolerance) targets_.push_back({r, eff, episodes_->flowEfficiencies()});
+    const double top = topUnpacedRate(r);
+    const double eff = episodeEfficiency(r, top);
+    if (eff < 1 - tolerance) targets_.push_back({r, top, eff, episodes_->flowEfficiencies()});
   }
   // Each flow of an episode keeps the pace it had there (its fluid rate x the efficiency) for
   // the bytes the episode covered: the congestion control's state outlives the collision that
@@ -36,11 +37,10 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
   // A flow in two episodes keeps the slower pace.
   paces_.clear();
   for (const Target& t : targets_) {
-    const double top = topUnpacedRate(t.link);
     ranked_.clear();
     for (const MaxMinSolver::User& u : solver_.users(t.link)) {
       const Active& a = active_[u.flow];
-      if (!episodic(a) || solver_.hopIndex(u) >= a.dataHops || solver_.rate(u.flow) < top * (1 - 1e-9))
+      if (!episodic(a) || solver_.hopIndex(u) >= a.dataHops || solver_.rate(u.flow) < t.top * (1 - 1e-9))
         continue;
       // Which flow draws which of the episode's outcomes is the luck of the packets: a hash of
       // the transfer, the time and the run's seed (deterministic, unrelated to the order of the
@@ -138,12 +138,12 @@ double FlowFabric::topUnpacedRate(uint32_t r) const {
   return top;
 }
 
-double FlowFabric::episodeEfficiency(uint32_t r) {
+double FlowFabric::episodeEfficiency(uint32_t r, double top) {
   // The flows bottlenecked here are those at its top rate, among those not held to the pace of
   // an earlier episode; the upstream port of each (the hop before this one) tells how many
   // ingress ports converge on this egress. The flows held to a pace take their share of the
   // link first: the episode is the rest of it.
-  const double cut = topUnpacedRate(r) * (1 - 1e-9);
+  const double cut = top * (1 - 1e-9);
   double link = nominal_[r];
   double nicRate = 0;  // bits/s
   arrivals_.clear();

@@ -61,6 +61,18 @@ struct SpreadModel final : CongestionEpisodeModel {
   std::vector<double> flows;
 };
 
+/// Payload bytes per picosecond of a 100 Gb/s link, and the fixed part of a 4-link path
+/// (4 links of 1 us, and a 4 KiB frame's store-and-forward at 3 switches), in ps.
+struct LinkMath {
+  LinkMath() {
+    const LinkFraming f = LinkFraming::roce();
+    c = 100e9 / 8e12 * 4096 / f.dataWireBytes(4096);
+    fixed = 4 * 1e6 + 3 * (f.dataWireBytes(4096) * 8.0 / 100e9 * 1e12);
+  }
+  double c = 0;
+  double fixed = 0;
+};
+
 struct HybridBench {
   HybridBench(const TopologySpec& s, CongestionEpisodeModel& model)
       : spec(s), topo(buildTopology(spec)), sim(1), fib(*topo, 1), fabric(sim, *topo, spec, fib) {
@@ -92,10 +104,8 @@ TEST(EpisodeCoupling, TwoToOneAtHalfEfficiencyGivesEachFlowAQuarterOfTheLink) {
   EXPECT_EQ(model.last.fanIn, 2u);
   EXPECT_EQ(model.last.flows, 2u);
   EXPECT_EQ(model.last.arrivalRate, BitRate::gbps(100));
-  const LinkFraming f = LinkFraming::roce();
-  const double payloadPerPs = 100e9 / 8e12 * 4096 / f.dataWireBytes(4096);
-  const double frameSf = f.dataWireBytes(4096) * 8.0 / 100e9 * 1e12;  // ps per frame at 100G
-  const double expected = static_cast<double>(S) / (payloadPerPs / 4) + 4 * 1e6 + 3 * frameSf;
+  const LinkMath m;
+  const double expected = static_cast<double>(S) / (m.c / 4) + m.fixed;
   // Tolerance: 1 ns for rounding of event times to picoseconds across a few rate changes.
   for (uint32_t src : {1u, 2u}) EXPECT_NEAR(static_cast<double>(log.at[src].picos()), expected, 1e3) << src;
   const FlowFabric::Coupling& c = b.fabric.coupling();
@@ -139,22 +149,6 @@ TEST(EpisodeCoupling, FixedPointDoesNotDependOnTheOrderTransfersArePosted) {
                 1e-9 * static_cast<double>(t.picos()) + 1)
         << "transfer " << tag;
 }
-
-namespace {
-
-/// Payload bytes per picosecond of a 100 Gb/s link, and the fixed part of a 4-link path
-/// (4 links of 1 us, and a 4 KiB frame's store-and-forward at 3 switches), in ps.
-struct LinkMath {
-  LinkMath() {
-    const LinkFraming f = LinkFraming::roce();
-    c = 100e9 / 8e12 * 4096 / f.dataWireBytes(4096);
-    fixed = 4 * 1e6 + 3 * (f.dataWireBytes(4096) * 8.0 / 100e9 * 1e12);
-  }
-  double c = 0;
-  double fixed = 0;
-};
-
-}  // namespace
 
 TEST(EpisodeCoupling, APaceOutlivesTheEpisodeThatSetIt) {
   // The two-to-one episode at efficiency 1/2 holds each flow to C/4. Flow 2 (S/2) ends at
