@@ -5,20 +5,19 @@
 // bottlenecked several flows arriving from different upstream ports, whose arrival rates (what
 // each could send: its NIC's share for it, bounded by what the other flows leave it on the
 // switch links before this one, and at most what their upstream port carries) add up to more
-// than the link's rate (less what flows held to an earlier episode's pace use): a queue builds
-// there when they start. An episode is one congestion point: where flows sharing an upstream port would queue
-// there too, that link is an episode of its own. Flows that merely fill the link (for
-// example QPs already held to their share by their own NIC) do not build one. Under a real scheme the
-// flows do not drain the link at the fluid rate at once: DCQCN starts at line rate, builds a
-// queue, cuts on CNPs and recovers on timers; IB CC throttles on BECNs; with no congestion
+// than what the link leaves them (its rate less what flows held to an earlier episode's pace
+// bring to it, the episode's background): a queue builds there when they start. An episode is one congestion
+// point: where flows sharing an upstream port would queue there too, that link is an episode of its own.
+// Flows that merely fill the link (for example QPs already held to their share by their own NIC) do not build
+// one. Under a real scheme the flows do not drain the link at the fluid rate at once: DCQCN starts at line
+// rate, builds a queue, cuts on CNPs and recovers on timers; IB CC throttles on BECNs; with no congestion
 // control a lossy switch drops once its buffer is full and go-back-N resends, and a lossless
 // one pauses its senders. The model answers with the efficiency: the fluid drain time of the
-// episode's bytes over the time the scheme takes, in (0, 1]; and flow by flow, the fluid makespan
-// over the time each flow took (schemes are not fair: some flows finish early, some are cut
-// hard). The flow backend holds each flow of the episode to its fluid rate times one of those.
-// Leaves out: everything that couples episodes (PFC pauses spreading upstream, victim flows,
-// CNP traffic), which an implementation states in its own header.
-// Units: Bytes, BitRate (line rate), Time (ps).
+// episode's bytes (through what the background leaves of the link) over the time the scheme takes, in (0, 1];
+// and flow by flow, the fluid makespan over the time each flow took (schemes are not fair: some flows finish
+// early, some are cut hard). The flow backend holds each flow of the episode to its fluid rate times one of
+// those. Leaves out: everything that couples episodes (PFC pauses spreading upstream, victim flows, CNP
+// traffic), which an implementation states in its own header. Units: Bytes, BitRate (line rate), Time (ps).
 #pragma once
 
 #include <cstdint>
@@ -34,10 +33,13 @@ struct CongestionEpisode {
   uint32_t flows = 0;  ///< flows bottlenecked at the link (>= fanIn)
   /// Mean over the upstream ports of the rate their flows could arrive at together (each
   /// flow bounded by what the other flows leave it on the links before, and a port's flows
-  /// together by what the port carries); <= lineRate, and fanIn x arrivalRate > lineRate.
+  /// together by what the port carries); <= lineRate, and fanIn x arrivalRate + background > lineRate.
   BitRate arrivalRate;
   Bytes bytesPerFlow = 0;  ///< mean burst of those flows (TransferRequest::burst, else its size)
-  BitRate lineRate;        ///< the congested link's line rate, less what flows held to a pace use of it
+  BitRate lineRate;        ///< the congested link's line rate
+  /// What flows held to an earlier episode's pace bring to the link (their paces added up):
+  /// senders already cut by their congestion control, which the new queue cuts again. < lineRate.
+  BitRate background;
   BitRate nicRate;   ///< the senders' NIC line rate, where their congestion control starts (0: lineRate)
   Time pathLatency;  ///< mean fixed one-way latency of those flows' paths
 };

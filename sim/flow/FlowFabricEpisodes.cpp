@@ -141,8 +141,9 @@ double FlowFabric::topUnpacedRate(uint32_t r) const {
 double FlowFabric::episodeEfficiency(uint32_t r, double top) {
   // The flows bottlenecked here are those at its top rate, among those not held to the pace of
   // an earlier episode; the upstream port of each (the hop before this one) tells how many
-  // ingress ports converge on this egress. The flows held to a pace take their share of the
-  // link first: the episode is the rest of it.
+  // ingress ports converge on this egress. The flows held to a pace bring their paces to the
+  // link: the episode's background, whose senders the new queue cuts again (at packet level
+  // they share its marks), and whose share the fluid leaves to the episode's flows.
   const double cut = top * (1 - 1e-9);
   double link = nominal_[r];
   double nicRate = 0;  // bits/s
@@ -200,8 +201,9 @@ double FlowFabric::episodeEfficiency(uint32_t r, double top) {
   const double bitsPerByte = static_cast<double>(topo_.portRate(r).bitsPerSecond()) / nominal_[r];
   CongestionEpisode e;
   e.fanIn = fanIn;
-  e.lineRate = BitRate::bps(static_cast<int64_t>(link * bitsPerByte));
-  e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / fanIn, link) * bitsPerByte));
+  e.lineRate = topo_.portRate(r);
+  e.background = BitRate::bps(static_cast<int64_t>((nominal_[r] - link) * bitsPerByte));
+  e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / fanIn, nominal_[r]) * bitsPerByte));
   e.nicRate = BitRate::bps(
       static_cast<int64_t>(nicRate > 0 ? nicRate : static_cast<double>(e.lineRate.bitsPerSecond())));
   e.flows = n;

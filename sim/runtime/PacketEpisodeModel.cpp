@@ -94,23 +94,29 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   q.bytesPerFlow = std::max<Bytes>(kMinBytes, bytes / 64 * 64);
   q.flows = std::min<uint32_t>(q.flows, static_cast<uint32_t>(kMaxEpisodeBytes / q.bytesPerFlow));
   q.flows = std::max(q.flows, q.fanIn);
-  // The ports' arrival rate to the nearest eighth of the line rate (at least one eighth); where
-  // the episode overloads its link (K A > C) and the quantized ports would not, it is raised by
-  // eighths until they do (K >= 2 ports at C always do): quantizing must not turn a queue into
-  // no queue.
-  // The link's rate (what flows held to a pace leave of it) to the nearest eighth of the NIC's
-  // line rate, at least one eighth.
+  // The link's rate to the nearest eighth of the NIC's line rate (at least one eighth); the
+  // background (what paced flows bring) to the nearest eighth of that, at most seven; the ports'
+  // arrival rate likewise (at least one eighth, at most C). Where the episode overloads its link
+  // (K A + B > C) and the quantized one would not, A is raised by eighths until it does (K >= 2
+  // ports at C always do): quantizing must not turn a queue into no queue.
   const int64_t nic = e.nicRate.bitsPerSecond() > 0 ? e.nicRate.bitsPerSecond() : e.lineRate.bitsPerSecond();
   q.nicRate = BitRate::bps(nic);
   const double linkEighths = std::max(
       1.0, std::round(8.0 * static_cast<double>(e.lineRate.bitsPerSecond()) / static_cast<double>(nic)));
   q.lineRate = BitRate::bps(static_cast<int64_t>(linkEighths) * (nic / 8));
-  const double line = static_cast<double>(q.lineRate.bitsPerSecond());
-  const double ratio = static_cast<double>(e.arrivalRate.bitsPerSecond()) / line;
-  double eighths = std::clamp(std::round(8.0 * ratio), 1.0, 8.0);
-  const bool overload = static_cast<double>(e.fanIn) * ratio > 1.0;
-  while (overload && eighths < 8 && static_cast<double>(q.fanIn) * eighths <= 8.0) eighths += 1;
-  q.arrivalRate = BitRate::bps(static_cast<int64_t>(eighths) * (q.lineRate.bitsPerSecond() / 8));
+  const double line = static_cast<double>(e.lineRate.bitsPerSecond());
+  const int64_t eighth = q.lineRate.bitsPerSecond() / 8;
+  const double background =
+      std::clamp(std::round(8.0 * static_cast<double>(e.background.bitsPerSecond()) / line), 0.0, 7.0);
+  q.background = BitRate::bps(static_cast<int64_t>(background) * eighth);
+  const double arrival = static_cast<double>(e.arrivalRate.bitsPerSecond());
+  double eighths =
+      std::clamp(std::round(8.0 * arrival / static_cast<double>(q.lineRate.bitsPerSecond())), 1.0, 8.0);
+  const bool overload =
+      (static_cast<double>(e.fanIn) * arrival + static_cast<double>(e.background.bitsPerSecond())) / line >
+      1.0;
+  while (overload && eighths < 8 && static_cast<double>(q.fanIn) * eighths + background <= 8.0) eighths += 1;
+  q.arrivalRate = BitRate::bps(static_cast<int64_t>(eighths) * eighth);
   q.pathLatency = Time::ps((e.pathLatency.picos() + 125'000) / 250'000 * 250'000);
   return q;
 }
@@ -124,7 +130,8 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
                 q.bytesPerFlow,
                 q.lineRate.bitsPerSecond(),
                 q.pathLatency.picos(),
-                q.nicRate.bitsPerSecond()};
+                q.nicRate.bitsPerSecond(),
+                q.background.bitsPerSecond()};
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -154,17 +161,20 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
 }
 
 PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisode& e, uint64_t seed) const {
-  // Two levels, as traffic converges in a fabric: K upstream switches (leaves 1..K of a
-  // one-spine leaf-spine) each hold one sender; their uplinks merge at the spine, whose egress
+  // Two levels, as traffic converges in a fabric: K upstream switches (leaves 1..K under one
+  // spine, F hosts each) each hold one sender; their uplinks merge at the spine, whose egress
   // towards leaf 0 is the episode's link. Host links run at the ports' arrival rate A, switch
-  // links at the line rate C.
-  const uint32_t perLeaf = e.flows;
+  // links at the line rate C. A background B adds leaf K+1, whose first host sends it at B to
+  // host F of leaf 0.
+  const bool background = e.background.bitsPerSecond() > 0;
+  const uint32_t perLeaf = e.flows + (background ? 1 : 0);
+  const uint32_t leaves = e.fanIn + 1 + (background ? 1 : 0);
   TopologySpec s = spec_;
   s.file.clear();
   s.name = "congestion-episode";
   s.kind = TopologyKind::LeafSpine;
   s.leafSpine = LeafSpineShape{};
-  s.leafSpine.leaves = static_cast<int>(e.fanIn) + 1;
+  s.leafSpine.leaves = static_cast<int>(leaves);
   s.leafSpine.spines = 1;
   s.leafSpine.hostsPerLeaf = static_cast<int>(perLeaf);
   s.leafSpine.linksPerSpine = 1;
@@ -180,10 +190,54 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   s.failures.clear();
   s.workload.clear();
 
-  const auto topo = buildTopology(s);
+  // The shape LeafSpineBuilder would build from `s` (same nodes, links and order), except that
+  // the background's sender is cabled at B.
+  const uint32_t backgroundSender = (leaves - 1) * perLeaf;
+  Topology topo(1, 1);
+  addHosts(topo, static_cast<size_t>(leaves) * perLeaf);
+  std::vector<NodeId> leafNodes;
+  for (uint32_t i = 0; i < leaves; ++i)
+    leafNodes.push_back(topo.addSwitch(switchName("", "leaf", static_cast<int>(i)), 1));
+  const NodeId spine = topo.addSwitch(switchName("", "spine", 0), 2);
+  for (uint32_t h = 0; h < leaves * perLeaf; ++h)
+    topo.addLink(h, leafNodes[h / perLeaf],
+                 background && h == backgroundSender ? e.background : s.links.hostSpeed, s.links.latency, 0);
+  for (const NodeId leaf : leafNodes) topo.addLink(leaf, spine, s.links.fabricSpeed, s.links.latency, 1);
+  topo.finalize();
+
   Simulator sim(seed);
-  EcmpFib fib(*topo, s.routing.hashSeed ^ seed, EcmpFib::optionsFor(s.routing));
-  PacketFabric fabric(sim, *topo, s, fib);
+  EcmpFib fib(topo, s.routing.hashSeed ^ seed, EcmpFib::optionsFor(s.routing));
+  PacketFabric fabric(sim, topo, s, fib);
+  struct Ignore final : TransferObserver {
+    void onTransferDelivered(uint64_t, Time) override {}
+  } ignore;
+  const LinkFraming framing = s.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce();
+  const auto mtu = static_cast<uint32_t>(s.links.mtu);
+  const double payloadPerBit = static_cast<double>(mtu) / framing.dataWireBytes(mtu) / 8;
+  // The fluid makespan of the same shape: the episode's bytes through what the background
+  // leaves of C, or the busiest upstream port's (ceil(F/K) flows) through its own rate A,
+  // whichever is longer. What the shape's own rates impose is not the congestion control's
+  // doing (the flow level has those limits already).
+  const double linkPayload =
+      static_cast<double>(e.lineRate.bitsPerSecond() - e.background.bitsPerSecond()) * payloadPerBit;
+  const double portPayload = static_cast<double>(s.links.hostSpeed.bitsPerSecond()) * payloadPerBit;
+  const double busiestPort = std::ceil(static_cast<double>(e.flows) / e.fanIn);
+  const double fluidTimeS =
+      std::max(static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow) / linkPayload,
+               busiestPort * static_cast<double>(e.bytesPerFlow) / portPayload);
+  if (background) {
+    // The paced flows, as one queue pair whose congestion control starts at their pace: enough
+    // bytes to outlast the episode a thousandfold (the run stops at the episode's last byte),
+    // within the PSN space.
+    fabric.setQueuePairLineRate(e.background);
+    TransferRequest r;
+    r.srcGpu = backgroundSender;
+    r.dstGpu = e.flows;
+    const double bytes = static_cast<double>(e.background.bitsPerSecond()) * payloadPerBit * fluidTimeS * 1e3;
+    r.bytes = static_cast<Bytes>(std::clamp(bytes, 1e6, static_cast<double>(mtu) * 0x7fffffff));
+    r.tag = e.flows;
+    fabric.send(r, &ignore);
+  }
   fabric.setQueuePairLineRate(e.nicRate.bitsPerSecond() > 0 ? e.nicRate : e.lineRate);
   Countdown countdown(sim, e.flows);
   // One sender per upstream switch, with its share of the flows as queue pairs of its own (each
@@ -204,18 +258,8 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
                              failed.front().message);
   SIM_CHECK(countdown.left() == 0, "a congestion episode did not finish within 60 s of simulated time");
 
-  const LinkFraming framing = s.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce();
-  const auto mtu = static_cast<uint32_t>(s.links.mtu);
-  const double payloadPerBit = static_cast<double>(mtu) / framing.dataWireBytes(mtu) / 8;
-  const double linkPayload = static_cast<double>(e.lineRate.bitsPerSecond()) * payloadPerBit;
-  const double portPayload = static_cast<double>(s.links.hostSpeed.bitsPerSecond()) * payloadPerBit;
-  // The fluid makespan of the same shape: the episode's bytes through C, or the busiest upstream
-  // port's (ceil(F/K) flows) through its own rate A, whichever is longer. What the shape's own
-  // rates impose is not the congestion control's doing (the flow level has those limits already).
-  const double busiestPort = std::ceil(static_cast<double>(e.flows) / e.fanIn);
   Measured m;
-  m.fluidTimeS = std::max(static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow) / linkPayload,
-                          busiestPort * static_cast<double>(e.bytesPerFlow) / portPayload);
+  m.fluidTimeS = fluidTimeS;
   const Time unloaded = fabric.pathLatency(sender(0), 0);
   m.packetTimeS = static_cast<double>((countdown.last() - unloaded).picos()) * 1e-12;
   for (const Time t : countdown.times())
@@ -233,7 +277,8 @@ std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
       "coupling between congestion points under a congestion control: PFC pauses and credit stalls "
       "spreading upstream, victim flows (without one the fluid models them: flow-level PFC spreading)",
       "flows joining or leaving a congested link mid-episode (each episode is simulated with synchronous "
-      "starts; a flow joining paced ones forms an episode with the unpaced ones only)",
+      "starts; the flows a link already holds to a pace enter it as one background sender at their total "
+      "pace)",
       "a queue pair's congestion-control recovery beyond the bytes its episode covered (its next episode "
       "starts from line rate)",
       "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "
@@ -266,6 +311,7 @@ nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
                    {"line_rate_gbps", static_cast<double>(std::get<4>(k)) * 1e-9},
                    {"path_latency_us", static_cast<double>(std::get<5>(k)) * 1e-6},
                    {"nic_rate_gbps", static_cast<double>(std::get<6>(k)) * 1e-9},
+                   {"background_gbps", static_cast<double>(std::get<7>(k)) * 1e-9},
                    {"efficiency", e->mean},
                    {"efficiency_ci95", {e->mean - e->halfWidth, e->mean + e->halfWidth}},
                    {"fluid_time_us", e->runs.front().fluidTimeS * 1e6},

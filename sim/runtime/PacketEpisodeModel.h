@@ -13,29 +13,32 @@
 // congestion control starts at the real NICs' line rate N, not at A: a NIC's scheduler gives a
 // QP only its share of the port, so the first cuts of a QP at line rate change nothing while the
 // queue grows. The upstream switches do not queue (a port that would is an episode of its own at
-// the flow level). The flows start together; the efficiency is the shape's fluid makespan (the
-// bytes through C, or the busiest sender's ceil(F/K) flows through A, whichever is longer) over
+// the flow level). Flows the link already holds to a pace (background B) are one more sender on
+// an upstream switch of its own, cabled at B, one queue pair whose congestion control starts at
+// B, sending for as long as the episode lasts: at packet level the new queue marks and cuts them
+// too. The flows start together; the efficiency is the shape's fluid makespan (the
+// bytes through C - B, or the busiest sender's ceil(F/K) flows through A, whichever is longer) over
 // the time the last byte took beyond the unloaded path latency: what congestion control loses,
 // not what the rates already impose. Each flow's own time gives its own efficiency (fluid
 // makespan over its time), pooled over the seeds and sorted: flowEfficiencies().
 // Episodes are quantized (K and F exact to 16, then 4 steps per octave, at most 128, F/K at most
-// 8; C to the nearest eighth of N, at least one eighth; A to the nearest eighth of C, raised by eighths where
-// the quantized flows would no longer overload C: an episode's demand K A is never rounded down to C or
-// below; S at two steps per octave; at most 1 GiB per episode; L to 0.25 us). Each distinct quantized episode
-// is simulated with `episodes.seeds` seeds (the packet backend's random choices: ECN marking, drop victims,
-// DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16 MiB DCQCN flows at 400G take
-// 1.04 or 1.88 times the fluid time as a CNP does or does not cut them). The answer is the fluid
-// time over the seeds' mean packet time (the harmonic mean of their efficiencies: the capacity
-// that gives the expected drain time). The cache is keyed by the quantized episode alone, so
-// the answer does not depend on which raw episode, or in which order, first asked for it. A
-// replica r (setReplica) answers from the r-th of `episodes.replicas` groups of the seeds
-// (seed k in group k mod replicas) instead: the hybrid backend reruns the flow level once per
-// group, and the groups' spread is the confidence interval of its results (batch means). The collectives of a
-// training job repeat the same episodes on every rail, ring step and iteration. Leaves out: what couples
-// congestion points in a real fabric: PFC pauses and credit stalls spreading to upstream switches and their
-// victim flows, CNPs and ECN marks caused by other congestion points, flows joining or leaving in the middle
-// of an episode (each episode starts synchronously), and the buffer other ports of the same switch hold.
-// Units: Bytes, BitRate, Time (ps); wall time in seconds.
+// 8; C to the nearest eighth of N, at least one eighth; B to the nearest eighth of C, at most seven; A to the
+// nearest eighth of C, raised by eighths where the quantized flows would no longer overload C: an episode's
+// demand K A + B is never rounded down to C or below; S at two steps per octave; at most 1 GiB per episode; L
+// to 0.25 us). Each distinct quantized episode is simulated with `episodes.seeds` seeds (the packet backend's
+// random choices: ECN marking, drop victims, DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16
+// MiB DCQCN flows at 400G take 1.04 or 1.88 times the fluid time as a CNP does or does not cut them). The
+// answer is the fluid time over the seeds' mean packet time (the harmonic mean of their efficiencies: the
+// capacity that gives the expected drain time). The cache is keyed by the quantized episode alone, so the
+// answer does not depend on which raw episode, or in which order, first asked for it. A replica r
+// (setReplica) answers from the r-th of `episodes.replicas` groups of the seeds (seed k in group k mod
+// replicas) instead: the hybrid backend reruns the flow level once per group, and the groups' spread is the
+// confidence interval of its results (batch means). The collectives of a training job repeat the same
+// episodes on every rail, ring step and iteration. Leaves out: what couples congestion points in a real
+// fabric: PFC pauses and credit stalls spreading to upstream switches and their victim flows, CNPs and ECN
+// marks caused by other congestion points, flows joining or leaving in the middle of an episode (each episode
+// starts synchronously), and the buffer other ports of the same switch hold. Units: Bytes, BitRate, Time
+// (ps); wall time in seconds.
 #pragma once
 
 #include <cstdint>
@@ -96,8 +99,8 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   nlohmann::json episodesJson(size_t limit) const;
 
  private:
-  using Key =
-      std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t>;  // K, F, A, S, C, L, NIC
+  using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t>;  // K, F, A, S, C, L, N, B
   struct Entry {
     std::vector<Measured> runs;  ///< one per seed
     double mean = 1;             ///< efficiency over every run (fluid time / mean packet time)

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/config/TopologyLoader.h"
+#include "sim/fabric/LinkFraming.h"
 
 namespace fabricsim {
 namespace {
@@ -87,20 +88,74 @@ TEST(PacketEpisodeModelTest, QuantizationNeverTurnsAnOverloadIntoNone) {
     }
 }
 
-TEST(PacketEpisodeModelTest, TheLinkLeftByPacedFlowsIsQuantizedInEighthsOfTheNicRate) {
-  // 30 Gb/s left of a link whose senders' NICs run at 100 Gb/s: 2.4 eighths, rounded to 2.
+TEST(PacketEpisodeModelTest, TheBackgroundIsQuantizedInEighthsOfTheLinkAndKeepsTheOverload) {
+  // 70 Gb/s of paced flows on a 100 Gb/s link: 5.6 eighths, rounded to 6 (75 Gb/s). Three ports
+  // at 20 Gb/s (1.6 eighths: 2, 25 Gb/s) overload what is left either way.
   CongestionEpisode e = episode(3, 3, 1 << 20);
+  e.nicRate = BitRate::gbps(100);
+  e.background = BitRate::gbps(70);
+  e.arrivalRate = BitRate::gbps(20);
+  CongestionEpisode q = PacketEpisodeModel::quantize(e);
+  EXPECT_EQ(q.lineRate, BitRate::gbps(100));
+  EXPECT_EQ(q.background, BitRate::bps(75'000'000'000));
+  EXPECT_EQ(q.arrivalRate, BitRate::bps(25'000'000'000));
+  // 30 Gb/s of background (2 eighths) and two ports at 40 Gb/s (3 eighths): 110 Gb/s into 100,
+  // but 2 x 3 + 2 = 8 eighths would only fill it; A goes up to 4 eighths.
+  e = episode(2, 2, 1 << 20);
+  e.background = BitRate::gbps(30);
+  e.arrivalRate = BitRate::gbps(40);
+  q = PacketEpisodeModel::quantize(e);
+  EXPECT_EQ(q.background, BitRate::bps(25'000'000'000));
+  EXPECT_EQ(q.arrivalRate, BitRate::gbps(50));
+  // At most seven eighths: the episode's flows always have some of the link.
+  e.background = BitRate::gbps(99);
+  EXPECT_EQ(PacketEpisodeModel::quantize(e).background, BitRate::bps(87'500'000'000));
+  // The link itself is quantized in eighths of the NIC rate (30 Gb/s behind 100 Gb/s NICs: 2.4
+  // eighths, 25 Gb/s), at least one.
+  e = episode(3, 3, 1 << 20);
   e.nicRate = BitRate::gbps(100);
   e.lineRate = BitRate::gbps(30);
   e.arrivalRate = BitRate::gbps(20);
-  const CongestionEpisode q = PacketEpisodeModel::quantize(e);
-  EXPECT_EQ(q.lineRate, BitRate::bps(25'000'000'000));
-  EXPECT_EQ(q.nicRate, BitRate::gbps(100));
-  // A to the nearest eighth of the quantized C (20/25: 6.4 eighths, rounded to 6); 3 ports at
-  // 6/8 C still overload it.
-  EXPECT_EQ(q.arrivalRate, BitRate::bps(6 * 25'000'000'000 / 8));
-  e.lineRate = BitRate::gbps(1);  // less than an eighth left: one eighth
+  EXPECT_EQ(PacketEpisodeModel::quantize(e).lineRate, BitRate::bps(25'000'000'000));
+  e.lineRate = BitRate::gbps(1);
   EXPECT_EQ(PacketEpisodeModel::quantize(e).lineRate, BitRate::bps(12'500'000'000));
+  // On a grid: every episode whose K ports and background overload the link still do once
+  // quantized; and none that did not is made to.
+  for (uint32_t k : {2u, 3u, 5u, 9u, 17u})
+    for (double b = 0; b < 100; b += 5)
+      for (double a = 1; a <= 100; a += 0.7) {
+        CongestionEpisode g = episode(k, k, 1 << 20);
+        g.background = BitRate::bps(static_cast<int64_t>(b * 1e9));
+        g.arrivalRate = BitRate::bps(static_cast<int64_t>(a * 1e9));
+        const CongestionEpisode qg = PacketEpisodeModel::quantize(g);
+        const double load =
+            static_cast<double>(qg.fanIn) * static_cast<double>(qg.arrivalRate.bitsPerSecond()) +
+            static_cast<double>(qg.background.bitsPerSecond());
+        const double given = static_cast<double>(k) * static_cast<double>(g.arrivalRate.bitsPerSecond()) +
+                             static_cast<double>(g.background.bitsPerSecond());
+        if (given > 100e9) EXPECT_GT(load, 100e9) << k << " ports at " << a << " Gb/s over " << b;
+      }
+}
+
+TEST(PacketEpisodeModelTest, TheBackgroundTakesItsFifoShareOfTheQueue) {
+  // Two ports at C/2 and a background of C/2 into C, no congestion control, a buffer that never
+  // fills: a FIFO serves each sender in proportion to what it brings, C/3 each. Each flow of S
+  // ends at 3S/C (its last byte arrives at 2S/C behind a queue of S, which drains in S/C),
+  // sooner than the fluid makespan on what the background leaves (2S through C/2: 4S/C), so the
+  // flows' own efficiencies are 4/3 and the episode's is capped at 1. Tolerance 2%: the start
+  // of the queue and the last frames' interleaving, some 50 frames of the 1 ms.
+  PacketEpisodeModel m(fabric("none", false, "64MiB"), 1);
+  const Bytes S = 4 << 20;
+  CongestionEpisode e = episode(2, 2, S);
+  e.arrivalRate = BitRate::gbps(50);
+  e.background = BitRate::gbps(50);
+  const auto r = m.simulate(e, 1);
+  EXPECT_EQ(r.packetsDropped, 0u);
+  const double payload = 100e9 / 8 * 4096 / LinkFraming::roce().dataWireBytes(4096);
+  ASSERT_EQ(r.flowTimesS.size(), 2u);
+  for (double t : r.flowTimesS) EXPECT_NEAR(t, 3 * static_cast<double>(S) / payload, 0.02 * t);
+  EXPECT_NEAR(r.fluidTimeS, 4 * static_cast<double>(S) / payload, 1e-9);
+  EXPECT_EQ(r.efficiency, 1.0);
 }
 
 TEST(PacketEpisodeModelTest, LosslessSwitchWithoutCcDrainsAtLineRate) {
