@@ -1,8 +1,9 @@
 // CongestionEpisodeModel: how much of a congested link's fluid capacity a congestion-control
 // scheme delivers, and to which flows, for the flow backend's hybrid mode (--backend hybrid).
 //
-// Models: a congestion episode is a switch egress link on which max-min fairness has
-// bottlenecked several flows arriving from different upstream ports, whose arrival rates (what
+// Models: a congestion episode is a switch egress link that max-min fairness has saturated,
+// crossed by flows from different upstream ports (all of them, those bottlenecked elsewhere too:
+// they share its queue), whose arrival rates (what
 // each could send: its NIC's share for it, bounded by what the other flows leave it on the
 // switch links before this one, and at most what their upstream port carries) add up to more
 // than what the link leaves them (its rate less what flows held to an earlier episode's pace
@@ -29,8 +30,8 @@
 namespace fabricsim {
 
 struct CongestionEpisode {
-  uint32_t fanIn = 0;  ///< distinct upstream ports feeding the bottlenecked flows (>= 2)
-  uint32_t flows = 0;  ///< flows bottlenecked at the link (>= fanIn)
+  uint32_t fanIn = 0;  ///< distinct upstream ports feeding the episode's flows (>= 2)
+  uint32_t flows = 0;  ///< flows crossing the link, not held to a pace (>= fanIn)
   /// Mean over the upstream ports of the rate their flows could arrive at together (each
   /// flow bounded by what the other flows leave it on the links before, and a port's flows
   /// together by what the port carries); <= lineRate, and fanIn x arrivalRate + background > lineRate.

@@ -35,11 +35,12 @@
 // each flow's projected completion moves in place in a CompletionHeap when its rate changes.
 // Hybrid mode (setEpisodeModel, `--backend hybrid`): after each solve, every switch egress the
 // solve left saturated with flows from two or more upstream ports, able to arrive faster than
-// it drains, is a congestion episode. A flow arrives as fast as its NIC serves it: NICs serve
-// their queue pairs in turn, blind to their paths' bottlenecks, so each gets an equal share of
-// its port (less what paced queue pairs take), not its max-min rate. A CongestionEpisodeModel
-// measures what the fabric's congestion control makes of the episode, flow by flow, and each
-// flow is then held to a pace: its fluid rate there times its draw from the episode's per-flow
+// it drains, is a congestion episode. Its flows are all the episodic ones that cross it, those
+// bottlenecked elsewhere too: they sit in the same queue, and ECN marks any packet there. A flow arrives as
+// fast as its NIC serves it: NICs serve their queue pairs in turn, blind to their paths' bottlenecks, so each
+// gets an equal share of its port (less what paced queue pairs take), not its max-min rate. A
+// CongestionEpisodeModel measures what the fabric's congestion control makes of the episode, flow by flow,
+// and each flow is then held to a pace: its fluid rate there times its draw from the episode's per-flow
 // efficiencies (which flow draws which is a hash of the transfer, the time and the seed). The
 // pace is a resource of the flow's own in the solver, and holds for the bytes the episode
 // covered (the flow's burst, else the rest of the flow): a queue pair's congestion-control
@@ -49,8 +50,8 @@
 // touched, evaluated together from it, their flows held to their paces) until a round holds no
 // new flow, or episodes.max_rounds rounds were run (the recomputation is then counted as
 // unconverged). Paced flows, and lossless classes without congestion control (PfcSpreading's),
-// take no part in later episodes: they take their share of the link first, and the episode is
-// the rest of it. An episode whose efficiency is within episodes.tolerance of 1 holds no flow.
+// are not flows of later episodes: they are the episode's background (CongestionEpisode), at
+// their rates. An episode whose efficiency is within episodes.tolerance of 1 holds no flow.
 // NIC uplinks are never episodes.
 // A flow is delivered its fixed path latency after its last byte left the fluid: propagation,
 // switch latency and one frame's store-and-forward per switch hop (as the packet backend's
@@ -267,15 +268,13 @@ class FlowFabric final : public Fabric, public EventHandler {
   uint32_t start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc, uint16_t qp);
   void recompute();
   /// Hybrid mode: the episodes of the switch links the last solve touched (each from that same
-  /// solution), and their bottlenecked flows held to the paces those episodes give them (those
+  /// solution), and their flows held to the paces those episodes give them (those
   /// not held yet, and those an episode holds to a slower pace than their own); returns how many
   /// flows it held. Episodes with an efficiency within `tolerance` of 1 are left alone.
   uint32_t commitEpisodes(double tolerance);
   /// A flow that can take part in a congestion episode: not held to a pace already, and not in a
   /// lossless class without congestion control (PfcSpreading shares its congested links).
   bool episodic(const Active& a) const { return !a.paced && !((pfcClasses_ >> a.tc) & 1); }
-  /// The top rate among the episodic data flows on `r`.
-  double topUnpacedRate(uint32_t r) const;
   /// What NIC uplink `nicPort` gives each of its queue pairs not held to a pace: the rest of the
   /// port after the paced ones, in equal shares (bytes/ps).
   double nicShare(uint32_t nicPort) const;
@@ -295,10 +294,10 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// the next such end.
   void expirePaces(Time now);
   void schedulePaceExpiry();
-  /// The efficiency of the episode on saturated switch port `r`, whose bottlenecked flows are
-  /// the episodic ones at rate `top` (topUnpacedRate); 1 if fewer than two upstream ports feed
-  /// them, or if they cannot arrive faster than it drains.
-  double episodeEfficiency(uint32_t r, double top);
+  /// The efficiency of the episode on saturated switch port `r`, whose flows are the episodic
+  /// data flows crossing it; 1 if fewer than two upstream ports feed them, or if they cannot
+  /// arrive faster than the link drains what the others leave.
+  double episodeEfficiency(uint32_t r);
   /// Lossless classes without congestion control: the rates of PfcSpreading (paused ports and
   /// their victims) replace the max-min ones while a pause holds (FlowFabricPfc.cpp).
   void applyPfcSpreading(Time now);
@@ -336,13 +335,12 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint32_t port;  ///< upstream port (or a sprayed flow's own id, top bit set)
     double most;    ///< what the flow brings here when nothing holds it back, bytes/ps
   };
-  std::vector<Arrival> arrivals_;                 ///< scratch: the bottlenecked flows of one episode
+  std::vector<Arrival> arrivals_;                 ///< scratch: the flows of one episode
   uint32_t round_ = 0;                            ///< commitEpisodes calls, the caches' stamp
   std::vector<double> share_, pass_;              ///< per port: nicShare, passFraction of round_
   std::vector<uint32_t> shareStamp_, passStamp_;  ///< per port: the round they were computed in
   struct Target {
     uint32_t link;
-    double top;  ///< topUnpacedRate(link) in the solution the episode was read from
     double efficiency;
     std::span<const double> flows;  ///< CongestionEpisodeModel::flowEfficiencies
   };

@@ -27,9 +27,8 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     // Pace resources are not links; a NIC's own uplink is shared by its scheduler, without a
     // switch queue: never an episode.
     if (r >= topo_.portCount() || topo_.isHost(topo_.portNode(r)) || !solver_.saturated(r)) continue;
-    const double top = topUnpacedRate(r);
-    const double eff = episodeEfficiency(r, top);
-    if (eff < 1 - tolerance) targets_.push_back({r, top, eff, episodes_->flowEfficiencies()});
+    const double eff = episodeEfficiency(r);
+    if (eff < 1 - tolerance) targets_.push_back({r, eff, episodes_->flowEfficiencies()});
   }
   // Each flow of an episode keeps the pace it had there (its fluid rate x the efficiency) for
   // the bytes the episode covered: the congestion control's state outlives the collision that
@@ -40,8 +39,7 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     ranked_.clear();
     for (const MaxMinSolver::User& u : solver_.users(t.link)) {
       const Active& a = active_[u.flow];
-      if (!episodic(a) || solver_.hopIndex(u) >= a.dataHops || solver_.rate(u.flow) < t.top * (1 - 1e-9))
-        continue;
+      if (!episodic(a) || solver_.hopIndex(u) >= a.dataHops) continue;
       // Which flow draws which of the episode's outcomes is the luck of the packets: a hash of
       // the transfer, the time and the run's seed (deterministic, unrelated to the order of the
       // flows, and drawn afresh at each episode a flow takes part in).
@@ -130,21 +128,13 @@ double FlowFabric::nicShare(uint32_t nicPort) const {
   return free == 0 ? 0.0 : std::max(0.0, nominal_[nicPort] - held) / free;
 }
 
-double FlowFabric::topUnpacedRate(uint32_t r) const {
-  double top = 0;
-  for (const MaxMinSolver::User& u : solver_.users(r))
-    if (episodic(active_[u.flow]) && solver_.hopIndex(u) < active_[u.flow].dataHops)
-      top = std::max(top, solver_.rate(u.flow));
-  return top;
-}
-
-double FlowFabric::episodeEfficiency(uint32_t r, double top) {
-  // The flows bottlenecked here are those at its top rate, among those not held to the pace of
-  // an earlier episode; the upstream port of each (the hop before this one) tells how many
-  // ingress ports converge on this egress. The flows held to a pace bring their paces to the
+double FlowFabric::episodeEfficiency(uint32_t r) {
+  // The episode's flows are all those crossing the link not held to the pace of an earlier
+  // episode: those bottlenecked here and those limited elsewhere alike sit in its queue, whose
+  // marks (or drops) cut any of them. The upstream port of each (the hop before this one) tells
+  // how many ingress ports converge on this egress. The flows held to a pace bring their paces to the
   // link: the episode's background, whose senders the new queue cuts again (at packet level
   // they share its marks), and whose share the fluid leaves to the episode's flows.
-  const double cut = top * (1 - 1e-9);
   double link = nominal_[r];
   double nicRate = 0;  // bits/s
   arrivals_.clear();
@@ -160,7 +150,6 @@ double FlowFabric::episodeEfficiency(uint32_t r, double top) {
       link -= solver_.rate(u.flow) * hops[hop].weight;
       continue;
     }
-    if (solver_.rate(u.flow) < cut) continue;  // limited elsewhere
     // Its congestion control starts at its NIC's line rate, whatever share the NIC gives it.
     for (uint32_t k = 0; k < a.dataHops; ++k)
       if (topo_.isHost(topo_.portNode(hops[k].resource))) {

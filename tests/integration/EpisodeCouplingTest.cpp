@@ -1,20 +1,23 @@
 // The hybrid backend's coupling between congestion episodes and the rate solve (FlowFabric with
 // a CongestionEpisodeModel), with a model whose answers are known, so that the rates can be
 // worked out by hand: a two-to-one convergence at half efficiency holds each flow to a quarter
-// of the line rate, and that pace outlives the episode (for the burst it covered); each flow
-// draws its own of the episode's per-flow outcomes; a NIC's queue pairs arrive at its equal
+// of the line rate, and that pace outlives the episode (for the burst it covered); a flow held
+// lower by its NIC is one of the flows of the queue it crosses; flows joining paced ones meet
+// them in the queue as a background; each flow draws its own of the episode's per-flow outcomes; a NIC's queue pairs arrive at its equal
 // share, not their max-min rates; the outcome does not depend on the order in which the
 // transfers were posted (the solver lists links and flows in that order); the rounds are counted.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <random>
 #include <span>
 #include <vector>
 
 #include "sim/config/TopologySpec.h"
+#include "sim/core/EventHandler.h"
 #include "sim/core/Simulator.h"
 #include "sim/fabric/LinkFraming.h"
 #include "sim/flow/CongestionEpisodeModel.h"
@@ -148,6 +151,73 @@ TEST(EpisodeCoupling, FixedPointDoesNotDependOnTheOrderTransfersArePosted) {
     EXPECT_NEAR(static_cast<double>(backward.at(tag).picos()), static_cast<double>(t.picos()),
                 1e-9 * static_cast<double>(t.picos()) + 1)
         << "transfer " << tag;
+}
+
+TEST(EpisodeCoupling, AFlowHeldLowerByItsNicIsInTheQueueItCrosses) {
+  // Three leaves of two hosts under one spine. Host 3 sends c to host 1 and three flows to host 2
+  // (same leaf): its NIC gives each C/4. Hosts 2 and 4 send a and b to host 0. By max-min the
+  // spine's port to leaf 0 carries c at C/4 (held by its NIC) and a and b at 3C/8 each: it is
+  // full. c is not bottlenecked there, but it sits in that queue and is marked as a and b are:
+  // the episode has F = 3 flows from K = 2 ports (leaf 1's uplink brings a and c, thinned to
+  // what it carries, C; leaf 2's brings b, C): A = C. At efficiency 1/2 each is held to half its
+  // rate to the end: a and b to 3C/16, ending at 16S/3C; c to C/8, ending at 8S/C (its NIC's
+  // other flows and then a and b leave, but the pace holds). Tolerance: 1 ns of event-time
+  // rounding.
+  TopologySpec s = leafSpineSpec(3, 1, 2);
+  FixedModel model(0.5);
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 8 << 20;
+  b.fabric.send(TransferRequest{2, 0, S, 0, 0, 1}, &log);  // a
+  b.fabric.send(TransferRequest{4, 0, S, 0, 0, 2}, &log);  // b
+  b.fabric.send(TransferRequest{3, 1, S, 0, 0, 3}, &log);  // c
+  for (uint16_t q = 0; q < 3; ++q) b.fabric.send(TransferRequest{3, 2, S, 0, q, 10u + q}, &log);
+  b.sim.run();
+  ASSERT_EQ(model.calls, 1);
+  EXPECT_EQ(model.last.flows, 3u);
+  EXPECT_EQ(model.last.fanIn, 2u);
+  EXPECT_NEAR(static_cast<double>(model.last.arrivalRate.bitsPerSecond()), 100e9, 1e3);
+  const LinkMath m;
+  const double S3 = static_cast<double>(S);
+  EXPECT_NEAR(static_cast<double>(log.at.at(1).picos()), 16 * S3 / (3 * m.c) + m.fixed, 1e3);
+  EXPECT_NEAR(static_cast<double>(log.at.at(2).picos()), 16 * S3 / (3 * m.c) + m.fixed, 1e3);
+  EXPECT_NEAR(static_cast<double>(log.at.at(3).picos()), 8 * S3 / m.c + m.fixed, 1e3);
+}
+
+TEST(EpisodeCoupling, FlowsJoiningPacedOnesMeetThemInTheQueueAsABackground) {
+  // Five leaves of one host under one spine. Hosts 1 and 2 send to host 0 at once: an episode
+  // at half efficiency holds each to C/4. 100 us later hosts 3 and 4 send to host 0 too. The
+  // spine's port to leaf 0 is full again (the paced flows take C/2, the new ones C/4 each); the
+  // new episode is the two new flows (K = 2, each port at C) on the whole link, C, with the
+  // paced flows in its queue as a background of C/2. At half efficiency the new flows are held
+  // to C/8 and end S/(C/8) after they start. Tolerance: 1 ns of event-time rounding.
+  TopologySpec s = leafSpineSpec(5, 1, 1);
+  FixedModel model(0.5);
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 8 << 20;
+  for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  struct Later final : EventHandler {
+    std::function<void()> run;
+    void onEvent(uint32_t) override { run(); }
+  } later;
+  const Time t0 = Time::us(100);
+  later.run = [&] {
+    for (uint32_t src : {3u, 4u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  };
+  b.sim.schedule(t0, &later, 0);
+  b.sim.run();
+  ASSERT_EQ(model.calls, 2);
+  EXPECT_EQ(model.last.fanIn, 2u);
+  EXPECT_EQ(model.last.flows, 2u);
+  EXPECT_EQ(model.last.lineRate, BitRate::gbps(100));
+  EXPECT_NEAR(static_cast<double>(model.last.background.bitsPerSecond()), 50e9, 1e3);
+  EXPECT_EQ(model.last.arrivalRate, BitRate::gbps(100));
+  const LinkMath m;
+  for (uint32_t src : {3u, 4u})
+    EXPECT_NEAR(static_cast<double>(log.at.at(src).picos()),
+                static_cast<double>(t0.picos()) + 8 * static_cast<double>(S) / m.c + m.fixed, 1e3)
+        << src;
 }
 
 TEST(EpisodeCoupling, APaceOutlivesTheEpisodeThatSetIt) {
