@@ -10,9 +10,7 @@
 #ifndef FABRICSIM_VERSION
 #define FABRICSIM_VERSION "0.0.0"
 #endif
-#ifndef FABRICSIM_GIT
-#define FABRICSIM_GIT "unknown"
-#endif
+#include "FabricsimGit.h"  // FABRICSIM_GIT, generated at every build (cmake/GitDescribe.cmake)
 
 namespace fabricsim {
 
