@@ -191,8 +191,13 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   s.workload.clear();
 
   // The shape LeafSpineBuilder would build from `s` (same nodes, links and order), except that
-  // the background's sender is cabled at B.
+  // the background's sender is cabled at B and its receiver at C.
   const uint32_t backgroundSender = (leaves - 1) * perLeaf;
+  const auto hostRate = [&](uint32_t h) {
+    if (background && h == backgroundSender) return e.background;
+    if (background && h == e.flows) return s.links.fabricSpeed;
+    return s.links.hostSpeed;
+  };
   Topology topo(1, 1);
   addHosts(topo, static_cast<size_t>(leaves) * perLeaf);
   std::vector<NodeId> leafNodes;
@@ -200,8 +205,7 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
     leafNodes.push_back(topo.addSwitch(switchName("", "leaf", static_cast<int>(i)), 1));
   const NodeId spine = topo.addSwitch(switchName("", "spine", 0), 2);
   for (uint32_t h = 0; h < leaves * perLeaf; ++h)
-    topo.addLink(h, leafNodes[h / perLeaf],
-                 background && h == backgroundSender ? e.background : s.links.hostSpeed, s.links.latency, 0);
+    topo.addLink(h, leafNodes[h / perLeaf], hostRate(h), s.links.latency, 0);
   for (const NodeId leaf : leafNodes) topo.addLink(leaf, spine, s.links.fabricSpeed, s.links.latency, 1);
   topo.finalize();
 

@@ -156,6 +156,13 @@ TEST(PacketEpisodeModelTest, TheBackgroundTakesItsFifoShareOfTheQueue) {
   for (double t : r.flowTimesS) EXPECT_NEAR(t, 3 * static_cast<double>(S) / payload, 0.02 * t);
   EXPECT_NEAR(r.fluidTimeS, 4 * static_cast<double>(S) / payload, 1e-9);
   EXPECT_EQ(r.efficiency, 1.0);
+  // A background faster than the ports (3C/4 against C/4 each): 5C/4 arrives, each flow gets a
+  // fifth of C and ends at 5S/C (its last byte arrives at 4S/C behind a queue of S).
+  e.arrivalRate = BitRate::gbps(25);
+  e.background = BitRate::gbps(75);
+  const auto fast = m.simulate(e, 1);
+  EXPECT_EQ(fast.packetsDropped, 0u);
+  for (double t : fast.flowTimesS) EXPECT_NEAR(t, 5 * static_cast<double>(S) / payload, 0.02 * t);
 }
 
 TEST(PacketEpisodeModelTest, LosslessSwitchWithoutCcDrainsAtLineRate) {
