@@ -3,22 +3,26 @@
 //
 // Models: a congestion episode is a switch egress link that max-min fairness has saturated,
 // crossed by flows from different upstream ports (all of them, those bottlenecked elsewhere too:
-// they share its queue), whose arrival rates (what
-// each could send: its NIC's share for it, bounded by what the other flows leave it on the
-// switch links before this one, and at most what their upstream port carries) add up to more
-// than what the link leaves them (its rate less what flows held to an earlier episode's pace
-// bring to it, the episode's background): a queue builds there when they start. An episode is one congestion
-// point: where flows sharing an upstream port would queue there too, that link is an episode of its own.
-// Flows that merely fill the link (for example QPs already held to their share by their own NIC) do not build
-// one. Under a real scheme the flows do not drain the link at the fluid rate at once: DCQCN starts at line
-// rate, builds a queue, cuts on CNPs and recovers on timers; IB CC throttles on BECNs; with no congestion
-// control a lossy switch drops once its buffer is full and go-back-N resends, and a lossless
-// one pauses its senders. The model answers with the efficiency: the fluid drain time of the
-// episode's bytes (through what the background leaves of the link) over the time the scheme takes, in (0, 1];
-// and flow by flow, the fluid makespan over the time each flow took (schemes are not fair: some flows finish
-// early, some are cut hard). The flow backend holds each flow of the episode to its fluid rate times one of
-// those. Leaves out: everything that couples episodes (PFC pauses spreading upstream, victim flows, CNP
-// traffic), which an implementation states in its own header. Units: Bytes, BitRate (line rate), Time (ps).
+// they share its queue), whose arrival rates (what each could send: its NIC's share for it,
+// bounded by what the other flows leave it on the switch links before this one, and at most
+// what their upstream port carries) add up to more than what the link leaves them (its rate less
+// what flows held to an earlier episode's pace bring to it, the episode's background): a queue
+// builds there when they start. An episode is one congestion point: where flows sharing an
+// upstream port would queue there too, that link is an episode of its own. Flows that merely
+// fill the link (for example QPs already held to their share by their own NIC) do not build one.
+// Under a real scheme the flows do not drain the link at the fluid rate at once: DCQCN starts at
+// line rate, builds a queue, cuts on CNPs and recovers on timers; IB CC throttles on BECNs; with
+// no congestion control a lossy switch drops once its buffer is full and go-back-N resends, and
+// a lossless one pauses its senders. The model answers with the efficiency: the fluid drain time
+// of the episode's bytes (through what the background leaves of the link) over the time the
+// scheme takes, in (0, 1]; flow by flow, the fluid makespan over the time each flow took
+// (schemes are not fair: some flows finish early, some are cut hard); and what the background
+// kept of its rate meanwhile (the new queue cuts the paced flows too). The flow backend holds
+// each flow of the episode to its fluid rate times one of those, and the flows of the
+// background to their paces times what it kept.
+// Leaves out: everything that couples episodes (PFC pauses spreading upstream, victim flows,
+// CNP traffic), which an implementation states in its own header.
+// Units: Bytes, BitRate (line rate), Time (ps).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +45,7 @@ struct CongestionEpisode {
   /// What flows held to an earlier episode's pace bring to the link (their paces added up):
   /// senders already cut by their congestion control, which the new queue cuts again. < lineRate.
   BitRate background;
+  uint32_t backgroundFlows = 0;  ///< how many flows make up the background (each its own CC)
   BitRate nicRate;   ///< the senders' NIC line rate, where their congestion control starts (0: lineRate)
   Time pathLatency;  ///< mean fixed one-way latency of those flows' paths
 };
@@ -54,6 +59,10 @@ class CongestionEpisodeModel {
   /// each flow took, in ascending order (a sample of the flows' distribution; values above 1 are
   /// flows that finished before the fluid makespan). Empty: every flow at efficiency().
   virtual std::span<const double> flowEfficiencies() const { return {}; }
+  /// The episode last passed to efficiency(): the fraction of its rate the background kept while
+  /// the episode lasted, in (0, 1] (the new queue marks the paced flows too, and their congestion
+  /// control cuts them again). 1: the background is not slowed.
+  virtual double backgroundEfficiency() const { return 1.0; }
 };
 
 }  // namespace fabricsim

@@ -51,7 +51,8 @@
 // new flow, or episodes.max_rounds rounds were run (the recomputation is then counted as
 // unconverged). Paced flows, and lossless classes without congestion control (PfcSpreading's),
 // are not flows of later episodes: they are the episode's background (CongestionEpisode), at
-// their rates. An episode whose efficiency is within episodes.tolerance of 1 holds no flow.
+// their rates; the paced ones are cut to what the background kept (the new queue marks them too).
+// An episode whose efficiency is within episodes.tolerance of 1 holds no flow and cuts none.
 // NIC uplinks are never episodes.
 // A flow is delivered its fixed path latency after its last byte left the fluid: propagation,
 // switch latency and one frame's store-and-forward per switch hop (as the packet backend's
@@ -144,6 +145,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Congestion episodes evaluated, and flows held to a pace by them (hybrid mode).
   uint64_t episodesEvaluated() const { return episodesEvaluated_; }
   uint64_t pacesSet() const { return pacesSet_; }
+  /// Paces cut again because their flows were in a later episode's background.
+  uint64_t backgroundCuts() const { return backgroundCuts_; }
   /// The rounds between episodes and rates (hybrid mode).
   struct Coupling {
     uint64_t recomputations = 0;  ///< recomputations (each runs rounds until one holds no new flow)
@@ -198,6 +201,7 @@ class FlowFabric final : public Fabric, public EventHandler {
     bool paced = false;
     uint32_t pacedSlot = 0;  ///< its place in paced_ while paced
     double paceUntil = 0;
+    Time pacedAt;  ///< when its pace was set
   };
   /// A flow that lost packets at a failure and waits to resend them.
   struct Stalled {
@@ -281,6 +285,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// What flow `f` offers its first switch: its NIC's share (episodic flows on one path), else its
   /// rate (bytes/ps). Cached per round.
   double offered(uint32_t f);
+  /// Bytes flow `a` has left to send now (its remaining, less what it sent since it was settled).
+  double left(const Active& a) const;
   /// The fraction of what its flows offer that switch link `link` passes: 1, or its capacity
   /// over their offered rates where they exceed it. Cached per round.
   double passFraction(uint32_t link);
@@ -343,10 +349,14 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint32_t link;
     double efficiency;
     std::span<const double> flows;  ///< CongestionEpisodeModel::flowEfficiencies
+    double background;              ///< CongestionEpisodeModel::backgroundEfficiency
+    double durationPs;              ///< the episode's time: its fluid makespan over its efficiency
   };
   std::vector<Target> targets_;                        ///< scratch: the episodes of one round
   std::vector<std::pair<uint64_t, uint32_t>> ranked_;  ///< scratch: (draw, flow) of one episode
   std::vector<std::pair<uint32_t, double>> paces_;     ///< scratch: (flow, pace) from the episodes
+  std::vector<std::pair<uint32_t, double>> recut_;     ///< scratch: (paced flow, its cut pace)
+  double episodePs_ = 0;  ///< the last episodeEfficiency()'s duration (Target::durationPs)
   Coupling coupling_;
   std::vector<uint32_t> freePaces_;        ///< pace resources of flows that left
   std::vector<uint32_t> paced_;            ///< the flows held to a pace
@@ -354,6 +364,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   static constexpr double kUnpaced = 1e6;  ///< a pace resource's capacity while it holds nothing (bytes/ps)
   uint64_t episodesEvaluated_ = 0;
   uint64_t pacesSet_ = 0;
+  uint64_t backgroundCuts_ = 0;
   PfcSpreading pfc_;
   std::vector<MaxMinSolver::Hop> pfcHops_;  ///< scratch: a split flow's hops, NIC uplink first
   uint8_t pfcClasses_ = 0;                  ///< PfcSpreading::pausingClasses of the spec (0: never applied)

@@ -28,18 +28,37 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     // switch queue: never an episode.
     if (r >= topo_.portCount() || topo_.isHost(topo_.portNode(r)) || !solver_.saturated(r)) continue;
     const double eff = episodeEfficiency(r);
-    if (eff < 1 - tolerance) targets_.push_back({r, eff, episodes_->flowEfficiencies()});
+    if (eff < 1 - tolerance)
+      targets_.push_back(
+          {r, eff, episodes_->flowEfficiencies(), episodes_->backgroundEfficiency(), episodePs_});
   }
   // Each flow of an episode keeps the pace it had there (its fluid rate x the efficiency) for
   // the bytes the episode covered: the congestion control's state outlives the collision that
   // set it (a DCQCN queue pair cut in it recovers over milliseconds, whatever the link does).
   // A flow in two episodes keeps the slower pace.
   paces_.clear();
+  recut_.clear();
   for (const Target& t : targets_) {
     ranked_.clear();
     for (const MaxMinSolver::User& u : solver_.users(t.link)) {
       const Active& a = active_[u.flow];
-      if (!episodic(a) || solver_.hopIndex(u) >= a.dataHops) continue;
+      if (solver_.hopIndex(u) >= a.dataHops) continue;
+      // A flow held to a pace since before this instant is in the episode's background, which
+      // kept only part of its rate while the episode lasted: the flow loses the rest of that
+      // time. It is spread over the bytes its pace still covers (a later pace to the same end),
+      // not kept for the rest of the flow: the queue that cut it drains. (A flow paced at this
+      // instant, in an earlier round, met this queue in the same collision: the slower of its
+      // paces stands, as for a flow in two episodes of one round.)
+      if (a.paced) {
+        const double pace = solver_.capacity(a.pace);
+        const double covered = std::max(0.0, left(a) - a.paceUntil);
+        if (t.background < 1 - tolerance && covered > 0 && a.pacedAt < sim_.now()) {
+          const double lost = (1 - t.background) * t.durationPs;
+          recut_.emplace_back(u.flow, covered / (covered / pace + lost));
+        }
+        continue;
+      }
+      if (!episodic(a)) continue;
       // Which flow draws which of the episode's outcomes is the luck of the packets: a hash of
       // the transfer, the time and the run's seed (deterministic, unrelated to the order of the
       // flows, and drawn afresh at each episode a flow takes part in).
@@ -62,6 +81,16 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
       paces_.emplace_back(f, std::max(solver_.rate(f) * eff, 1e-6 * nominal_[t.link]));
     }
   }
+  // The background's flows: the slowest of their cuts (a flow in two episodes' backgrounds is
+  // cut at both queues: Jacobi, from the paces of the round's start, so the lower one stands).
+  std::sort(recut_.begin(), recut_.end());
+  for (size_t i = 0; i < recut_.size();) {
+    const uint32_t f = recut_[i].first;
+    double pace = recut_[i].second;
+    for (; i < recut_.size() && recut_[i].first == f; ++i) pace = std::min(pace, recut_[i].second);
+    solver_.setCapacity(active_[f].pace, pace);
+    ++backgroundCuts_;
+  }
   std::sort(paces_.begin(), paces_.end());
   uint32_t held = 0;
   for (size_t i = 0; i < paces_.size();) {
@@ -69,10 +98,10 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     double pace = paces_[i].second;
     for (; i < paces_.size() && paces_[i].first == f; ++i) pace = std::min(pace, paces_[i].second);
     Active& a = active_[f];
-    const double left =
-        std::max(0.0, a.remaining - a.rate * static_cast<double>((sim_.now() - a.last).picos()));
-    a.paceUntil = left - std::min(left, static_cast<double>(a.burst));
+    const double rest = left(a);
+    a.paceUntil = rest - std::min(rest, static_cast<double>(a.burst));
     a.paced = true;
+    a.pacedAt = sim_.now();
     a.pacedSlot = static_cast<uint32_t>(paced_.size());
     paced_.push_back(f);
     solver_.setCapacity(a.pace, pace);
@@ -80,6 +109,10 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     ++pacesSet_;
   }
   return held;
+}
+
+double FlowFabric::left(const Active& a) const {
+  return std::max(0.0, a.remaining - a.rate * static_cast<double>((sim_.now() - a.last).picos()));
 }
 
 double FlowFabric::offered(uint32_t f) {
@@ -136,6 +169,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   // link: the episode's background, whose senders the new queue cuts again (at packet level
   // they share its marks), and whose share the fluid leaves to the episode's flows.
   double link = nominal_[r];
+  uint32_t backgroundFlows = 0;
   double nicRate = 0;  // bits/s
   arrivals_.clear();
   double bytes = 0;
@@ -148,6 +182,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
     const auto hops = solver_.hops(u.flow);
     if (!episodic(a)) {
       link -= solver_.rate(u.flow) * hops[hop].weight;
+      ++backgroundFlows;
       continue;
     }
     // Its congestion control starts at its NIC's line rate, whatever share the NIC gives it.
@@ -169,8 +204,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
     const double most = std::min(offered(u.flow) * thin * hops[hop].weight, nominal_[r]);
     arrivals_.push_back({single ? hops[hop - 1].resource : (0x80000000u | u.flow), std::max(most, rate)});
     // What it has left to bring through the episode (a pipelined ring's step at most).
-    const double left = a.remaining - a.rate * static_cast<double>((sim_.now() - a.last).picos());
-    bytes += std::clamp(left, 0.0, static_cast<double>(a.burst));
+    bytes += std::min(left(a), static_cast<double>(a.burst));
     latencyPs += static_cast<double>(a.latency.picos());
     ++n;
   }
@@ -192,6 +226,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   e.fanIn = fanIn;
   e.lineRate = topo_.portRate(r);
   e.background = BitRate::bps(static_cast<int64_t>((nominal_[r] - link) * bitsPerByte));
+  e.backgroundFlows = e.background.bitsPerSecond() > 0 ? std::max(backgroundFlows, 1u) : 0;
   e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / fanIn, nominal_[r]) * bitsPerByte));
   e.nicRate = BitRate::bps(
       static_cast<int64_t>(nicRate > 0 ? nicRate : static_cast<double>(e.lineRate.bitsPerSecond())));
@@ -201,6 +236,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   ++episodesEvaluated_;
   const double eff = episodes_->efficiency(e);
   SIM_CHECK(eff > 0 && eff <= 1, "a congestion-episode efficiency must be in (0, 1]");
+  episodePs_ = bytes / link / eff;  // the episode's bytes through what the background leaves
   return eff;
 }
 

@@ -97,6 +97,7 @@ nlohmann::json Experiment::buildResults() const {
     doc["summary"]["hybrid_model"] = {{"episode_queries", runQueries_},
                                       {"episodes_simulated", episodes_->simulated()},
                                       {"paces_set", flow_->pacesSet()},
+                                      {"background_cuts", flow_->backgroundCuts()},
                                       {"packet_wall_time_s", episodes_->packetWallSeconds()},
                                       {"seeds", episodes_->seeds()},
                                       {"replica_groups", episodes_->replicas()},

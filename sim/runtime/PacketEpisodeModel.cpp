@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "sim/core/Error.h"
+#include "sim/core/EventHandler.h"
 #include "sim/core/Simulator.h"
 #include "sim/fabric/LinkFraming.h"
 #include "sim/packet/PacketFabric.h"
@@ -49,6 +51,29 @@ class Countdown final : public TransferObserver {
   uint32_t left_;
   Time last_;
   std::vector<Time> times_;
+};
+
+/// Keeps a queue pair backlogged, as a sender whose data is all there: posts a message of one
+/// size every `interval` (faster than the queue pair can send them, so that it never waits for
+/// data, whatever the queueing delay), and counts the bytes delivered.
+class Backlog final : public TransferObserver, public EventHandler {
+ public:
+  Backlog(Simulator& sim, Fabric& fabric, const TransferRequest& message, Time interval)
+      : sim_(sim), fabric_(fabric), message_(message), interval_(interval) {}
+  void start() { onEvent(0); }
+  void onEvent(uint32_t) override {
+    fabric_.send(message_, this);
+    sim_.scheduleIn(interval_, this, 0);
+  }
+  void onTransferDelivered(uint64_t, Time) override { delivered_ += static_cast<double>(message_.bytes); }
+  double delivered() const { return delivered_; }
+
+ private:
+  Simulator& sim_;
+  Fabric& fabric_;
+  TransferRequest message_;
+  Time interval_;
+  double delivered_ = 0;
 };
 
 }  // namespace
@@ -109,6 +134,7 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   const double background =
       std::clamp(std::round(8.0 * static_cast<double>(e.background.bitsPerSecond()) / line), 0.0, 7.0);
   q.background = BitRate::bps(static_cast<int64_t>(background) * eighth);
+  q.backgroundFlows = q.background.bitsPerSecond() > 0 ? std::clamp<uint32_t>(e.backgroundFlows, 1, 8) : 0;
   const double arrival = static_cast<double>(e.arrivalRate.bitsPerSecond());
   double eighths =
       std::clamp(std::round(8.0 * arrival / static_cast<double>(q.lineRate.bitsPerSecond())), 1.0, 8.0);
@@ -131,7 +157,8 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
                 q.lineRate.bitsPerSecond(),
                 q.pathLatency.picos(),
                 q.nicRate.bitsPerSecond(),
-                q.background.bitsPerSecond()};
+                q.background.bitsPerSecond(),
+                q.backgroundFlows};
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -152,11 +179,22 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
       }
     }
     for (auto& f : entry.flows) std::sort(f.begin(), f.end());
+    entry.background.assign(static_cast<size_t>(replicas_) + 1, 1.0);
+    for (int g = 0; g <= replicas_; ++g) {
+      double delivered = 0, ideal = 0;
+      for (size_t k = 0; k < entry.runs.size(); ++k)
+        if (g == 0 || k % static_cast<size_t>(replicas_) == static_cast<size_t>(g - 1)) {
+          delivered += entry.runs[k].backgroundBytes;
+          ideal += entry.runs[k].backgroundIdeal;
+        }
+      if (ideal > 0) entry.background[static_cast<size_t>(g)] = std::clamp(delivered / ideal, 1e-3, 1.0);
+    }
     it = cache_.emplace(key, std::move(entry)).first;
     wallSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   ++it->second.uses;
   lastFlows_ = it->second.flows[static_cast<size_t>(replica_)];
+  lastBackground_ = it->second.background[static_cast<size_t>(replica_)];
   return replica_ == 0 ? it->second.mean : it->second.groups[static_cast<size_t>(replica_ - 1)];
 }
 
@@ -212,9 +250,6 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   Simulator sim(seed);
   EcmpFib fib(topo, s.routing.hashSeed ^ seed, EcmpFib::optionsFor(s.routing));
   PacketFabric fabric(sim, topo, s, fib);
-  struct Ignore final : TransferObserver {
-    void onTransferDelivered(uint64_t, Time) override {}
-  } ignore;
   const LinkFraming framing = s.links.technology == "infiniband" ? LinkFraming::ib() : LinkFraming::roce();
   const auto mtu = static_cast<uint32_t>(s.links.mtu);
   const double payloadPerBit = static_cast<double>(mtu) / framing.dataWireBytes(mtu) / 8;
@@ -229,18 +264,27 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   const double fluidTimeS =
       std::max(static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow) / linkPayload,
                busiestPort * static_cast<double>(e.bytesPerFlow) / portPayload);
+  // The paced flows, one queue pair each whose congestion control starts at its share of B,
+  // sending for as long as the episode lasts (the run stops at its last byte): 64 KiB messages
+  // posted at twice that share.
+  std::vector<std::unique_ptr<Backlog>> backlogs;
   if (background) {
-    // The paced flows, as one queue pair whose congestion control starts at their pace: enough
-    // bytes to outlast the episode a thousandfold (the run stops at the episode's last byte),
-    // within the PSN space.
-    fabric.setQueuePairLineRate(e.background);
-    TransferRequest r;
-    r.srcGpu = backgroundSender;
-    r.dstGpu = e.flows;
-    const double bytes = static_cast<double>(e.background.bitsPerSecond()) * payloadPerBit * fluidTimeS * 1e3;
-    r.bytes = static_cast<Bytes>(std::clamp(bytes, 1e6, static_cast<double>(mtu) * 0x7fffffff));
-    r.tag = e.flows;
-    fabric.send(r, &ignore);
+    const uint32_t n = std::max(e.backgroundFlows, 1u);
+    const BitRate share = BitRate::bps(e.background.bitsPerSecond() / n);
+    fabric.setQueuePairLineRate(share);
+    TransferRequest chunk;
+    chunk.srcGpu = backgroundSender;
+    chunk.dstGpu = e.flows;
+    chunk.bytes = 64 << 10;
+    chunk.tag = e.flows;
+    const Time interval =
+        Time::ps(static_cast<int64_t>(static_cast<double>(chunk.bytes) * 1e12 /
+                                      (2.0 * static_cast<double>(share.bitsPerSecond()) * payloadPerBit)));
+    for (uint32_t k = 0; k < n; ++k) {
+      chunk.qp = static_cast<uint16_t>(k);
+      backlogs.push_back(std::make_unique<Backlog>(sim, fabric, chunk, interval));
+      backlogs.back()->start();
+    }
   }
   fabric.setQueuePairLineRate(e.nicRate.bitsPerSecond() > 0 ? e.nicRate : e.lineRate);
   Countdown countdown(sim, e.flows);
@@ -269,6 +313,8 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   for (const Time t : countdown.times())
     m.flowTimesS.push_back(static_cast<double>((t - unloaded).picos()) * 1e-12);
   m.efficiency = std::clamp(m.fluidTimeS / m.packetTimeS, 1e-3, 1.0);
+  for (const auto& b : backlogs) m.backgroundBytes += b->delivered();
+  m.backgroundIdeal = static_cast<double>(e.background.bitsPerSecond()) * payloadPerBit * m.packetTimeS;
   const NetworkCounters c = fabric.networkCounters();
   m.ecnMarks = c.ecnMarks;
   m.packetsDropped = c.packetsDropped;
@@ -316,7 +362,9 @@ nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
                    {"path_latency_us", static_cast<double>(std::get<5>(k)) * 1e-6},
                    {"nic_rate_gbps", static_cast<double>(std::get<6>(k)) * 1e-9},
                    {"background_gbps", static_cast<double>(std::get<7>(k)) * 1e-9},
+                   {"background_flows", std::get<8>(k)},
                    {"efficiency", e->mean},
+                   {"background_efficiency", e->background.front()},
                    {"efficiency_ci95", {e->mean - e->halfWidth, e->mean + e->halfWidth}},
                    {"fluid_time_us", e->runs.front().fluidTimeS * 1e6},
                    {"seeds", runs},

@@ -3,9 +3,10 @@
 // worked out by hand: a two-to-one convergence at half efficiency holds each flow to a quarter
 // of the line rate, and that pace outlives the episode (for the burst it covered); a flow held
 // lower by its NIC is one of the flows of the queue it crosses; flows joining paced ones meet
-// them in the queue as a background; each flow draws its own of the episode's per-flow outcomes; a NIC's queue pairs arrive at its equal
-// share, not their max-min rates; the outcome does not depend on the order in which the
-// transfers were posted (the solver lists links and flows in that order); the rounds are counted.
+// them in the queue as a background, and lose what it lost there; each flow draws its own of the episode's
+// per-flow outcomes; a NIC's queue pairs arrive at its equal share, not their max-min rates; the outcome does
+// not depend on the order in which the transfers were posted (the solver lists links and flows in that
+// order); the rounds are counted.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,7 +41,9 @@ struct FixedModel final : CongestionEpisodeModel {
     ++calls;
     return eff;
   }
+  double backgroundEfficiency() const override { return background; }
   double eff;
+  double background = 1.0;
   CongestionEpisode last;
   int calls = 0;
 };
@@ -217,6 +220,42 @@ TEST(EpisodeCoupling, FlowsJoiningPacedOnesMeetThemInTheQueueAsABackground) {
   for (uint32_t src : {3u, 4u})
     EXPECT_NEAR(static_cast<double>(log.at.at(src).picos()),
                 static_cast<double>(t0.picos()) + 8 * static_cast<double>(S) / m.c + m.fixed, 1e3)
+        << src;
+}
+
+TEST(EpisodeCoupling, FlowsPacedEarlierLoseWhatTheBackgroundLostInTheNewQueue) {
+  // As above, with a model whose background keeps half its rate: the second episode (two flows
+  // of S through the C/2 the paced flows leave, at efficiency 1/2) lasts 2S/(C/2)/(1/2) = 8S/C,
+  // and flows 1 and 2 lose half of it, 4S/C, spread over what they have left: they end at
+  // 4S/C + 4S/C. Flows 3 and 4 are held to C/8 as before and end 8S/C after they start. (Flows
+  // paced at the same instant as an episode are not cut by it: the synchronous-burst test covers
+  // that.) Tolerance: 1 ns of event-time rounding.
+  TopologySpec s = leafSpineSpec(5, 1, 1);
+  FixedModel model(0.5);
+  model.background = 0.5;
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 8 << 20;
+  for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  struct Later final : EventHandler {
+    std::function<void()> run;
+    void onEvent(uint32_t) override { run(); }
+  } later;
+  const Time t0 = Time::us(100);
+  later.run = [&] {
+    for (uint32_t src : {3u, 4u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  };
+  b.sim.schedule(t0, &later, 0);
+  b.sim.run();
+  ASSERT_EQ(model.calls, 2);
+  EXPECT_EQ(b.fabric.backgroundCuts(), 2u);
+  const LinkMath m;
+  const double S8 = static_cast<double>(S);
+  for (uint32_t src : {1u, 2u})
+    EXPECT_NEAR(static_cast<double>(log.at.at(src).picos()), 8 * S8 / m.c + m.fixed, 1e3) << src;
+  for (uint32_t src : {3u, 4u})
+    EXPECT_NEAR(static_cast<double>(log.at.at(src).picos()),
+                static_cast<double>(t0.picos()) + 8 * S8 / m.c + m.fixed, 1e3)
         << src;
 }
 
