@@ -81,8 +81,8 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
       paces_.emplace_back(f, std::max(solver_.rate(f) * eff, 1e-6 * nominal_[t.link]));
     }
   }
-  // The background's flows: the slowest of their cuts (a flow in two episodes' backgrounds is
-  // cut at both queues: Jacobi, from the paces of the round's start, so the lower one stands).
+  // The background's flows: a flow in the backgrounds of two episodes of the round keeps the
+  // lower of the two cuts (both worked out from its pace at the round's start: Jacobi).
   std::sort(recut_.begin(), recut_.end());
   for (size_t i = 0; i < recut_.size();) {
     const uint32_t f = recut_[i].first;
