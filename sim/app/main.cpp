@@ -6,6 +6,7 @@
 
 #include "sim/app/Commands.h"
 #include "sim/core/Error.h"
+#include "sim/report/ResultsFile.h"
 
 namespace {
 
@@ -47,7 +48,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "--version") {
-      std::printf("fabricsim 0.1.0\n");
+      // The version and the commit the binary was built from (as results name them).
+      std::printf("fabricsim %s (%s)\n", fabricsim::ResultsFile::version().c_str(),
+                  fabricsim::ResultsFile::gitDescribe().c_str());
       return 0;
     }
     std::fprintf(stderr, "fabricsim: unknown subcommand '%s'\n\n", cmd.c_str());

@@ -118,7 +118,8 @@ class PacketFabric final : public Fabric {
   /// Queue pairs' congestion control starts at (and never exceeds) `rate` instead of their NIC
   /// port's rate; 0 restores that. For a congestion episode (PacketEpisodeModel), whose sender
   /// port carries only the share a real NIC's scheduler gives the QPs: their congestion control
-  /// still starts at the real NIC's line rate. Before the first transfer.
+  /// still starts at the real NIC's line rate. Applies to the queue pairs created after the
+  /// call (a transfer creates its queue pair when it is the first between its endpoints).
   void setQueuePairLineRate(BitRate rate) { qpLineRate_ = rate; }
   const LinkFraming& framing() const { return nicParams_.framing; }
   const EgressPort& port(PortId p) const { return ports_[p]; }

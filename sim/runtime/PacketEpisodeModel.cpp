@@ -95,6 +95,16 @@ double PacketEpisodeModel::harmonic(const std::vector<Measured>& runs, int group
   return packet > 0 ? std::clamp(fluid / packet, 1e-3, 1.0) : 1.0;
 }
 
+double PacketEpisodeModel::backgroundKept(const std::vector<Measured>& runs, int group, int groups) {
+  // Over the runs of the group, what the background delivered over what it would have at its rate.
+  double delivered = 0, ideal = 0;
+  for (size_t k = static_cast<size_t>(group); k < runs.size(); k += static_cast<size_t>(groups)) {
+    delivered += runs[k].backgroundBytes;
+    ideal += runs[k].backgroundIdeal;
+  }
+  return ideal > 0 ? std::clamp(delivered / ideal, 1e-3, 1.0) : 1.0;
+}
+
 uint64_t PacketEpisodeModel::episodeSeed(int k) const {
   return k == 0 ? seed_ : FlowHash::mix(seed_ ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(k)));
 }
@@ -179,16 +189,8 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
       }
     }
     for (auto& f : entry.flows) std::sort(f.begin(), f.end());
-    entry.background.assign(static_cast<size_t>(replicas_) + 1, 1.0);
-    for (int g = 0; g <= replicas_; ++g) {
-      double delivered = 0, ideal = 0;
-      for (size_t k = 0; k < entry.runs.size(); ++k)
-        if (g == 0 || k % static_cast<size_t>(replicas_) == static_cast<size_t>(g - 1)) {
-          delivered += entry.runs[k].backgroundBytes;
-          ideal += entry.runs[k].backgroundIdeal;
-        }
-      if (ideal > 0) entry.background[static_cast<size_t>(g)] = std::clamp(delivered / ideal, 1e-3, 1.0);
-    }
+    entry.background.push_back(backgroundKept(entry.runs, 0, 1));
+    for (int g = 0; g < replicas_; ++g) entry.background.push_back(backgroundKept(entry.runs, g, replicas_));
     it = cache_.emplace(key, std::move(entry)).first;
     wallSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }

@@ -133,6 +133,8 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   double lastBackground_ = 1;          ///< backgroundEfficiency() of the last episode asked for
   /// Fluid time over mean packet time of runs[k] for k % groups == group.
   static double harmonic(const std::vector<Measured>& runs, int group, int groups);
+  /// The background's delivered over ideal bytes over runs[k] for k % groups == group.
+  static double backgroundKept(const std::vector<Measured>& runs, int group, int groups);
   std::map<Key, Entry> cache_;
   uint64_t queries_ = 0;
   double wallSeconds_ = 0;

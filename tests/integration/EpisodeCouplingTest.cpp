@@ -91,6 +91,21 @@ struct HybridBench {
   FlowFabric fabric;
 };
 
+/// Five leaves of one host under one spine: hosts 1 and 2 send S to host 0 at once, hosts 3 and
+/// 4 at t0. Runs to the end; the delivery times are in `log`.
+void runTwoPairsInto0(HybridBench& b, DeliveryLog& log, Bytes S, Time t0) {
+  for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  struct Later final : EventHandler {
+    std::function<void()> run;
+    void onEvent(uint32_t) override { run(); }
+  } later;
+  later.run = [&] {
+    for (uint32_t src : {3u, 4u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  };
+  b.sim.schedule(t0, &later, 0);
+  b.sim.run();
+}
+
 }  // namespace
 
 TEST(EpisodeCoupling, TwoToOneAtHalfEfficiencyGivesEachFlowAQuarterOfTheLink) {
@@ -199,17 +214,8 @@ TEST(EpisodeCoupling, FlowsJoiningPacedOnesMeetThemInTheQueueAsABackground) {
   HybridBench b(s, model);
   DeliveryLog log;
   const Bytes S = 8 << 20;
-  for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
-  struct Later final : EventHandler {
-    std::function<void()> run;
-    void onEvent(uint32_t) override { run(); }
-  } later;
   const Time t0 = Time::us(100);
-  later.run = [&] {
-    for (uint32_t src : {3u, 4u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
-  };
-  b.sim.schedule(t0, &later, 0);
-  b.sim.run();
+  runTwoPairsInto0(b, log, S, t0);
   ASSERT_EQ(model.calls, 2);
   EXPECT_EQ(model.last.fanIn, 2u);
   EXPECT_EQ(model.last.flows, 2u);
@@ -236,17 +242,8 @@ TEST(EpisodeCoupling, FlowsPacedEarlierLoseWhatTheBackgroundLostInTheNewQueue) {
   HybridBench b(s, model);
   DeliveryLog log;
   const Bytes S = 8 << 20;
-  for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
-  struct Later final : EventHandler {
-    std::function<void()> run;
-    void onEvent(uint32_t) override { run(); }
-  } later;
   const Time t0 = Time::us(100);
-  later.run = [&] {
-    for (uint32_t src : {3u, 4u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
-  };
-  b.sim.schedule(t0, &later, 0);
-  b.sim.run();
+  runTwoPairsInto0(b, log, S, t0);
   ASSERT_EQ(model.calls, 2);
   EXPECT_EQ(b.fabric.backgroundCuts(), 2u);
   const LinkMath m;
