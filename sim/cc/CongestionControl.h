@@ -32,6 +32,12 @@ class CongestionControl {
   virtual void onNotification(uint32_t qp, Time now) = 0;
   /// The next time after `now` at which rate(qp) can change by a timer alone; Time::max() if never.
   virtual Time nextTimer(uint32_t qp, Time now) = 0;
+  /// Makes QP `qp` (registered or not) a copy of QP `fromQp` of `from`, a controller of the same
+  /// algorithm and parameters, its clock moved by `shift` (from's time t is this one's t + shift):
+  /// rates, timers' phases and stage counts alike. The hybrid backend carries the state a queue
+  /// pair left a simulated congestion episode in to its next message (a SimError if `from` is
+  /// another algorithm).
+  virtual void copyQueuePair(uint32_t qp, const CongestionControl& from, uint32_t fromQp, Time shift) = 0;
   virtual const char* name() const = 0;
 };
 

@@ -55,6 +55,7 @@ class Dcqcn final : public CongestionControl {
   void onSent(uint32_t qp, Time now, uint32_t wireBytes) override;
   void onNotification(uint32_t qp, Time now) override;
   Time nextTimer(uint32_t qp, Time now) override;
+  void copyQueuePair(uint32_t qp, const CongestionControl& from, uint32_t fromQp, Time shift) override;
   const char* name() const override { return "dcqcn"; }
 
   const DcqcnSpec& spec() const { return spec_; }

@@ -28,6 +28,20 @@ void DcqcnMlx::addFlow(uint32_t qp, BitRate lineRate, Time now) {
   s.nextEvent = Time::max();
 }
 
+void DcqcnMlx::copyQueuePair(uint32_t qp, const CongestionControl& from, uint32_t fromQp, Time shift) {
+  const auto* other = dynamic_cast<const DcqcnMlx*>(&from);
+  SIM_CHECK(other != nullptr && fromQp < other->qps_.size(),
+            "DcqcnMlx::copyQueuePair: not a DcqcnMlx queue pair");
+  if (qp >= qps_.size()) qps_.resize(static_cast<size_t>(qp) + 1);
+  QpState& s = qps_[qp];
+  s = other->qps_[fromQp];
+  const auto moved = [shift](Time t) { return t == Time::max() ? t : t + shift; };
+  s.anchor = moved(s.anchor);
+  s.cutAt = moved(s.cutAt);
+  s.nextIncrease = moved(s.nextIncrease);
+  s.nextEvent = moved(s.nextEvent);
+}
+
 double DcqcnMlx::alphaAt(const QpState& s, Time t) const {
   if (!s.cnpSeen || t <= s.anchor) return s.alphaBase;
   const int64_t tick = (t - s.anchor).picos() / spec_.alphaTimer.picos();  // last tick at or before t

@@ -22,6 +22,19 @@ void IbCongestionControl::addFlow(uint32_t qp, BitRate lineRate, Time now) {
   s.nextDecrement = Time::max();
 }
 
+void IbCongestionControl::copyQueuePair(uint32_t qp, const CongestionControl& from, uint32_t fromQp,
+                                        Time shift) {
+  const auto* other = dynamic_cast<const IbCongestionControl*>(&from);
+  SIM_CHECK(other != nullptr && fromQp < other->qps_.size(),
+            "IbCongestionControl::copyQueuePair: not a IbCongestionControl queue pair");
+  if (qp >= qps_.size()) qps_.resize(static_cast<size_t>(qp) + 1);
+  QpState& s = qps_[qp];
+  s = other->qps_[fromQp];
+  const auto moved = [shift](Time t) { return t == Time::max() ? t : t + shift; };
+  s.origin = moved(s.origin);
+  s.nextDecrement = moved(s.nextDecrement);
+}
+
 void IbCongestionControl::setRate(QpState& s) {
   s.rateBps = s.index == 0 ? static_cast<int64_t>(s.line)
                            : std::max<int64_t>(1, std::llround(s.line / (1.0 + s.index / spec_.cctScale)));

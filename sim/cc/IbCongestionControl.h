@@ -37,6 +37,7 @@ class IbCongestionControl final : public CongestionControl {
   void onSent(uint32_t, Time, uint32_t) override {}
   void onNotification(uint32_t qp, Time now) override;
   Time nextTimer(uint32_t qp, Time now) override;
+  void copyQueuePair(uint32_t qp, const CongestionControl& from, uint32_t fromQp, Time shift) override;
   const char* name() const override { return "ibcc"; }
 
   const IbCcSpec& spec() const { return spec_; }

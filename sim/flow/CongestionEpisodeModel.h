@@ -19,7 +19,9 @@
 // (schemes are not fair: some flows finish early, some are cut hard); and what the background
 // kept of its rate meanwhile (the new queue cuts the paced flows too). The flow backend holds
 // each flow of the episode to its fluid rate times one of those, and the flows of the
-// background to their paces times what it kept.
+// background to their paces times what it kept. A model may also say in which state each flow
+// left its queue pair's congestion control (a DCQCN QP cut hard recovers over milliseconds), for
+// the flow's next message on the same queue pair.
 // Leaves out: everything that couples episodes (PFC pauses spreading upstream, victim flows,
 // CNP traffic), which an implementation states in its own header.
 // Units: Bytes, BitRate (line rate), Time (ps).
@@ -32,6 +34,8 @@
 #include "sim/core/Units.h"
 
 namespace fabricsim {
+
+class CongestionControl;
 
 struct CongestionEpisode {
   uint32_t fanIn = 0;  ///< distinct upstream ports feeding the episode's flows (>= 2)
@@ -63,6 +67,16 @@ class CongestionEpisodeModel {
   /// the episode lasted, in (0, 1] (the new queue marks the paced flows too, and their congestion
   /// control cuts them again). 1: the background is not slowed.
   virtual double backgroundEfficiency() const { return 1.0; }
+  /// Where a flow's queue pair was left at the end of a simulated episode: QP `qp` of `cc`, on a
+  /// clock whose 0 is the instant the episode's flows started.
+  struct QueuePairState {
+    const CongestionControl* cc = nullptr;  ///< null: nothing kept (no congestion control)
+    uint32_t qp = 0;
+  };
+  /// The episode last passed to efficiency(): the congestion-control state each flow of
+  /// flowEfficiencies() left its queue pair in (same order; pointers valid for the model's
+  /// lifetime), which a flow's next message starts from. Empty: none kept.
+  virtual std::span<const QueuePairState> flowStates() const { return {}; }
 };
 
 }  // namespace fabricsim

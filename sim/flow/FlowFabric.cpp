@@ -391,6 +391,13 @@ uint32_t FlowFabric::start(uint32_t record, double remaining, Time latency, Byte
   a.tc = tc;
   a.qp = qp;
   a.live = true;
+  // A message on a queue pair an earlier episode left cut starts held to that state's rate.
+  if (qpCc_ != nullptr && pace != kNoPace)
+    if (const auto it = qpSlots_.find(queuePairKey(a)); it != qpSlots_.end()) {
+      a.ccSlot = it->second;
+      holdAtCarriedRate(f);
+      if (a.held) ++carriedHolds_;
+    }
   return f;
 }
 
@@ -437,6 +444,7 @@ void FlowFabric::recompute() {
     // Rounds of (episodes from the solution, their flows held to their paces, solve) until a
     // solution leaves no new episode (each round holds at least one more flow), or max_rounds.
     const EpisodeSpec& ep = spec_.episodes;
+    refreshHolds();
     expirePaces(now);
     if (solver_.pending()) solve();
     uint32_t updates = 0;

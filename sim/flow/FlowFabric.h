@@ -41,11 +41,17 @@
 // gets an equal share of its port (less what paced queue pairs take), not its max-min rate. A
 // CongestionEpisodeModel measures what the fabric's congestion control makes of the episode, flow by flow,
 // and each flow is then held to a pace: its fluid rate there times its draw from the episode's per-flow
-// efficiencies (which flow draws which is a hash of the transfer, the time and the seed). The
-// pace is a resource of the flow's own in the solver, and holds for the bytes the episode
-// covered (the flow's burst, else the rest of the flow): a queue pair's congestion-control
-// state outlives the collision that set it (a DCQCN QP cut there recovers over milliseconds),
-// so partners leaving or new flows arriving do not lift it. Rates and paces depend on each
+// efficiencies (flows whose queue pair is still held by its congestion control draw the lowest,
+// the most held first; the others in the order of a hash of the transfer, the time and the
+// seed). The pace is a resource of the flow's own in the solver, and holds for the bytes the
+// episode covered (the flow's burst, else the rest of the flow): a queue pair's
+// congestion-control state outlives the collision that set it (a DCQCN QP cut there recovers
+// over milliseconds), so partners leaving or new flows arriving do not lift it. Beyond those
+// bytes the queue pair keeps the state its draw left in the episode (the model's flowStates(),
+// copied into a congestion control of the fabric's own, one QP per queue pair that took part in
+// an episode): each later message on it starts held to that state's rate, recovering on the
+// scheme's own timers, and the hold is refreshed at each recomputation until the rate is back
+// at line rate. Rates and paces depend on each
 // other; each recomputation runs rounds of (solve, the episodes of the links that solve
 // touched, evaluated together from it, their flows held to their paces) until a round holds no
 // new flow, or episodes.max_rounds rounds were run (the recomputation is then counted as
@@ -93,9 +99,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
+#include "sim/cc/CongestionControl.h"
 #include "sim/config/TopologySpec.h"
 #include "sim/core/Simulator.h"
 #include "sim/fabric/Fabric.h"
@@ -141,12 +149,16 @@ class FlowFabric final : public Fabric, public EventHandler {
 
   /// Hybrid mode: the flows of congestion episodes are held to the paces `model` measures
   /// (nullptr: pure max-min, the default). `model` must outlive the run.
-  void setEpisodeModel(CongestionEpisodeModel* model) { episodes_ = model; }
+  void setEpisodeModel(CongestionEpisodeModel* model);
   /// Congestion episodes evaluated, and flows held to a pace by them (hybrid mode).
   uint64_t episodesEvaluated() const { return episodesEvaluated_; }
   uint64_t pacesSet() const { return pacesSet_; }
   /// Paces cut again because their flows were in a later episode's background.
   uint64_t backgroundCuts() const { return backgroundCuts_; }
+  /// Messages that started held by the congestion-control state an earlier episode left their
+  /// queue pair in, and queue pairs carrying such a state.
+  uint64_t carriedHolds() const { return carriedHolds_; }
+  size_t carriedQueuePairs() const { return qpSlots_.size(); }
   /// The rounds between episodes and rates (hybrid mode).
   struct Coupling {
     uint64_t recomputations = 0;  ///< recomputations (each runs rounds until one holds no new flow)
@@ -183,6 +195,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   static constexpr uint32_t kPaceExpiry = 0x40000000u;  ///< tag of the next pace's end
   static constexpr uint32_t kStallBit = 0x80000000u;    ///< tag of a stalled flow's timer: bit | slot
   static constexpr uint32_t kNoPace = UINT32_MAX;
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
   struct Active {
     double remaining = 0;  ///< bytes not yet through the bottleneck at `last`
     double rate = 0;       ///< bytes per ps
@@ -202,6 +215,11 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint32_t pacedSlot = 0;  ///< its place in paced_ while paced
     double paceUntil = 0;
     Time pacedAt;  ///< when its pace was set
+    /// Hybrid mode: its queue pair's slot in qpCc_ (kNoSlot: never in an episode), and whether
+    /// that state's rate holds it (its pace resource's capacity) while it is not paced.
+    uint32_t ccSlot = kNoSlot;
+    bool held = false;
+    uint32_t heldSlot = 0;  ///< its place in held_ while held
   };
   /// A flow that lost packets at a failure and waits to resend them.
   struct Stalled {
@@ -294,8 +312,20 @@ class FlowFabric final : public Fabric, public EventHandler {
   void attachPace();
   /// Frees flow `a`'s pace resource (it leaves the solver).
   void releasePace(Active& a);
-  /// Ends flow `a`'s pace (its resource stays, unlimited).
-  void unpace(Active& a);
+  /// Ends flow `f`'s pace (its resource stays, at its queue pair's carried rate or unlimited).
+  void unpace(uint32_t f);
+  /// Flow `f`'s pace resource at its queue pair's carried congestion-control rate now, if that is
+  /// below line rate, else unlimited (and out of held_).
+  void holdAtCarriedRate(uint32_t f);
+  /// The carried rate of flow `f`'s queue pair now, as its payload rate (bytes/ps); 0: line rate.
+  double carriedRate(uint32_t f);
+  /// The queue pair of flow `a` as a key (source NIC, destination NIC, class, index).
+  uint64_t queuePairKey(const Active& a) const;
+  /// Takes flow `a` off paced_ / held_ (its pace resource's capacity is the caller's).
+  void dropPaced(Active& a);
+  void dropHeld(Active& a);
+  /// The held flows' paces at their queue pairs' carried rates now (they recover).
+  void refreshHolds();
   /// Ends the paces of the flows that have sent the bytes their episode covered, and schedules
   /// the next such end.
   void expirePaces(Time now);
@@ -349,13 +379,16 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint32_t link;
     double efficiency;
     std::span<const double> flows;  ///< CongestionEpisodeModel::flowEfficiencies
-    double background;              ///< CongestionEpisodeModel::backgroundEfficiency
-    double durationPs;              ///< the episode's time: its fluid makespan over its efficiency
+    std::span<const CongestionEpisodeModel::QueuePairState> states;  ///< its flowStates
+    double background;  ///< CongestionEpisodeModel::backgroundEfficiency
+    double durationPs;  ///< the episode's time: its fluid makespan over its efficiency
   };
-  std::vector<Target> targets_;                        ///< scratch: the episodes of one round
-  std::vector<std::pair<uint64_t, uint32_t>> ranked_;  ///< scratch: (draw, flow) of one episode
-  std::vector<std::pair<uint32_t, double>> paces_;     ///< scratch: (flow, pace) from the episodes
-  std::vector<std::pair<uint32_t, double>> recut_;     ///< scratch: (paced flow, its cut pace)
+  std::vector<Target> targets_;  ///< scratch: the episodes of one round
+  /// scratch: (carried rate over line, draw, flow) of one episode's flows (2: none carried)
+  std::vector<std::tuple<double, uint64_t, uint32_t>> ranked_;
+  /// scratch: (flow, pace, its queue pair's state after the episode) from the episodes
+  std::vector<std::tuple<uint32_t, double, CongestionEpisodeModel::QueuePairState>> paces_;
+  std::vector<std::pair<uint32_t, double>> recut_;  ///< scratch: (paced flow, its cut pace)
   double episodePs_ = 0;  ///< the last episodeEfficiency()'s duration (Target::durationPs)
   Coupling coupling_;
   std::vector<uint32_t> freePaces_;        ///< pace resources of flows that left
@@ -365,6 +398,12 @@ class FlowFabric final : public Fabric, public EventHandler {
   uint64_t episodesEvaluated_ = 0;
   uint64_t pacesSet_ = 0;
   uint64_t backgroundCuts_ = 0;
+  /// Hybrid mode under a congestion control: the queue pairs' carried states (one QP each), by
+  /// queuePairKey; the flows held by them.
+  std::unique_ptr<CongestionControl> qpCc_;
+  std::unordered_map<uint64_t, uint32_t> qpSlots_;
+  std::vector<uint32_t> held_;
+  uint64_t carriedHolds_ = 0;
   PfcSpreading pfc_;
   std::vector<MaxMinSolver::Hop> pfcHops_;  ///< scratch: a split flow's hops, NIC uplink first
   uint8_t pfcClasses_ = 0;                  ///< PfcSpreading::pausingClasses of the spec (0: never applied)

@@ -3,11 +3,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/cc/CongestionControl.h"
 #include "sim/core/Error.h"
 #include "sim/flow/FlowFabric.h"
 #include "sim/routing/FlowHash.h"
 
 namespace fabricsim {
+
+void FlowFabric::setEpisodeModel(CongestionEpisodeModel* model) {
+  episodes_ = model;
+  // The queue pairs' congestion-control states between episodes: the fabric's own algorithm.
+  qpCc_ = model != nullptr ? makeCongestionControl(spec_.congestionControl) : nullptr;
+  qpSlots_.clear();
+}
 
 uint32_t FlowFabric::commitEpisodes(double tolerance) {
   // Jacobi: every congested link's episode is read from the same solution, and the flows are
@@ -29,8 +37,8 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     if (r >= topo_.portCount() || topo_.isHost(topo_.portNode(r)) || !solver_.saturated(r)) continue;
     const double eff = episodeEfficiency(r);
     if (eff < 1 - tolerance)
-      targets_.push_back(
-          {r, eff, episodes_->flowEfficiencies(), episodes_->backgroundEfficiency(), episodePs_});
+      targets_.push_back({r, eff, episodes_->flowEfficiencies(), episodes_->flowStates(),
+                          episodes_->backgroundEfficiency(), episodePs_});
   }
   // Each flow of an episode keeps the pace it had there (its fluid rate x the efficiency) for
   // the bytes the episode covered: the congestion control's state outlives the collision that
@@ -59,26 +67,32 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
         continue;
       }
       if (!episodic(a)) continue;
-      // Which flow draws which of the episode's outcomes is the luck of the packets: a hash of
-      // the transfer, the time and the run's seed (deterministic, unrelated to the order of the
-      // flows, and drawn afresh at each episode a flow takes part in).
+      // Which flow draws which of the episode's outcomes: a queue pair whose congestion control
+      // is still held from an earlier episode starts below the others and recovers slowest (its
+      // target rate was cut): the lowest, the most held first. The others by the luck of the
+      // packets: a hash of the transfer, the time and the run's seed (deterministic, unrelated to
+      // the order of the flows, and drawn afresh at each episode a flow takes part in).
+      const double carried =
+          a.held ? solver_.capacity(a.pace) / nominal_[solver_.hops(u.flow)[0].resource] : 2.0;
       const uint64_t id = transfers_.record(a.record).id;
-      ranked_.emplace_back(FlowHash::mix(sim_.seed() ^ (id * 0x9e3779b97f4a7c15ull) ^
+      ranked_.emplace_back(carried,
+                           FlowHash::mix(sim_.seed() ^ (id * 0x9e3779b97f4a7c15ull) ^
                                          static_cast<uint64_t>(sim_.now().picos())),
                            u.flow);
     }
     std::sort(ranked_.begin(), ranked_.end());
     const size_t n = ranked_.size();
     for (size_t j = 0; j < n; ++j) {
-      const uint32_t f = ranked_[j].second;
-      // The j-th of n flows takes the episode's flow distribution at (j + 1/2) / n.
-      const double eff =
-          t.flows.empty()
-              ? t.efficiency
-              : t.flows[std::min(t.flows.size() - 1,
+      const uint32_t f = std::get<2>(ranked_[j]);
+      // The j-th of n flows takes the episode's flow distribution at (j + 1/2) / n, and the
+      // state that outcome's queue pair ended in.
+      const size_t at = std::min(t.flows.size() - 1,
                                  static_cast<size_t>((static_cast<double>(j) + 0.5) / static_cast<double>(n) *
-                                                     static_cast<double>(t.flows.size())))];
-      paces_.emplace_back(f, std::max(solver_.rate(f) * eff, 1e-6 * nominal_[t.link]));
+                                                     static_cast<double>(t.flows.size())));
+      const double eff = t.flows.empty() ? t.efficiency : t.flows[at];
+      const CongestionEpisodeModel::QueuePairState state =
+          at < t.states.size() ? t.states[at] : CongestionEpisodeModel::QueuePairState{};
+      paces_.emplace_back(f, std::max(solver_.rate(f) * eff, 1e-6 * nominal_[t.link]), state);
     }
   }
   // The background's flows: a flow in the backgrounds of two episodes of the round keeps the
@@ -91,13 +105,23 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     solver_.setCapacity(active_[f].pace, pace);
     ++backgroundCuts_;
   }
-  std::sort(paces_.begin(), paces_.end());
+  std::sort(paces_.begin(), paces_.end(), [](const auto& x, const auto& y) {
+    return std::get<0>(x) != std::get<0>(y) ? std::get<0>(x) < std::get<0>(y)
+                                            : std::get<1>(x) < std::get<1>(y);
+  });
   uint32_t held = 0;
   for (size_t i = 0; i < paces_.size();) {
-    const uint32_t f = paces_[i].first;
-    double pace = paces_[i].second;
-    for (; i < paces_.size() && paces_[i].first == f; ++i) pace = std::min(pace, paces_[i].second);
+    // The slowest of its paces (first: sorted), and the state that outcome left.
+    const auto [f, pace, state] = paces_[i];
+    while (i < paces_.size() && std::get<0>(paces_[i]) == f) ++i;
     Active& a = active_[f];
+    if (qpCc_ != nullptr && state.cc != nullptr) {
+      const auto [slot, inserted] =
+          qpSlots_.try_emplace(queuePairKey(a), static_cast<uint32_t>(qpSlots_.size()));
+      qpCc_->copyQueuePair(slot->second, *state.cc, state.qp, sim_.now() - Time::zero());
+      a.ccSlot = slot->second;
+    }
+    if (a.held) dropHeld(a);
     const double rest = left(a);
     a.paceUntil = rest - std::min(rest, static_cast<double>(a.burst));
     a.paced = true;
@@ -127,7 +151,8 @@ double FlowFabric::offered(uint32_t f) {
     shareStamp_[nic] = round_;
     share_[nic] = nicShare(nic);
   }
-  return share_[nic];
+  // A queue pair held by its carried congestion-control state brings no more than that rate.
+  return a.held ? std::min(share_[nic], solver_.capacity(a.pace)) : share_[nic];
 }
 
 double FlowFabric::passFraction(uint32_t link) {
@@ -146,13 +171,13 @@ double FlowFabric::passFraction(uint32_t link) {
 double FlowFabric::nicShare(uint32_t nicPort) const {
   // A NIC serves its backlogged queue pairs in turn, whatever their paths' bottlenecks (it
   // does not know them): each gets an equal share of the port, except those held below it by
-  // an episode's pace, which leave the rest to the others.
+  // an episode's pace or their queue pair's carried state, which leave the rest to the others.
   double held = 0;
   uint32_t free = 0;
   for (const MaxMinSolver::User& u : solver_.users(nicPort)) {
     const Active& a = active_[u.flow];
     if (solver_.hopIndex(u) != 0 || a.dataHops == 0) continue;  // another flow's ACK share
-    if (a.paced) {
+    if (a.paced || a.held) {
       held += solver_.rate(u.flow);
     } else {
       ++free;
@@ -240,21 +265,81 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   return eff;
 }
 
-void FlowFabric::unpace(Active& a) {
+void FlowFabric::dropPaced(Active& a) {
   if (!a.paced) return;
   const uint32_t moved = paced_.back();  // swap-remove from the list of paced flows
   paced_[a.pacedSlot] = moved;
   active_[moved].pacedSlot = a.pacedSlot;
   paced_.pop_back();
   a.paced = false;
-  solver_.setCapacity(a.pace, kUnpaced);
+}
+
+void FlowFabric::dropHeld(Active& a) {
+  if (!a.held) return;
+  const uint32_t moved = held_.back();
+  held_[a.heldSlot] = moved;
+  active_[moved].heldSlot = a.heldSlot;
+  held_.pop_back();
+  a.held = false;
+}
+
+void FlowFabric::unpace(uint32_t f) {
+  Active& a = active_[f];
+  if (!a.paced) return;
+  dropPaced(a);
+  holdAtCarriedRate(f);
 }
 
 void FlowFabric::releasePace(Active& a) {
   if (a.pace == kNoPace) return;
-  unpace(a);
+  dropPaced(a);
+  dropHeld(a);
+  solver_.setCapacity(a.pace, kUnpaced);
   freePaces_.push_back(a.pace);
   a.pace = kNoPace;
+}
+
+uint64_t FlowFabric::queuePairKey(const Active& a) const {
+  const FlowRecord& rec = transfers_.record(a.record);
+  const uint64_t srcNic = path_.sourceNic(rec.srcGpu, rec.dstGpu), dstNic = topo_.nicOfGpu(rec.dstGpu);
+  return (srcNic << 40) | (dstNic << 19) | (static_cast<uint64_t>(a.tc & 7) << 16) | a.qp;
+}
+
+double FlowFabric::carriedRate(uint32_t f) {
+  const Active& a = active_[f];
+  if (qpCc_ == nullptr || a.ccSlot == kNoSlot) return 0;
+  const uint32_t nic = solver_.hops(f)[0].resource;
+  if (!topo_.isHost(topo_.portNode(nic))) return 0;
+  const auto line = static_cast<double>(topo_.portRate(nic).bitsPerSecond());
+  const auto rate = static_cast<double>(qpCc_->rate(a.ccSlot, sim_.now()).bitsPerSecond());
+  return rate < line * (1 - 1e-6) ? nominal_[nic] * rate / line : 0.0;
+}
+
+void FlowFabric::holdAtCarriedRate(uint32_t f) {
+  Active& a = active_[f];
+  const double rate = carriedRate(f);
+  if (rate <= 0) {
+    dropHeld(a);
+    solver_.setCapacity(a.pace, kUnpaced);
+    return;
+  }
+  if (!a.held) {
+    a.held = true;
+    a.heldSlot = static_cast<uint32_t>(held_.size());
+    held_.push_back(f);
+  }
+  solver_.setCapacity(a.pace, rate);
+}
+
+void FlowFabric::refreshHolds() {
+  // Backwards: a flow whose queue pair is back at line rate leaves held_ by a swap with the
+  // last entry, already refreshed.
+  for (size_t i = held_.size(); i-- > 0;) {
+    const uint32_t f = held_[i];
+    const double rate = carriedRate(f);
+    const double now = solver_.capacity(active_[f].pace);
+    if (rate <= 0 || std::abs(rate - now) > 1e-3 * now) holdAtCarriedRate(f);
+  }
 }
 
 void FlowFabric::expirePaces(Time now) {
@@ -266,7 +351,7 @@ void FlowFabric::expirePaces(Time now) {
       ++i;
       continue;
     }
-    unpace(a);  // moves the last paced flow into slot i
+    unpace(f);  // moves the last paced flow into slot i
   }
 }
 

@@ -98,6 +98,8 @@ nlohmann::json Experiment::buildResults() const {
                                       {"episodes_simulated", episodes_->simulated()},
                                       {"paces_set", flow_->pacesSet()},
                                       {"background_cuts", flow_->backgroundCuts()},
+                                      {"carried_holds", flow_->carriedHolds()},
+                                      {"carried_queue_pairs", flow_->carriedQueuePairs()},
                                       {"packet_wall_time_s", episodes_->packetWallSeconds()},
                                       {"seeds", episodes_->seeds()},
                                       {"replica_groups", episodes_->replicas()},

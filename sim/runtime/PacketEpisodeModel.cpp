@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "sim/cc/CongestionControl.h"
 #include "sim/core/Error.h"
 #include "sim/core/EventHandler.h"
 #include "sim/core/Simulator.h"
@@ -179,16 +180,26 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
     for (int g = 0; g < replicas_; ++g) groups.push_back(harmonic(entry.runs, g, replicas_));
     entry.groups = groups;
     entry.halfWidth = replicas_ >= 2 ? MeanInterval::of(groups).halfWidth : 0.0;
-    entry.flows.resize(static_cast<size_t>(replicas_) + 1);
+    // Each flow's efficiency with the state its queue pair ended in, sorted by efficiency (ties
+    // by run and flow: deterministic).
+    std::vector<std::vector<std::tuple<double, size_t, uint32_t>>> pooled(static_cast<size_t>(replicas_) + 1);
     for (size_t k = 0; k < entry.runs.size(); ++k) {
       const Measured& m = entry.runs[k];
-      for (double t : m.flowTimesS) {
-        const double eff = std::max(m.fluidTimeS / std::max(t, 1e-12), 1e-3);
-        entry.flows[0].push_back(eff);
-        entry.flows[1 + k % static_cast<size_t>(replicas_)].push_back(eff);
+      for (uint32_t i = 0; i < m.flowTimesS.size(); ++i) {
+        const double eff = std::max(m.fluidTimeS / std::max(m.flowTimesS[i], 1e-12), 1e-3);
+        pooled[0].emplace_back(eff, k, i);
+        pooled[1 + k % static_cast<size_t>(replicas_)].emplace_back(eff, k, i);
       }
     }
-    for (auto& f : entry.flows) std::sort(f.begin(), f.end());
+    for (auto& p : pooled) {
+      std::sort(p.begin(), p.end());
+      entry.flows.emplace_back();
+      entry.states.emplace_back();
+      for (const auto& [eff, k, i] : p) {
+        entry.flows.back().push_back(eff);
+        if (entry.runs[k].queuePairs) entry.states.back().push_back({entry.runs[k].queuePairs.get(), i});
+      }
+    }
     entry.background.push_back(backgroundKept(entry.runs, 0, 1));
     for (int g = 0; g < replicas_; ++g) entry.background.push_back(backgroundKept(entry.runs, g, replicas_));
     it = cache_.emplace(key, std::move(entry)).first;
@@ -196,6 +207,7 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
   }
   ++it->second.uses;
   lastFlows_ = it->second.flows[static_cast<size_t>(replica_)];
+  lastStates_ = it->second.states[static_cast<size_t>(replica_)];
   lastBackground_ = it->second.background[static_cast<size_t>(replica_)];
   return replica_ == 0 ? it->second.mean : it->second.groups[static_cast<size_t>(replica_ - 1)];
 }
@@ -317,6 +329,16 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   m.efficiency = std::clamp(m.fluidTimeS / m.packetTimeS, 1e-3, 1.0);
   for (const auto& b : backlogs) m.backgroundBytes += b->delivered();
   m.backgroundIdeal = static_cast<double>(e.background.bitsPerSecond()) * payloadPerBit * m.packetTimeS;
+  // The flows' queue pairs as the run left them (the flows started at time 0).
+  if (const CongestionControl* cc = fabric.congestionControl()) {
+    std::shared_ptr<CongestionControl> copy = makeCongestionControl(s.congestionControl);
+    for (uint32_t i = 0; i < e.flows; ++i) {
+      const uint32_t qp = fabric.findQueuePair(topo.nicOfGpu(sender(i)), topo.nicOfGpu(i), 0, 0);
+      SIM_CHECK(qp != kInvalid, "a congestion episode's flow has no queue pair");
+      copy->copyQueuePair(i, *cc, qp, Time::zero());
+    }
+    m.queuePairs = std::move(copy);
+  }
   const NetworkCounters c = fabric.networkCounters();
   m.ecnMarks = c.ecnMarks;
   m.packetsDropped = c.packetsDropped;
@@ -331,8 +353,8 @@ std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
       "flows joining or leaving a congested link mid-episode (each episode is simulated with synchronous "
       "starts; the flows a link already holds to a pace enter it as one background sender at their total "
       "pace)",
-      "a queue pair's congestion-control recovery beyond the bytes its episode covered (its next episode "
-      "starts from line rate)",
+      "a queue pair's carried congestion-control state inside a new episode (the packet run starts every "
+      "queue pair at line rate with fresh state; the held ones draw its lowest outcomes)",
       "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "
       "(the simulated episodes' counters are in summary.hybrid_model.episodes)",
       "packet reordering",

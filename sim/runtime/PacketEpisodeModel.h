@@ -21,7 +21,9 @@
 // shape's fluid makespan (the bytes through C - B, or the busiest sender's ceil(F/K) flows through
 // A, whichever is longer) over the time the last byte took beyond the unloaded path latency: what
 // congestion control loses, not what the rates already impose. Each flow's own time gives its own
-// efficiency (fluid makespan over its time), pooled over the seeds and sorted: flowEfficiencies().
+// efficiency (fluid makespan over its time), pooled over the seeds and sorted: flowEfficiencies();
+// with each, the state its queue pair's congestion control was left in at the end of its run
+// (copied, on a clock starting when the flows did): flowStates().
 // The background's efficiency is the payload its queue pairs delivered by the episode's last byte
 // (64 KiB messages posted at twice its rate: it never waits for data) over B times that time, over
 // the seeds: backgroundEfficiency().
@@ -49,6 +51,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <tuple>
@@ -56,6 +59,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cc/CongestionControl.h"
 #include "sim/config/TopologySpec.h"
 #include "sim/flow/CongestionEpisodeModel.h"
 
@@ -72,6 +76,8 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   double efficiency(const CongestionEpisode& episode) override;
   /// Pooled over the same seeds as efficiency() answered from.
   std::span<const double> flowEfficiencies() const override { return lastFlows_; }
+  /// Aligned with flowEfficiencies(): each flow's queue pair as its run left it.
+  std::span<const QueuePairState> flowStates() const override { return lastStates_; }
   /// Over the same seeds: the background's delivered bytes over its rate times the episode's time.
   double backgroundEfficiency() const override { return lastBackground_; }
   /// 0: answer from every seed; 1..replicas(): from that group of the seeds.
@@ -93,6 +99,9 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     uint64_t ecnMarks = 0;
     uint64_t packetsDropped = 0;
     uint64_t pfcPauseFrames = 0;
+    /// Each flow's queue pair (QP i: flow i) as the run left it, on a clock starting when the
+    /// flows did; null without congestion control.
+    std::shared_ptr<const CongestionControl> queuePairs;
   };
   /// Simulates `episode` as given (not quantized) on the packet backend with `seed`.
   Measured simulate(const CongestionEpisode& episode, uint64_t seed) const;
@@ -118,7 +127,8 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     /// The flows' efficiencies (fluid makespan / flow time), ascending: [0] over every run,
     /// [r] over replica r's group.
     std::vector<std::vector<double>> flows;
-    double halfWidth = 0;  ///< 95% confidence half-width of `mean` from the groups
+    std::vector<std::vector<QueuePairState>> states;  ///< aligned with `flows`
+    double halfWidth = 0;                             ///< 95% confidence half-width of `mean` from the groups
     /// The background's efficiency (delivered over ideal bytes): [0] over every run, [r] over
     /// replica r's group.
     std::vector<double> background;
@@ -129,8 +139,9 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   int seeds_;
   int replicas_;
   int replica_ = 0;
-  std::span<const double> lastFlows_;  ///< flowEfficiencies() of the last episode asked for
-  double lastBackground_ = 1;          ///< backgroundEfficiency() of the last episode asked for
+  std::span<const double> lastFlows_;           ///< flowEfficiencies() of the last episode asked for
+  std::span<const QueuePairState> lastStates_;  ///< flowStates() of the same
+  double lastBackground_ = 1;                   ///< backgroundEfficiency() of the last episode asked for
   /// Fluid time over mean packet time of runs[k] for k % groups == group.
   static double harmonic(const std::vector<Measured>& runs, int group, int groups);
   /// The background's delivered over ideal bytes over runs[k] for k % groups == group.

@@ -4,7 +4,8 @@
 // of the line rate, and that pace outlives the episode (for the burst it covered); a flow held
 // lower by its NIC is one of the flows of the queue it crosses; flows joining paced ones meet
 // them in the queue as a background, and lose what it lost there; each flow draws its own of the episode's
-// per-flow outcomes; a NIC's queue pairs arrive at its equal share, not their max-min rates; the outcome does
+// per-flow outcomes; a NIC's queue pairs arrive at its equal share, not their max-min rates; a queue pair
+// an episode left cut starts its next message at its congestion control's rate; the outcome does
 // not depend on the order in which the transfers were posted (the solver lists links and flows in that
 // order); the rounds are counted.
 #include <gtest/gtest.h>
@@ -17,6 +18,8 @@
 #include <span>
 #include <vector>
 
+#include "sim/cc/Dcqcn.h"
+#include "sim/cc/DcqcnParams.h"
 #include "sim/config/TopologySpec.h"
 #include "sim/core/EventHandler.h"
 #include "sim/core/Simulator.h"
@@ -65,6 +68,25 @@ struct SpreadModel final : CongestionEpisodeModel {
   std::span<const double> flowEfficiencies() const override { return flows; }
   double eff;
   std::vector<double> flows;
+};
+
+/// Answers `eff` for every episode; flow by flow {0.5, 1}, the first leaving its queue pair as
+/// DCQCN (paper) leaves one cut by two CNPs at alpha 1 when the episode starts (Rc = C/4, target
+/// Rt = C/2), the second as one never cut.
+struct StatefulModel final : CongestionEpisodeModel {
+  StatefulModel() : cc(dcqcnPreset("dcqcn-paper")) {
+    cc.addFlow(0, BitRate::gbps(100), Time::zero());
+    cc.onNotification(0, Time::zero());
+    cc.onNotification(0, Time::ns(1));
+    cc.addFlow(1, BitRate::gbps(100), Time::zero());
+    states = {{&cc, 0}, {&cc, 1}};
+  }
+  double efficiency(const CongestionEpisode&) override { return 0.75; }
+  std::span<const double> flowEfficiencies() const override { return flows; }
+  std::span<const QueuePairState> flowStates() const override { return states; }
+  Dcqcn cc;
+  std::vector<double> flows{0.5, 1.0};
+  std::vector<QueuePairState> states;
 };
 
 /// Payload bytes per picosecond of a 100 Gb/s link, and the fixed part of a 4-link path
@@ -336,4 +358,52 @@ TEST(EpisodeCoupling, ANicServesItsQueuePairsInTurnWhateverTheirBottlenecks) {
   EXPECT_EQ(model.last.flows, 4u);
   EXPECT_NEAR(static_cast<double>(model.last.arrivalRate.bitsPerSecond()), 50e9, 1e3);
   EXPECT_EQ(model.last.lineRate, BitRate::gbps(100));
+}
+
+TEST(EpisodeCoupling, AQueuePairCutInAnEpisodeStartsItsNextMessageAtItsCarriedRate) {
+  // Hosts 1 and 2 send S to host 0 at once (an episode, StatefulModel under DCQCN paper): one
+  // flow's queue pair ends it cut to Rc = C/4 with target C/2, the other's uncut. Then each
+  // host sends S to host 0 again, alone on the fabric, on the same queue pair (host 1 at 2 ms,
+  // host 2 at 4 ms) and, 1 ms later, on queue pair 1, never cut. The uncut ones run at line rate
+  // C: S / C plus the fixed path latency. The cut one starts at its congestion control's rate
+  // then: fast recovery has brought Rc to Rt = C/2 within five 55 us periods, and additive
+  // increase (R_AI 40 Mb/s per 55 us; no bytes counted at the flow level, so no hyper increase)
+  // adds at most 4 ms / 55 us x 40 Mb/s = 2.9 Gb/s: it takes between S / (0.55 C) and
+  // S / (0.5 C). Tolerance 1 ns: event times rounded to picoseconds.
+  TopologySpec s = leafSpineSpec(3, 1, 1);
+  s.congestionControl.algorithm = "dcqcn";
+  s.congestionControl.dcqcn = dcqcnPreset("dcqcn-paper");
+  StatefulModel model;
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 4 << 20;
+  for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  struct Later final : EventHandler {
+    std::function<void(uint32_t)> run;
+    void onEvent(uint32_t tag) override { run(tag); }
+  } later;
+  // Tag 10 q + src: host src's message on queue pair q.
+  later.run = [&](uint32_t tag) {
+    b.fabric.send(TransferRequest{tag % 10, 0, S, 0, static_cast<uint16_t>(tag / 10 - 1), tag}, &log);
+  };
+  const auto startOf = [](uint32_t tag) { return Time::ms(2 * (tag % 10) + (tag / 10 - 1)); };
+  for (uint32_t tag : {11u, 12u, 21u, 22u}) b.sim.schedule(startOf(tag), &later, tag);
+  b.sim.run();
+  ASSERT_EQ(log.at.size(), 6u);
+  const LinkMath m;
+  const double lineTime = static_cast<double>(S) / m.c + m.fixed;
+  int held = 0;
+  for (uint32_t tag : {11u, 12u, 21u, 22u}) {
+    const double took = static_cast<double>((log.at[tag] - startOf(tag)).picos());
+    if (tag < 20 && took > lineTime + 1e3) {
+      ++held;
+      EXPECT_GE(took, static_cast<double>(S) / (0.55 * m.c) + m.fixed - 1e3) << tag;
+      EXPECT_LE(took, static_cast<double>(S) / (0.5 * m.c) + m.fixed + 1e3) << tag;
+    } else {
+      EXPECT_NEAR(took, lineTime, 1e3) << tag;
+    }
+  }
+  EXPECT_EQ(held, 1) << "exactly one queue pair left the episode cut";
+  EXPECT_EQ(b.fabric.carriedHolds(), 1u);
+  EXPECT_EQ(b.fabric.carriedQueuePairs(), 2u);
 }

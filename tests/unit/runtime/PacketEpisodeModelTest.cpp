@@ -133,7 +133,9 @@ TEST(PacketEpisodeModelTest, TheBackgroundIsQuantizedInEighthsOfTheLinkAndKeepsT
             static_cast<double>(qg.background.bitsPerSecond());
         const double given = static_cast<double>(k) * static_cast<double>(g.arrivalRate.bitsPerSecond()) +
                              static_cast<double>(g.background.bitsPerSecond());
-        if (given > 100e9) EXPECT_GT(load, 100e9) << k << " ports at " << a << " Gb/s over " << b;
+        if (given > 100e9) {
+          EXPECT_GT(load, 100e9) << k << " ports at " << a << " Gb/s over " << b;
+        }
       }
 }
 
