@@ -380,12 +380,22 @@ class FlowFabric final : public Fabric, public EventHandler {
     double efficiency;
     std::span<const double> flows;  ///< CongestionEpisodeModel::flowEfficiencies
     std::span<const CongestionEpisodeModel::QueuePairState> states;  ///< its flowStates
+    std::span<const uint32_t> quartiles;                             ///< its flowQuartiles
     double background;  ///< CongestionEpisodeModel::backgroundEfficiency
     double durationPs;  ///< the episode's time: its fluid makespan over its efficiency
   };
   std::vector<Target> targets_;  ///< scratch: the episodes of one round
-  /// scratch: (carried rate over line, draw, flow) of one episode's flows (2: none carried)
-  std::vector<std::tuple<double, uint64_t, uint32_t>> ranked_;
+  /// One episode flow's place in the draw of outcomes: its bytes left, its carried rate over
+  /// line rate (2: none carried), the luck of the packets, and the range of outcomes it draws from.
+  struct Draw {
+    double size = 0;
+    double carried = 2;
+    uint64_t hash = 0;
+    uint32_t flow = 0;
+    uint32_t begin = 0, end = 0;
+  };
+  std::vector<Draw> draws_;    ///< scratch: the flows of one episode
+  std::vector<double> sizes_;  ///< scratch: their bytes left (episodeEfficiency)
   /// scratch: (flow, pace, its queue pair's state after the episode) from the episodes
   std::vector<std::tuple<uint32_t, double, CongestionEpisodeModel::QueuePairState>> paces_;
   std::vector<std::pair<uint32_t, double>> recut_;  ///< scratch: (paced flow, its cut pace)

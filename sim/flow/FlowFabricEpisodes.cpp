@@ -1,7 +1,9 @@
 // FlowFabric, hybrid mode: congestion episodes on the links a solve leaves congested, and the
 // paces they hold their flows to (see FlowFabric.h, "Hybrid mode").
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <tuple>
 
 #include "sim/cc/CongestionControl.h"
 #include "sim/core/Error.h"
@@ -38,7 +40,7 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     const double eff = episodeEfficiency(r);
     if (eff < 1 - tolerance)
       targets_.push_back({r, eff, episodes_->flowEfficiencies(), episodes_->flowStates(),
-                          episodes_->backgroundEfficiency(), episodePs_});
+                          episodes_->flowQuartiles(), episodes_->backgroundEfficiency(), episodePs_});
   }
   // Each flow of an episode keeps the pace it had there (its fluid rate x the efficiency) for
   // the bytes the episode covered: the congestion control's state outlives the collision that
@@ -47,7 +49,7 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
   paces_.clear();
   recut_.clear();
   for (const Target& t : targets_) {
-    ranked_.clear();
+    draws_.clear();
     for (const MaxMinSolver::User& u : solver_.users(t.link)) {
       const Active& a = active_[u.flow];
       if (solver_.hopIndex(u) >= a.dataHops) continue;
@@ -67,32 +69,53 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
         continue;
       }
       if (!episodic(a)) continue;
-      // Which flow draws which of the episode's outcomes: a queue pair whose congestion control
-      // is still held from an earlier episode starts below the others and recovers slowest (its
-      // target rate was cut): the lowest, the most held first. The others by the luck of the
-      // packets: a hash of the transfer, the time and the run's seed (deterministic, unrelated to
-      // the order of the flows, and drawn afresh at each episode a flow takes part in).
-      const double carried =
-          a.held ? solver_.capacity(a.pace) / nominal_[solver_.hops(u.flow)[0].resource] : 2.0;
+      // Which flow draws which of the episode's outcomes. A flow draws among the outcomes of the
+      // flows of its size (its size quartile in the episode: those with less left, already
+      // sending when the others came, end sooner). Among those, a queue pair whose congestion
+      // control is still held from an earlier episode starts below the others and recovers
+      // slowest (its target rate was cut): the lowest, the most held first. The others by the
+      // luck of the packets: a hash of the transfer, the time and the run's seed (deterministic,
+      // unrelated to the order of the flows, and drawn afresh at each episode a flow takes part in).
+      Draw d;
+      d.size = std::min(left(a), static_cast<double>(a.burst));
+      d.carried = a.held ? solver_.capacity(a.pace) / nominal_[solver_.hops(u.flow)[0].resource] : 2.0;
       const uint64_t id = transfers_.record(a.record).id;
-      ranked_.emplace_back(carried,
-                           FlowHash::mix(sim_.seed() ^ (id * 0x9e3779b97f4a7c15ull) ^
-                                         static_cast<uint64_t>(sim_.now().picos())),
-                           u.flow);
+      d.hash = FlowHash::mix(sim_.seed() ^ (id * 0x9e3779b97f4a7c15ull) ^
+                             static_cast<uint64_t>(sim_.now().picos()));
+      d.flow = u.flow;
+      draws_.push_back(d);
     }
-    std::sort(ranked_.begin(), ranked_.end());
-    const size_t n = ranked_.size();
-    for (size_t j = 0; j < n; ++j) {
-      const uint32_t f = std::get<2>(ranked_[j]);
-      // The j-th of n flows takes the episode's flow distribution at (j + 1/2) / n, and the
-      // state that outcome's queue pair ended in.
-      const size_t at = std::min(t.flows.size() - 1,
-                                 static_cast<size_t>((static_cast<double>(j) + 0.5) / static_cast<double>(n) *
-                                                     static_cast<double>(t.flows.size())));
-      const double eff = t.flows.empty() ? t.efficiency : t.flows[at];
-      const CongestionEpisodeModel::QueuePairState state =
-          at < t.states.size() ? t.states[at] : CongestionEpisodeModel::QueuePairState{};
-      paces_.emplace_back(f, std::max(solver_.rate(f) * eff, 1e-6 * nominal_[t.link]), state);
+    // Size quartiles, as the episode measured them (CongestionEpisodeModel::flowQuartiles).
+    std::sort(draws_.begin(), draws_.end(), [](const Draw& x, const Draw& y) {
+      return x.size != y.size ? x.size < y.size : x.hash < y.hash;
+    });
+    const auto n = static_cast<uint32_t>(draws_.size());
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t quartile = 4 * i / n;
+      draws_[i].begin = t.quartiles.empty() ? 0 : t.quartiles[2 * quartile];
+      draws_[i].end =
+          t.quartiles.empty() ? static_cast<uint32_t>(t.flows.size()) : t.quartiles[2 * quartile + 1];
+    }
+    std::sort(draws_.begin(), draws_.end(), [](const Draw& x, const Draw& y) {
+      return std::tie(x.begin, x.end, x.carried, x.hash) < std::tie(y.begin, y.end, y.carried, y.hash);
+    });
+    for (uint32_t g = 0; g < n;) {
+      uint32_t h = g;
+      while (h < n && draws_[h].begin == draws_[g].begin && draws_[h].end == draws_[g].end) ++h;
+      const double range = static_cast<double>(draws_[g].end - draws_[g].begin);
+      for (uint32_t j = g; j < h; ++j) {
+        const uint32_t f = draws_[j].flow;
+        // The j-th of the group's m flows takes its outcomes at (j + 1/2) / m, and the state that
+        // outcome's queue pair ended in.
+        const size_t at = draws_[g].begin + std::min(static_cast<size_t>(range) - 1,
+                                                     static_cast<size_t>((static_cast<double>(j - g) + 0.5) /
+                                                                         static_cast<double>(h - g) * range));
+        const double eff = range <= 0 ? t.efficiency : t.flows[at];
+        const CongestionEpisodeModel::QueuePairState state =
+            range > 0 && at < t.states.size() ? t.states[at] : CongestionEpisodeModel::QueuePairState{};
+        paces_.emplace_back(f, std::max(solver_.rate(f) * eff, 1e-6 * nominal_[t.link]), state);
+      }
+      g = h;
     }
   }
   // The background's flows: a flow in the backgrounds of two episodes of the round keeps the
@@ -197,6 +220,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   uint32_t backgroundFlows = 0;
   double nicRate = 0;  // bits/s
   arrivals_.clear();
+  sizes_.clear();
   double bytes = 0;
   double latencyPs = 0;
   uint32_t n = 0;
@@ -229,7 +253,8 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
     const double most = std::min(offered(u.flow) * thin * hops[hop].weight, nominal_[r]);
     arrivals_.push_back({single ? hops[hop - 1].resource : (0x80000000u | u.flow), std::max(most, rate)});
     // What it has left to bring through the episode (a pipelined ring's step at most).
-    bytes += std::min(left(a), static_cast<double>(a.burst));
+    sizes_.push_back(std::min(left(a), static_cast<double>(a.burst)));
+    bytes += sizes_.back();
     latencyPs += static_cast<double>(a.latency.picos());
     ++n;
   }
@@ -256,7 +281,18 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   e.nicRate = BitRate::bps(
       static_cast<int64_t>(nicRate > 0 ? nicRate : static_cast<double>(e.lineRate.bitsPerSecond())));
   e.flows = n;
-  e.bytesPerFlow = static_cast<Bytes>(bytes / n);
+  // The flows' sizes: the largest, and each quartile's mean over it (an empty quartile, of fewer
+  // than four flows, as the one below it).
+  std::sort(sizes_.begin(), sizes_.end());
+  e.bytesPerFlow = static_cast<Bytes>(sizes_.back());
+  std::array<double, 4> sum{}, count{};
+  for (uint32_t i = 0; i < n; ++i) {
+    sum[4 * i / n] += sizes_[i];
+    count[4 * i / n] += 1;
+  }
+  for (uint32_t q = 0; q < 4; ++q)
+    e.sizeQuartiles[q] = count[q] > 0 ? std::min(1.0, sum[q] / count[q] / std::max(1.0, sizes_.back()))
+                                      : e.sizeQuartiles[q - 1];
   e.pathLatency = Time::ps(static_cast<int64_t>(latencyPs / n));
   ++episodesEvaluated_;
   const double eff = episodes_->efficiency(e);

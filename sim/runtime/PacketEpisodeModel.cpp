@@ -155,7 +155,14 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   while (overload && eighths < 8 && static_cast<double>(q.fanIn) * eighths + background <= 8.0) eighths += 1;
   q.arrivalRate = BitRate::bps(static_cast<int64_t>(eighths) * eighth);
   q.pathLatency = Time::ps((e.pathLatency.picos() + 125'000) / 250'000 * 250'000);
+  // The flows' sizes: each quartile's to the nearest quarter of the largest (at least one; eighths
+  // made 3.5 times as many distinct episodes on an 8K training job).
+  for (double& f : q.sizeQuartiles) f = std::clamp(std::round(4.0 * f), 1.0, 4.0) / 4.0;
   return q;
+}
+
+uint32_t PacketEpisodeModel::sizeLevel(const CongestionEpisode& q, uint32_t quartile) {
+  return static_cast<uint32_t>(std::lround(4.0 * q.sizeQuartiles[quartile]));
 }
 
 double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
@@ -169,7 +176,8 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
                 q.pathLatency.picos(),
                 q.nicRate.bitsPerSecond(),
                 q.background.bitsPerSecond(),
-                q.backgroundFlows};
+                q.backgroundFlows,
+                sizeLevel(q, 0) | sizeLevel(q, 1) << 4 | sizeLevel(q, 2) << 8 | sizeLevel(q, 3) << 12};
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -180,24 +188,36 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
     for (int g = 0; g < replicas_; ++g) groups.push_back(harmonic(entry.runs, g, replicas_));
     entry.groups = groups;
     entry.halfWidth = replicas_ >= 2 ? MeanInterval::of(groups).halfWidth : 0.0;
-    // Each flow's efficiency with the state its queue pair ended in, sorted by efficiency (ties
+    // Each flow's efficiency (its bytes' time at the starting fluid share over its time) with
+    // the state its queue pair ended in, by the size of its quartile, then by efficiency (ties
     // by run and flow: deterministic).
-    std::vector<std::vector<std::tuple<double, size_t, uint32_t>>> pooled(static_cast<size_t>(replicas_) + 1);
+    std::vector<std::vector<std::tuple<uint32_t, double, size_t, uint32_t>>> pooled(
+        static_cast<size_t>(replicas_) + 1);
     for (size_t k = 0; k < entry.runs.size(); ++k) {
       const Measured& m = entry.runs[k];
       for (uint32_t i = 0; i < m.flowTimesS.size(); ++i) {
-        const double eff = std::max(m.fluidTimeS / std::max(m.flowTimesS[i], 1e-12), 1e-3);
-        pooled[0].emplace_back(eff, k, i);
-        pooled[1 + k % static_cast<size_t>(replicas_)].emplace_back(eff, k, i);
+        const double eff = std::max(m.flowFluidS[i] / std::max(m.flowTimesS[i], 1e-12), 1e-3);
+        const uint32_t level = sizeLevel(q, quartileOf(i, q.flows));
+        pooled[0].emplace_back(level, eff, k, i);
+        pooled[1 + k % static_cast<size_t>(replicas_)].emplace_back(level, eff, k, i);
       }
     }
     for (auto& p : pooled) {
       std::sort(p.begin(), p.end());
       entry.flows.emplace_back();
       entry.states.emplace_back();
-      for (const auto& [eff, k, i] : p) {
+      entry.quartiles.emplace_back();
+      for (const auto& [level, eff, k, i] : p) {
         entry.flows.back().push_back(eff);
         if (entry.runs[k].queuePairs) entry.states.back().push_back({entry.runs[k].queuePairs.get(), i});
+      }
+      // Quartile q's outcomes: those of every flow of its size.
+      for (uint32_t quartile = 0; quartile < 4; ++quartile) {
+        const uint32_t level = sizeLevel(q, quartile);
+        const auto lo = std::lower_bound(p.begin(), p.end(), std::make_tuple(level, 0.0, size_t{0}, 0u));
+        const auto hi = std::lower_bound(p.begin(), p.end(), std::make_tuple(level + 1, 0.0, size_t{0}, 0u));
+        entry.quartiles.back()[2 * quartile] = static_cast<uint32_t>(lo - p.begin());
+        entry.quartiles.back()[2 * quartile + 1] = static_cast<uint32_t>(hi - p.begin());
       }
     }
     entry.background.push_back(backgroundKept(entry.runs, 0, 1));
@@ -208,6 +228,7 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
   ++it->second.uses;
   lastFlows_ = it->second.flows[static_cast<size_t>(replica_)];
   lastStates_ = it->second.states[static_cast<size_t>(replica_)];
+  lastQuartiles_ = it->second.quartiles[static_cast<size_t>(replica_)];
   lastBackground_ = it->second.background[static_cast<size_t>(replica_)];
   return replica_ == 0 ? it->second.mean : it->second.groups[static_cast<size_t>(replica_ - 1)];
 }
@@ -274,10 +295,23 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   const double linkPayload =
       static_cast<double>(e.lineRate.bitsPerSecond() - e.background.bitsPerSecond()) * payloadPerBit;
   const double portPayload = static_cast<double>(s.links.hostSpeed.bitsPerSecond()) * payloadPerBit;
+  const auto sender = [&](uint32_t i) { return (1 + i % e.fanIn) * perLeaf; };
+  // Flow i's bytes: its quartile's size (flows sorted by size, so the senders mix large and
+  // small ones).
+  std::vector<Bytes> sizes(e.flows);
+  std::vector<double> perPort(e.fanIn, 0.0);
+  double total = 0;
+  for (uint32_t i = 0; i < e.flows; ++i) {
+    const double size = static_cast<double>(e.bytesPerFlow) * e.sizeQuartiles[quartileOf(i, e.flows)];
+    sizes[i] = std::max<Bytes>(64, static_cast<Bytes>(std::llround(size)) / 64 * 64);
+    perPort[i % e.fanIn] += static_cast<double>(sizes[i]);
+    total += static_cast<double>(sizes[i]);
+  }
   const double busiestPort = std::ceil(static_cast<double>(e.flows) / e.fanIn);
   const double fluidTimeS =
-      std::max(static_cast<double>(e.flows) * static_cast<double>(e.bytesPerFlow) / linkPayload,
-               busiestPort * static_cast<double>(e.bytesPerFlow) / portPayload);
+      std::max(total / linkPayload, *std::max_element(perPort.begin(), perPort.end()) / portPayload);
+  // Each flow's fluid share when they start: the link's or its busiest port's equal share.
+  const double startShare = std::min(linkPayload / static_cast<double>(e.flows), portPayload / busiestPort);
   // The paced flows, one queue pair each whose congestion control starts at its share of B,
   // sending for as long as the episode lasts (the run stops at its last byte): 64 KiB messages
   // posted at twice that share.
@@ -305,12 +339,11 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   // One sender per upstream switch, with its share of the flows as queue pairs of its own (each
   // with its own congestion-control state), on a host link at the port's arrival rate: the
   // upstream ports bring what they bring without queueing themselves.
-  const auto sender = [&](uint32_t i) { return (1 + i % e.fanIn) * perLeaf; };
   for (uint32_t i = 0; i < e.flows; ++i) {
     TransferRequest r;
     r.srcGpu = sender(i);
     r.dstGpu = i;  // each to its own receiver: nothing after the episode's link holds it back
-    r.bytes = e.bytesPerFlow;
+    r.bytes = sizes[i];
     r.tag = i;
     fabric.send(r, &countdown);
   }
@@ -324,8 +357,10 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   m.fluidTimeS = fluidTimeS;
   const Time unloaded = fabric.pathLatency(sender(0), 0);
   m.packetTimeS = static_cast<double>((countdown.last() - unloaded).picos()) * 1e-12;
-  for (const Time t : countdown.times())
-    m.flowTimesS.push_back(static_cast<double>((t - unloaded).picos()) * 1e-12);
+  for (uint32_t i = 0; i < e.flows; ++i) {
+    m.flowTimesS.push_back(static_cast<double>((countdown.times()[i] - unloaded).picos()) * 1e-12);
+    m.flowFluidS.push_back(static_cast<double>(sizes[i]) / startShare);
+  }
   m.efficiency = std::clamp(m.fluidTimeS / m.packetTimeS, 1e-3, 1.0);
   for (const auto& b : backlogs) m.backgroundBytes += b->delivered();
   m.backgroundIdeal = static_cast<double>(e.background.bitsPerSecond()) * payloadPerBit * m.packetTimeS;
@@ -378,21 +413,24 @@ nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
                       {"ecn_marks", m.ecnMarks},
                       {"packets_dropped", m.packetsDropped},
                       {"pfc_pause_frames", m.pfcPauseFrames}});
-    out.push_back({{"fan_in", std::get<0>(k)},
-                   {"flows", std::get<1>(k)},
-                   {"arrival_rate_gbps", static_cast<double>(std::get<2>(k)) * 1e-9},
-                   {"bytes_per_flow", std::get<3>(k)},
-                   {"line_rate_gbps", static_cast<double>(std::get<4>(k)) * 1e-9},
-                   {"path_latency_us", static_cast<double>(std::get<5>(k)) * 1e-6},
-                   {"nic_rate_gbps", static_cast<double>(std::get<6>(k)) * 1e-9},
-                   {"background_gbps", static_cast<double>(std::get<7>(k)) * 1e-9},
-                   {"background_flows", std::get<8>(k)},
-                   {"efficiency", e->mean},
-                   {"background_efficiency", e->background.front()},
-                   {"efficiency_ci95", {e->mean - e->halfWidth, e->mean + e->halfWidth}},
-                   {"fluid_time_us", e->runs.front().fluidTimeS * 1e6},
-                   {"seeds", runs},
-                   {"uses", e->uses}});
+    out.push_back(
+        {{"fan_in", std::get<0>(k)},
+         {"flows", std::get<1>(k)},
+         {"arrival_rate_gbps", static_cast<double>(std::get<2>(k)) * 1e-9},
+         {"bytes_per_flow", std::get<3>(k)},
+         {"line_rate_gbps", static_cast<double>(std::get<4>(k)) * 1e-9},
+         {"path_latency_us", static_cast<double>(std::get<5>(k)) * 1e-6},
+         {"nic_rate_gbps", static_cast<double>(std::get<6>(k)) * 1e-9},
+         {"background_gbps", static_cast<double>(std::get<7>(k)) * 1e-9},
+         {"background_flows", std::get<8>(k)},
+         {"size_quartiles_quarters",
+          {std::get<9>(k) & 15, std::get<9>(k) >> 4 & 15, std::get<9>(k) >> 8 & 15, std::get<9>(k) >> 12}},
+         {"efficiency", e->mean},
+         {"background_efficiency", e->background.front()},
+         {"efficiency_ci95", {e->mean - e->halfWidth, e->mean + e->halfWidth}},
+         {"fluid_time_us", e->runs.front().fluidTimeS * 1e6},
+         {"seeds", runs},
+         {"uses", e->uses}});
   }
   return out;
 }

@@ -2,53 +2,58 @@
 // the hybrid backend (flow-level fabric, packet-level congestion points).
 //
 // Models: each episode the flow backend reports (F flows through K upstream ports converging on one
-// switch egress of line rate C, each port able to bring its flows at rate A, S bytes each left to
-// send, one-way path latency L) is replayed at packet level on the shape of converging traffic: K
-// senders, one on each of K upstream switches, whose uplinks merge at one switch, whose egress of
-// rate C is the episode's link; sender k holds its share of the F flows (as queue pairs of its own,
-// each with its own congestion-control state, round-robin in the NIC), and each flow goes to its
-// own receiver. Host links run at A, switch links at C, every link with latency L/4; the switches
-// (buffer, ECN, PFC, credits), NICs and congestion control are exactly the topology file's (DCQCN,
-// IB CC or none; RoCEv2 or InfiniBand). The queue pairs' congestion control starts at the real
-// NICs' line rate N, not at A: a NIC's scheduler gives a QP only its share of the port, so the
-// first cuts of a QP at line rate change nothing while the queue grows. The upstream switches do
-// not queue (a port that would is an episode of its own at the flow level). Flows the link already
-// holds to a pace (background B) are one more sender on an upstream switch of its own, cabled at B,
-// with one queue pair per paced flow (Fb of them, at most 8) whose congestion control starts at
-// B/Fb, sending for as long as the episode lasts: at packet level the new queue marks and cuts them
-// too (one queue pair standing for them all would be cut as hard as one flow at B, where marks
-// spread over Fb flows cut each less often). The flows start together; the efficiency is the
-// shape's fluid makespan (the bytes through C - B, or the busiest sender's ceil(F/K) flows through
-// A, whichever is longer) over the time the last byte took beyond the unloaded path latency: what
-// congestion control loses, not what the rates already impose. Each flow's own time gives its own
-// efficiency (fluid makespan over its time), pooled over the seeds and sorted: flowEfficiencies();
-// with each, the state its queue pair's congestion control was left in at the end of its run
-// (copied, on a clock starting when the flows did): flowStates().
-// The background's efficiency is the payload its queue pairs delivered by the episode's last byte
-// (64 KiB messages posted at twice its rate: it never waits for data) over B times that time, over
-// the seeds: backgroundEfficiency().
-// Episodes are quantized (K and F exact to 16, then 4 steps per octave, at most 128, F/K at most 8;
-// C to the nearest eighth of N, at least one eighth; B to the nearest eighth of C, at most seven,
-// Fb exact up to 8; A to the nearest eighth of C, raised by eighths where the quantized flows would
-// no longer overload C: an episode's demand K A + B is never rounded down to C or below; S at two
-// steps per octave; at most 1 GiB per episode; L to 0.25 us). Each distinct quantized episode is
-// simulated with `episodes.seeds` seeds (the packet backend's random choices: ECN marking, drop
-// victims, DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16 MiB DCQCN flows at 400G
-// take 1.04 or 1.88 times the fluid time as a CNP does or does not cut them). The answer is the
-// fluid time over the seeds' mean packet time (the harmonic mean of their efficiencies: the
-// capacity that gives the expected drain time). The cache is keyed by the quantized episode alone,
-// so the answer does not depend on which raw episode, or in which order, first asked for it. A
-// replica r (setReplica) answers from the r-th of `episodes.replicas` groups of the seeds (seed k
-// in group k mod replicas) instead: the hybrid backend reruns the flow level once per group, and
-// the groups' spread is the confidence interval of its results (batch means). The collectives of a
-// training job repeat the same episodes on every rail, ring step and iteration. Leaves out: what
-// couples congestion points in a real fabric: PFC pauses and credit stalls spreading to upstream
-// switches and their victim flows, CNPs and ECN marks caused by other congestion points, flows
-// joining or leaving in the middle of an episode (each episode starts synchronously), and the
-// buffer other ports of the same switch hold. Units: Bytes, BitRate, Time (ps); wall time in
-// seconds.
+// switch egress of line rate C, each port able to bring its flows at rate A, the largest S bytes
+// left to send and the others by their size quartiles, one-way path latency L) is replayed at
+// packet level on the shape of converging traffic: K senders, one on each of K upstream switches,
+// whose uplinks merge at one switch, whose egress of rate C is the episode's link; sender k holds
+// its share of the F flows (as queue pairs of its own, each with its own congestion-control state,
+// round-robin in the NIC), and each flow goes to its own receiver. Host links run at A, switch
+// links at C, every link with latency L/4; the switches (buffer, ECN, PFC, credits), NICs and
+// congestion control are exactly the topology file's (DCQCN, IB CC or none; RoCEv2 or InfiniBand).
+// The queue pairs' congestion control starts at the real NICs' line rate N, not at A: a NIC's
+// scheduler gives a QP only its share of the port, so the first cuts of a QP at line rate change
+// nothing while the queue grows. The upstream switches do not queue (a port that would is an
+// episode of its own at the flow level). Flows the link already holds to a pace (background B) are
+// one more sender on an upstream switch of its own, cabled at B, with one queue pair per paced flow
+// (Fb of them, at most 8) whose congestion control starts at B/Fb, sending for as long as the
+// episode lasts: at packet level the new queue marks and cuts them too (one queue pair standing for
+// them all would be cut as hard as one flow at B, where marks spread over Fb flows cut each less
+// often). The flows start together, flow i (of F sorted by size) with its quartile's size (flows
+// that were already sending when the others came have less left: at packet level a staggered
+// collision is the synchronous one with those sizes); the efficiency is the shape's fluid makespan
+// (the bytes through C - B, or the busiest sender's bytes through A, whichever is longer) over the
+// time the last byte took beyond the unloaded path latency: what congestion control loses, not what
+// the rates already impose. Each flow's own time gives its own efficiency (its bytes' time at its
+// starting fluid share, the lower of (C - B)/F and A over the busiest sender's flows, over its
+// time), pooled over the seeds and sorted by the flow's size, then efficiency: flowEfficiencies()
+// and flowQuartiles(); with each, the state its queue pair's congestion control was left in at the
+// end of its run (copied, on a clock starting when the flows did): flowStates(). The background's
+// efficiency is the payload its queue pairs delivered by the episode's last byte (64 KiB messages
+// posted at twice its rate: it never waits for data) over B times that time, over the seeds:
+// backgroundEfficiency(). Episodes are quantized (K and F exact to 16, then 4 steps per octave, at
+// most 128, F/K at most 8; C to the nearest eighth of N, at least one eighth; B to the nearest
+// eighth of C, at most seven, Fb exact up to 8; A to the nearest eighth of C, raised by eighths
+// where the quantized flows would no longer overload C: an episode's demand K A + B is never
+// rounded down to C or below; S at two steps per octave; at most 1 GiB per episode; the size
+// quartiles to the nearest quarter of S, at least one; L to 0.25 us). Each distinct quantized
+// episode is simulated with `episodes.seeds` seeds (the packet backend's random choices: ECN
+// marking, drop victims, DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16 MiB DCQCN
+// flows at 400G take 1.04 or 1.88 times the fluid time as a CNP does or does not cut them). The
+// answer is the fluid time over the seeds' mean packet time (the harmonic mean of their
+// efficiencies: the capacity that gives the expected drain time). The cache is keyed by the
+// quantized episode alone, so the answer does not depend on which raw episode, or in which order,
+// first asked for it. A replica r (setReplica) answers from the r-th of `episodes.replicas` groups
+// of the seeds (seed k in group k mod replicas) instead: the hybrid backend reruns the flow level
+// once per group, and the groups' spread is the confidence interval of its results (batch means).
+// The collectives of a training job repeat the same episodes on every rail, ring step and
+// iteration. Leaves out: what couples congestion points in a real fabric: PFC pauses and credit
+// stalls spreading to upstream switches and their victim flows, CNPs and ECN marks caused by other
+// congestion points, flows joining or leaving in the middle of an episode (each episode starts
+// synchronously), and the buffer other ports of the same switch hold. Units: Bytes, BitRate, Time
+// (ps); wall time in seconds.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -78,6 +83,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   std::span<const double> flowEfficiencies() const override { return lastFlows_; }
   /// Aligned with flowEfficiencies(): each flow's queue pair as its run left it.
   std::span<const QueuePairState> flowStates() const override { return lastStates_; }
+  std::span<const uint32_t> flowQuartiles() const override { return lastQuartiles_; }
   /// Over the same seeds: the background's delivered bytes over its rate times the episode's time.
   double backgroundEfficiency() const override { return lastBackground_; }
   /// 0: answer from every seed; 1..replicas(): from that group of the seeds.
@@ -94,6 +100,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     double packetTimeS = 0;  ///< last byte's time beyond the unloaded path latency
     double fluidTimeS = 0;
     std::vector<double> flowTimesS;  ///< each flow's last byte beyond the unloaded path latency
+    std::vector<double> flowFluidS;  ///< each flow's bytes at its fluid share when the flows start
     double backgroundBytes = 0;      ///< payload the background delivered by the episode's last byte
     double backgroundIdeal = 0;      ///< what it would have delivered at its rate in packetTimeS
     uint64_t ecnMarks = 0;
@@ -118,8 +125,13 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   nlohmann::json episodesJson(size_t limit) const;
 
  private:
-  // K, F, A, S, C, L, N, B, Fb
-  using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, uint32_t>;
+  // K, F, A, S, C, L, N, B, Fb, the size quartiles in quarters of S (4 bits each, smallest first)
+  using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, uint32_t,
+                         uint32_t>;
+  /// Quartile q's size in quarters of the largest, of a quantized episode.
+  static uint32_t sizeLevel(const CongestionEpisode& q, uint32_t quartile);
+  /// The quartile of flow i (0-based) of n flows sorted by size.
+  static uint32_t quartileOf(uint32_t i, uint32_t n) { return 4 * i / n; }
   struct Entry {
     std::vector<Measured> runs;  ///< one per seed
     double mean = 1;             ///< efficiency over every run (fluid time / mean packet time)
@@ -128,6 +140,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     /// [r] over replica r's group.
     std::vector<std::vector<double>> flows;
     std::vector<std::vector<QueuePairState>> states;  ///< aligned with `flows`
+    std::vector<std::array<uint32_t, 8>> quartiles;   ///< flowQuartiles() of each of `flows`
     double halfWidth = 0;                             ///< 95% confidence half-width of `mean` from the groups
     /// The background's efficiency (delivered over ideal bytes): [0] over every run, [r] over
     /// replica r's group.
@@ -141,6 +154,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   int replica_ = 0;
   std::span<const double> lastFlows_;           ///< flowEfficiencies() of the last episode asked for
   std::span<const QueuePairState> lastStates_;  ///< flowStates() of the same
+  std::span<const uint32_t> lastQuartiles_;     ///< flowQuartiles() of the same
   double lastBackground_ = 1;                   ///< backgroundEfficiency() of the last episode asked for
   /// Fluid time over mean packet time of runs[k] for k % groups == group.
   static double harmonic(const std::vector<Measured>& runs, int group, int groups);

@@ -5,7 +5,8 @@
 // lower by its NIC is one of the flows of the queue it crosses; flows joining paced ones meet
 // them in the queue as a background, and lose what it lost there; each flow draws its own of the episode's
 // per-flow outcomes; a NIC's queue pairs arrive at its equal share, not their max-min rates; a queue pair
-// an episode left cut starts its next message at its congestion control's rate; the outcome does
+// an episode left cut starts its next message at its congestion control's rate; a flow already sending
+// when others join draws the outcomes of the flows with less left; the outcome does
 // not depend on the order in which the transfers were posted (the solver lists links and flows in that
 // order); the rounds are counted.
 #include <gtest/gtest.h>
@@ -87,6 +88,21 @@ struct StatefulModel final : CongestionEpisodeModel {
   Dcqcn cc;
   std::vector<double> flows{0.5, 1.0};
   std::vector<QueuePairState> states;
+};
+
+/// Answers `eff` for every episode (and remembers the last one); flow by flow {0.25, 1}, the
+/// first the outcome of the flows of the smaller sizes (quartiles 0 and 1), the second of the
+/// larger (quartiles 2 and 3).
+struct SizedModel final : CongestionEpisodeModel {
+  double efficiency(const CongestionEpisode& e) override {
+    last = e;
+    return 0.5;
+  }
+  std::span<const double> flowEfficiencies() const override { return flows; }
+  std::span<const uint32_t> flowQuartiles() const override { return quartiles; }
+  std::vector<double> flows{0.25, 1.0};
+  std::vector<uint32_t> quartiles{0, 1, 0, 1, 1, 2, 1, 2};
+  CongestionEpisode last;
 };
 
 /// Payload bytes per picosecond of a 100 Gb/s link, and the fixed part of a 4-link path
@@ -406,4 +422,39 @@ TEST(EpisodeCoupling, AQueuePairCutInAnEpisodeStartsItsNextMessageAtItsCarriedRa
   EXPECT_EQ(held, 1) << "exactly one queue pair left the episode cut";
   EXPECT_EQ(b.fabric.carriedHolds(), 1u);
   EXPECT_EQ(b.fabric.carriedQueuePairs(), 2u);
+}
+
+TEST(EpisodeCoupling, AFlowAlreadySendingDrawsTheOutcomesOfFlowsWithLessLeft) {
+  // Host 1 sends S to host 0 alone at line rate C; host 2 sends S to host 0 when host 1 has S/2
+  // left (t0 = S/(2C)): an episode of two flows, sizes S/2 and S (quartiles 1/2, 1/2, 1, 1).
+  // SizedModel gives the smaller sizes' flows 1/4 and the larger 1: host 1's flow is held to
+  // C/2 x 1/4 = C/8 for its S/2, ending at t0 + 4S/C; host 2's to C/2 for its S, ending at
+  // t0 + 2S/C (a random draw would swap them half the time: t0 + S/C and t0 + 8S/C). Each plus
+  // the fixed path latency. Tolerance 1 ns: event times rounded to picoseconds.
+  TopologySpec s = leafSpineSpec(3, 1, 1);
+  SizedModel model;
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 4 << 20;
+  const LinkMath m;
+  const Time t0 = Time::ps(static_cast<int64_t>(static_cast<double>(S) / 2 / m.c));
+  b.fabric.send(TransferRequest{1, 0, S, 0, 0, 1}, &log);
+  struct Later final : EventHandler {
+    std::function<void()> run;
+    void onEvent(uint32_t) override { run(); }
+  } later;
+  later.run = [&] { b.fabric.send(TransferRequest{2, 0, S, 0, 0, 2}, &log); };
+  b.sim.schedule(t0, &later, 0);
+  b.sim.run();
+  ASSERT_EQ(log.at.size(), 2u);
+  EXPECT_NEAR(model.last.sizeQuartiles[0], 0.5, 1e-3);
+  EXPECT_NEAR(model.last.sizeQuartiles[1], 0.5, 1e-3);
+  EXPECT_EQ(model.last.sizeQuartiles[2], 1.0);
+  EXPECT_EQ(model.last.sizeQuartiles[3], 1.0);
+  EXPECT_NEAR(static_cast<double>(model.last.bytesPerFlow), static_cast<double>(S), 1.0);
+  const double start = static_cast<double>(t0.picos());
+  EXPECT_NEAR(static_cast<double>(log.at[1].picos()), start + 4 * static_cast<double>(S) / m.c + m.fixed,
+              1e3);
+  EXPECT_NEAR(static_cast<double>(log.at[2].picos()), start + 2 * static_cast<double>(S) / m.c + m.fixed,
+              1e3);
 }

@@ -173,6 +173,57 @@ TEST(PacketEpisodeModelTest, TheBackgroundTakesItsFifoShareOfTheQueue) {
   EXPECT_NEAR(fast.backgroundBytes / fast.backgroundIdeal, 0.8, 0.03);
 }
 
+TEST(PacketEpisodeModelTest, SizeQuartilesRoundToQuartersOfTheLargest) {
+  CongestionEpisode e = episode(2, 8, 1 << 20);
+  e.sizeQuartiles = {0.05, 0.43, 0.9, 1.0};
+  const CongestionEpisode q = PacketEpisodeModel::quantize(e);
+  EXPECT_EQ(q.sizeQuartiles[0], 0.25) << "at least a quarter";
+  EXPECT_EQ(q.sizeQuartiles[1], 0.5);
+  EXPECT_EQ(q.sizeQuartiles[2], 1.0);
+  EXPECT_EQ(q.sizeQuartiles[3], 1.0);
+}
+
+TEST(PacketEpisodeModelTest, FlowsWithLessLeftEndSoonerAsAFifoServesThem) {
+  // Two ports at C into C, no congestion control, a buffer that never fills; one flow has S/2
+  // left, the other S (size quartiles 1/2, 1/2, 1, 1: flow 0 is the first quartile, flow 1 the
+  // third). Both arrive at C: the queue grows at C and a FIFO passes C/2 of each. The small flow
+  // has arrived by S/(2C), behind a queue of S/2: its last byte leaves at S/C. The large one
+  // arrives until S/C, then the S/2 queued of it drains: 3S/(2C), the fluid makespan too. Each
+  // flow's efficiency is its bytes at the starting share C/2 over its time: (S/2)/(C/2) / (S/C)
+  // = 1 and S/(C/2) / (3S/(2C)) = 4/3; the model gives the first quartiles the small flow's
+  // outcomes and the last ones the large flow's. Tolerance 2%: the start of the queue and the
+  // last frames' interleaving (some 50 frames of the 0.5 ms).
+  PacketEpisodeModel m(fabric("none", false, "64MiB"), 1);
+  const Bytes S = 4 << 20;
+  CongestionEpisode e = episode(2, 2, S);
+  e.sizeQuartiles = {0.5, 0.5, 1.0, 1.0};
+  const auto r = m.simulate(e, 1);
+  EXPECT_EQ(r.packetsDropped, 0u);
+  const double payload = 100e9 / 8 * 4096 / LinkFraming::roce().dataWireBytes(4096);
+  const double sc = static_cast<double>(S) / payload;
+  ASSERT_EQ(r.flowTimesS.size(), 2u);
+  EXPECT_NEAR(r.flowTimesS[0], sc, 0.02 * sc);
+  EXPECT_NEAR(r.flowTimesS[1], 1.5 * sc, 0.02 * 1.5 * sc);
+  EXPECT_NEAR(r.fluidTimeS, 1.5 * sc, 1e-9);
+  EXPECT_NEAR(r.efficiency, 1.0, 0.02);
+  m.efficiency(e);
+  const auto flows = m.flowEfficiencies();
+  const auto quartiles = m.flowQuartiles();
+  ASSERT_EQ(quartiles.size(), 8u);
+  // [begin, end) of quartile q at 2q, 2q + 1: the small flows' outcomes, then the large ones'.
+  EXPECT_EQ(quartiles[0], 0u);
+  EXPECT_EQ(quartiles[1], quartiles[4]);
+  EXPECT_EQ(quartiles[5], flows.size());
+  EXPECT_EQ(quartiles[1] - quartiles[0], quartiles[5] - quartiles[4]) << "one flow of each per seed";
+  // Quartiles of one size share their range.
+  EXPECT_EQ(quartiles[2], quartiles[0]);
+  EXPECT_EQ(quartiles[3], quartiles[1]);
+  EXPECT_EQ(quartiles[6], quartiles[4]);
+  EXPECT_EQ(quartiles[7], quartiles[5]);
+  for (uint32_t i = quartiles[0]; i < quartiles[1]; ++i) EXPECT_NEAR(flows[i], 1.0, 0.02) << i;
+  for (uint32_t i = quartiles[4]; i < quartiles[5]; ++i) EXPECT_NEAR(flows[i], 4.0 / 3, 0.03) << i;
+}
+
 TEST(PacketEpisodeModelTest, LosslessSwitchWithoutCcDrainsAtLineRate) {
   // PFC keeps every byte; the bottleneck never idles from the first arrival to the last byte, so
   // the drain takes the fluid time up to one frame and the path's fixed part (< 0.5% here).
