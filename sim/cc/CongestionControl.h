@@ -12,8 +12,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "sim/config/TopologySpec.h"
+#include "sim/core/Error.h"
 #include "sim/core/Time.h"
 #include "sim/core/Units.h"
 
@@ -39,6 +42,20 @@ class CongestionControl {
   /// another algorithm).
   virtual void copyQueuePair(uint32_t qp, const CongestionControl& from, uint32_t fromQp, Time shift) = 0;
   virtual const char* name() const = 0;
+
+ protected:
+  /// For copyQueuePair: to[qp] (grown as needed) made a copy of (*from)[fromQp]. `from` is null
+  /// when the source is another algorithm: a SimError, as is a QP it does not have.
+  template <class State>
+  static State& copyState(std::vector<State>& to, uint32_t qp, const std::vector<State>* from,
+                          uint32_t fromQp, const char* algorithm) {
+    SIM_CHECK(from != nullptr && fromQp < from->size(),
+              std::string("copyQueuePair: not a queue pair of ") + algorithm);
+    if (qp >= to.size()) to.resize(static_cast<size_t>(qp) + 1);
+    return to[qp] = (*from)[fromQp];
+  }
+  /// A timer instant moved by `shift`; Time::max() (never) stays.
+  static Time shifted(Time t, Time shift) { return t == Time::max() ? t : t + shift; }
 };
 
 /// The controller for spec.algorithm ("dcqcn", by spec.dcqcn.variant, or "ibcc"); nullptr for "none".

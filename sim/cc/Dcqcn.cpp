@@ -28,13 +28,9 @@ void Dcqcn::addFlow(uint32_t qp, BitRate lineRate, Time now) {
 
 void Dcqcn::copyQueuePair(uint32_t qp, const CongestionControl& from, uint32_t fromQp, Time shift) {
   const auto* other = dynamic_cast<const Dcqcn*>(&from);
-  SIM_CHECK(other != nullptr && fromQp < other->qps_.size(), "Dcqcn::copyQueuePair: not a Dcqcn queue pair");
-  if (qp >= qps_.size()) qps_.resize(static_cast<size_t>(qp) + 1);
-  QpState& s = qps_[qp];
-  s = other->qps_[fromQp];
-  const auto moved = [shift](Time t) { return t == Time::max() ? t : t + shift; };
-  s.alphaAnchor = moved(s.alphaAnchor);
-  s.nextIncrease = moved(s.nextIncrease);
+  QpState& s = copyState(qps_, qp, other != nullptr ? &other->qps_ : nullptr, fromQp, "Dcqcn");
+  s.alphaAnchor = shifted(s.alphaAnchor, shift);
+  s.nextIncrease = shifted(s.nextIncrease, shift);
 }
 
 double Dcqcn::alpha(uint32_t qp, Time now) const {

@@ -30,16 +30,11 @@ void DcqcnMlx::addFlow(uint32_t qp, BitRate lineRate, Time now) {
 
 void DcqcnMlx::copyQueuePair(uint32_t qp, const CongestionControl& from, uint32_t fromQp, Time shift) {
   const auto* other = dynamic_cast<const DcqcnMlx*>(&from);
-  SIM_CHECK(other != nullptr && fromQp < other->qps_.size(),
-            "DcqcnMlx::copyQueuePair: not a DcqcnMlx queue pair");
-  if (qp >= qps_.size()) qps_.resize(static_cast<size_t>(qp) + 1);
-  QpState& s = qps_[qp];
-  s = other->qps_[fromQp];
-  const auto moved = [shift](Time t) { return t == Time::max() ? t : t + shift; };
-  s.anchor = moved(s.anchor);
-  s.cutAt = moved(s.cutAt);
-  s.nextIncrease = moved(s.nextIncrease);
-  s.nextEvent = moved(s.nextEvent);
+  QpState& s = copyState(qps_, qp, other != nullptr ? &other->qps_ : nullptr, fromQp, "DcqcnMlx");
+  s.anchor = shifted(s.anchor, shift);
+  s.cutAt = shifted(s.cutAt, shift);
+  s.nextIncrease = shifted(s.nextIncrease, shift);
+  s.nextEvent = shifted(s.nextEvent, shift);
 }
 
 double DcqcnMlx::alphaAt(const QpState& s, Time t) const {

@@ -25,14 +25,9 @@ void IbCongestionControl::addFlow(uint32_t qp, BitRate lineRate, Time now) {
 void IbCongestionControl::copyQueuePair(uint32_t qp, const CongestionControl& from, uint32_t fromQp,
                                         Time shift) {
   const auto* other = dynamic_cast<const IbCongestionControl*>(&from);
-  SIM_CHECK(other != nullptr && fromQp < other->qps_.size(),
-            "IbCongestionControl::copyQueuePair: not a IbCongestionControl queue pair");
-  if (qp >= qps_.size()) qps_.resize(static_cast<size_t>(qp) + 1);
-  QpState& s = qps_[qp];
-  s = other->qps_[fromQp];
-  const auto moved = [shift](Time t) { return t == Time::max() ? t : t + shift; };
-  s.origin = moved(s.origin);
-  s.nextDecrement = moved(s.nextDecrement);
+  QpState& s = copyState(qps_, qp, other != nullptr ? &other->qps_ : nullptr, fromQp, "IbCongestionControl");
+  s.origin = shifted(s.origin, shift);
+  s.nextDecrement = shifted(s.nextDecrement, shift);
 }
 
 void IbCongestionControl::setRate(QpState& s) {

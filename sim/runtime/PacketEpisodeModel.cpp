@@ -85,25 +85,26 @@ PacketEpisodeModel::PacketEpisodeModel(const TopologySpec& spec, uint64_t seed)
             "episodes need at least one seed and one replica, and no more replicas than seeds");
 }
 
-double PacketEpisodeModel::harmonic(const std::vector<Measured>& runs, int group, int groups) {
-  // Over the runs of the group (k % groups == group), the fluid time over the mean packet time:
-  // the capacity that gives the expected drain time (times add, efficiencies do not).
-  double fluid = 0, packet = 0;
+double PacketEpisodeModel::ratio(const std::vector<Measured>& runs, int group, int groups,
+                                 double Measured::*num, double Measured::*den) {
+  // Over the runs of the group (k % groups == group): sums, not a mean of ratios (times add,
+  // efficiencies do not).
+  double n = 0, d = 0;
   for (size_t k = static_cast<size_t>(group); k < runs.size(); k += static_cast<size_t>(groups)) {
-    fluid += runs[k].fluidTimeS;
-    packet += runs[k].packetTimeS;
+    n += runs[k].*num;
+    d += runs[k].*den;
   }
-  return packet > 0 ? std::clamp(fluid / packet, 1e-3, 1.0) : 1.0;
+  return d > 0 ? std::clamp(n / d, 1e-3, 1.0) : 1.0;
+}
+
+double PacketEpisodeModel::harmonic(const std::vector<Measured>& runs, int group, int groups) {
+  // The fluid time over the mean packet time: the capacity that gives the expected drain time.
+  return ratio(runs, group, groups, &Measured::fluidTimeS, &Measured::packetTimeS);
 }
 
 double PacketEpisodeModel::backgroundKept(const std::vector<Measured>& runs, int group, int groups) {
-  // Over the runs of the group, what the background delivered over what it would have at its rate.
-  double delivered = 0, ideal = 0;
-  for (size_t k = static_cast<size_t>(group); k < runs.size(); k += static_cast<size_t>(groups)) {
-    delivered += runs[k].backgroundBytes;
-    ideal += runs[k].backgroundIdeal;
-  }
-  return ideal > 0 ? std::clamp(delivered / ideal, 1e-3, 1.0) : 1.0;
+  // What the background delivered over what it would have at its rate.
+  return ratio(runs, group, groups, &Measured::backgroundBytes, &Measured::backgroundIdeal);
 }
 
 uint64_t PacketEpisodeModel::episodeSeed(int k) const {
@@ -386,8 +387,8 @@ std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
       "coupling between congestion points under a congestion control: PFC pauses and credit stalls "
       "spreading upstream, victim flows (without one the fluid models them: flow-level PFC spreading)",
       "flows joining or leaving a congested link mid-episode (each episode is simulated with synchronous "
-      "starts; the flows a link already holds to a pace enter it as one background sender at their total "
-      "pace)",
+      "starts, each flow with its bytes left by size quartile; the flows a link already holds to a pace "
+      "enter it as one background sender at their total pace)",
       "a queue pair's carried congestion-control state inside a new episode (the packet run starts every "
       "queue pair at line rate with fresh state; the held ones draw its lowest outcomes)",
       "queueing delay outside the episodes, and per-packet counters (ECN marks, drops, pauses) of the fabric "

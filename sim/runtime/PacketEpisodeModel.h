@@ -160,6 +160,9 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   static double harmonic(const std::vector<Measured>& runs, int group, int groups);
   /// The background's delivered over ideal bytes over runs[k] for k % groups == group.
   static double backgroundKept(const std::vector<Measured>& runs, int group, int groups);
+  /// Sum of num over sum of den over runs[k] for k % groups == group, in [1e-3, 1] (1 when den is 0).
+  static double ratio(const std::vector<Measured>& runs, int group, int groups, double Measured::*num,
+                      double Measured::*den);
   std::map<Key, Entry> cache_;
   uint64_t queries_ = 0;
   double wallSeconds_ = 0;
