@@ -1,0 +1,241 @@
+#include "sim/workload/collectives/CollectiveTuner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sim/config/WorkloadLoader.h"
+#include "sim/core/Error.h"
+#include "sim/workload/collectives/Lane.h"
+
+namespace fabricsim {
+namespace {
+
+/// NCCL 2.30.7's tuner (src/graph/tuning.cc, ncclTopoTuneModel): ring LL runs at half the
+/// bandwidth (8-byte lines, 4 bytes of data), ring LL128 at 0.92 of it.
+constexpr double kLLEfficiency = 0.5;
+constexpr double kLL128Efficiency = 0.92;
+
+}  // namespace
+
+CollectiveTuner::CollectiveTuner(Fabric& fabric, const CollectiveTuning& tuning, uint32_t gpusPerHost)
+    : fabric_(fabric), tuning_(tuning), gpusPerHost_(gpusPerHost) {}
+
+double CollectiveTuner::busBandwidthFactor(CollectiveOp op, size_t ranks) {
+  if (ranks == 0) return 0;
+  const double n = static_cast<double>(ranks);
+  switch (op) {
+    case CollectiveOp::AllReduce:
+      return 2 * (n - 1) / n;
+    case CollectiveOp::AllGather:
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllToAll:
+      return (n - 1) / n;
+    case CollectiveOp::Broadcast:
+    case CollectiveOp::SendRecv:
+      return 1;
+  }
+  return 1;
+}
+
+CollectiveTuner::Shape CollectiveTuner::shapeOf(const std::vector<uint32_t>& gpus) const {
+  const uint32_t g = gpusPerHost_;
+  std::vector<uint32_t>& hostsOf = hostsOf_;
+  hostsOf.clear();
+  for (uint32_t gpu : gpus) hostsOf.push_back(gpu / g);
+  std::sort(hostsOf.begin(), hostsOf.end());
+  Shape sh;
+  sh.ranks = static_cast<uint32_t>(gpus.size());
+  for (size_t i = 0; i < hostsOf.size();) {
+    size_t j = i;
+    while (j < hostsOf.size() && hostsOf[j] == hostsOf[i]) ++j;
+    if (sh.hosts == 0)
+      sh.perHost = static_cast<uint32_t>(j - i);
+    else if (j - i != sh.perHost)
+      sh.uniform = false;
+    ++sh.hosts;
+    i = j;
+  }
+  return sh;
+}
+
+CollectiveAlgorithm CollectiveTuner::resolve(const CollectiveCall& call) const {
+  const bool explicitChoice = call.algorithm != CollectiveAlgorithm::Auto;
+  const CollectiveAlgorithm want = explicitChoice ? call.algorithm : tuning_.algorithm;
+  const bool allReduce = call.op == CollectiveOp::AllReduce;
+  const bool direct = call.op == CollectiveOp::AllToAll || call.op == CollectiveOp::SendRecv;
+  const bool nvlsKind = want == CollectiveAlgorithm::Nvls || want == CollectiveAlgorithm::NvlsTree;
+  const bool allReduceOnly =
+      want == CollectiveAlgorithm::Tree || want == CollectiveAlgorithm::Hierarchical || nvlsKind;
+  if (direct) {
+    if (explicitChoice && allReduceOnly)
+      throw InputError("", 0, 0, "collectives.algorithm",
+                       std::string(toString(want)) + " does not apply to " + toString(call.op) +
+                           " (it has one algorithm: direct)");
+    return CollectiveAlgorithm::Direct;
+  }
+  if (!allReduce && allReduceOnly) {
+    // The tuning's default applies to every collective of a job: a tree, hierarchical or NVLS
+    // default falls back to the ring for the operations it cannot run; an explicit request is an
+    // error.
+    if (explicitChoice)
+      throw InputError(
+          "", 0, 0, "collectives.algorithm",
+          std::string(toString(want)) + " applies only to all_reduce, not to " + toString(call.op));
+    return CollectiveAlgorithm::Ring;
+  }
+  if (want == CollectiveAlgorithm::Direct) {
+    if (explicitChoice)
+      throw InputError(
+          "", 0, 0, "collectives.algorithm",
+          std::string("direct applies only to alltoall and sendrecv, not to ") + toString(call.op));
+    return CollectiveAlgorithm::Ring;
+  }
+  if (want == CollectiveAlgorithm::Ring || want == CollectiveAlgorithm::Tree) return want;
+  if (!allReduce) return CollectiveAlgorithm::Ring;
+  const Shape sh = shapeOf(call.gpus);
+  const bool hierOk = sh.hosts > 1 && sh.perHost > 1 && sh.uniform;
+  const bool nvlsOk = sh.hosts == 1 && sh.perHost > 1;
+  if (nvlsKind) {
+    if (explicitChoice) {
+      if (!tuning_.nvls)
+        throw InputError("", 0, 0, "collectives.algorithm",
+                         std::string(toString(want)) +
+                             " needs NVLink SHARP in the hosts' NVSwitches (collectives.nvls: true)");
+      if (want == CollectiveAlgorithm::Nvls && !nvlsOk)
+        throw InputError("", 0, 0, "collectives.algorithm",
+                         "nvls runs inside one host; this all_reduce spans " + std::to_string(sh.hosts) +
+                             " hosts (use nvls_tree)");
+      if (want == CollectiveAlgorithm::NvlsTree && !hierOk)
+        throw InputError("", 0, 0, "collectives.algorithm",
+                         "nvls_tree needs more than one host, more than one GPU per host and the same "
+                         "number of GPUs on every host");
+      return want;
+    }
+    if (tuning_.nvls && nvlsOk) return CollectiveAlgorithm::Nvls;
+    if (tuning_.nvls && hierOk) return CollectiveAlgorithm::NvlsTree;
+    return CollectiveAlgorithm::Ring;
+  }
+  if (want == CollectiveAlgorithm::Auto && tuning_.nvls && (nvlsOk || hierOk)) {
+    // NCCL's tuner: the fastest candidate by the analytic estimate.
+    const CollectiveAlgorithm nv = nvlsOk ? CollectiveAlgorithm::Nvls : CollectiveAlgorithm::NvlsTree;
+    const CollectiveProtocol rp = protocolFor(call, CollectiveAlgorithm::Ring);
+    return estimateUs(call, nv, CollectiveProtocol::Simple) < estimateUs(call, CollectiveAlgorithm::Ring, rp)
+               ? nv
+               : CollectiveAlgorithm::Ring;
+  }
+  // Auto (without NVLS) or Hierarchical all-reduce: hierarchical needs more than one host, more
+  // than one GPU per host, and the same number of GPUs of the call on every host.
+  if (hierOk) return CollectiveAlgorithm::Hierarchical;
+  return CollectiveAlgorithm::Ring;
+}
+
+CollectiveProtocol CollectiveTuner::protocolFor(const CollectiveCall& call, CollectiveAlgorithm algo) const {
+  if (algo == CollectiveAlgorithm::Nvls || algo == CollectiveAlgorithm::NvlsTree)
+    return CollectiveProtocol::Simple;
+  if (tuning_.protocol != CollectiveProtocol::Auto) return tuning_.protocol;
+  // Auto: the protocol choice follows the ring's estimate (NCCL picks per algorithm and
+  // protocol; the other algorithms here run Simple, NCCL's choice for large sizes).
+  if (algo != CollectiveAlgorithm::Ring) return CollectiveProtocol::Simple;
+  CollectiveProtocol best = CollectiveProtocol::Simple;
+  double bestUs = estimateUs(call, algo, best);
+  for (CollectiveProtocol p : {CollectiveProtocol::LL128, CollectiveProtocol::LL}) {
+    const double t = estimateUs(call, algo, p);
+    if (t < bestUs) {
+      bestUs = t;
+      best = p;
+    }
+  }
+  return best;
+}
+
+double CollectiveTuner::protocolEfficiency(CollectiveProtocol p) const {
+  switch (p) {
+    case CollectiveProtocol::LL:
+      return kLLEfficiency;
+    case CollectiveProtocol::LL128:
+      return kLL128Efficiency;
+    case CollectiveProtocol::Auto:
+    case CollectiveProtocol::Simple:
+      break;
+  }
+  return tuning_.protocolEfficiency;
+}
+
+double CollectiveTuner::protocolLatencyScale(CollectiveProtocol p) const {
+  switch (p) {
+    case CollectiveProtocol::LL:
+      return tuning_.llLatencyScale;
+    case CollectiveProtocol::LL128:
+      return tuning_.ll128LatencyScale;
+    case CollectiveProtocol::Auto:
+    case CollectiveProtocol::Simple:
+      break;
+  }
+  return 1.0;
+}
+
+double CollectiveTuner::estimateUs(const CollectiveCall& call, CollectiveAlgorithm algo,
+                                   CollectiveProtocol proto) const {
+  const Shape sh = shapeOf(call.gpus);
+  const double S = static_cast<double>(call.bytes);
+  const double n = sh.ranks;
+  if (sh.ranks < 2 || call.bytes <= 0) return 0;
+  // A pair of GPUs on one host and a pair on different hosts, for the path rates and latencies.
+  const uint32_t g = gpusPerHost_;
+  uint32_t ia = kNoLane, ib = kNoLane, xa = kNoLane, xb = kNoLane;
+  for (size_t i = 1; i < call.gpus.size(); ++i) {
+    const uint32_t a = call.gpus[0], b = call.gpus[i];
+    if (sameHost(a, b, g) && ia == kNoLane) ia = a, ib = b;
+    if (!sameHost(a, b, g) && xa == kNoLane) xa = a, xb = b;
+  }
+  const double rNv = ia != kNoLane ? fabric_.pathRate(ia, ib) : 0;
+  const double rNet = xa != kNoLane ? fabric_.pathRate(xa, xb) : 0;
+  const double lNv = ia != kNoLane ? fabric_.pathLatency(ia, ib).micros() : 0;
+  const double lNet = xa != kNoLane ? fabric_.pathLatency(xa, xb).micros() : 0;
+  const double scale = protocolLatencyScale(proto);
+  const double aNv = tuning_.stepLatencyNvlink.micros() * scale + lNv;
+  const double aNet = tuning_.stepLatencyNetwork.micros() * scale + lNet;
+  const double us = 1e6;
+  const double nvlsRate = rNv * tuning_.nvlsEfficiency;
+  switch (algo) {
+    case CollectiveAlgorithm::Nvls:
+      return tuning_.nvlsLatency.micros() +
+             (S * (n + 1) / n + std::min(S, nvlsPipelineBytes())) / nvlsRate * us;
+    case CollectiveAlgorithm::NvlsTree: {
+      const double G = sh.perHost, H = sh.hosts;
+      const double nvlsRate = rNv * tuning_.nvlsEfficiency * tuning_.nvlsTreeEfficiency;
+      const double f = std::min(S, nvlsPipelineBytes());
+      const double nvlsT = S * (G + 1) / G / nvlsRate * us;
+      const double fill = f / nvlsRate * us;
+      const double tail = f / G / nvlsRate * us;
+      const double interT = 2 * (H - 1) / H * (S / G) / (rNet * tuning_.protocolEfficiency) * us;
+      const double interLat = 2 * (H - 1) * (tuning_.stepLatencyNetwork.micros() + lNet);
+      return tuning_.nvlsLatency.micros() + std::max(nvlsT - tail, fill + interLat + interT) + tail;
+    }
+    default:
+      break;
+  }
+  // Ring (also the estimate of the other algorithms here).
+  const bool allReduce = call.op == CollectiveOp::AllReduce;
+  const double k = allReduce ? 2 * (n - 1) : n - 1;
+  const double netHops = sh.hosts > 1 ? sh.hosts : 0;
+  const double lat = k * ((n - netHops) * aNv + netHops * aNet) / n;
+  const double edgeBytes = k / n * S / protocolEfficiency(proto);
+  double t = 0;
+  if (sh.hosts == 1) {
+    t = edgeBytes / rNv;
+  } else {
+    const double c = std::max(1, tuning_.channels);
+    const double perNic = sh.uniform && sh.perHost > 1 ? std::ceil(c / sh.perHost) / c : 1.0;
+    t = std::max(sh.perHost > 1 ? edgeBytes * (sh.perHost - 1) / sh.perHost / rNv : 0.0,
+                 edgeBytes * perNic / rNet);
+  }
+  return lat + t * us;
+}
+
+double CollectiveTuner::nvlsPipelineBytes() const {
+  return static_cast<double>(tuning_.nvlsPipeline);
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,72 @@
+// CollectiveTuner: which algorithm and protocol a collective call runs with, and the analytic
+// estimate (NCCL's tuner's latency + bytes / bandwidth form) that chooses them.
+//
+// Models: an explicit algorithm is checked against the call (tree, hierarchical, nvls and
+// nvls_tree are all-reduce only; direct is all-to-all and send/recv only; nvls needs one host and
+// collectives.nvls; nvls_tree several hosts with the same GPUs each). Auto: with NVLS, the
+// fastest of ring and nvls / nvls_tree by estimateUs; without it, hierarchical for multi-host
+// all-reduce with the same GPUs per host, else ring. Protocol Auto: per call the fastest of
+// Simple, LL128 and LL by the ring's estimate (the other algorithms run Simple).
+// The estimate only chooses; every time comes from the transfers on the fabric.
+// Leaves out: NCCL's own cost-model constants (base and per-hop latencies, per-protocol
+// bandwidth caps by architecture and node count), its channel-count choice, PAT and CollNet.
+// Units: Bytes; estimates in microseconds.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/config/WorkloadSpec.h"
+#include "sim/fabric/Fabric.h"
+#include "sim/workload/collectives/CollectiveCall.h"
+
+namespace fabricsim {
+
+class CollectiveTuner {
+ public:
+  /// `gpusPerHost` says which GPUs share a host (GPU g is on host g / gpusPerHost).
+  CollectiveTuner(Fabric& fabric, const CollectiveTuning& tuning, uint32_t gpusPerHost);
+
+  /// The algorithm a call with algorithm Auto (or the tuning's default) resolves to; throws
+  /// InputError for an explicit algorithm that does not apply to the call.
+  CollectiveAlgorithm resolve(const CollectiveCall& call) const;
+  /// The protocol `call` runs with under `algo`: the tuning's, or with protocol Auto the one
+  /// with the smallest estimateUs (ring only; NVLS and the other algorithms run Simple).
+  CollectiveProtocol protocolFor(const CollectiveCall& call, CollectiveAlgorithm algo) const;
+  /// The analytic estimate of `call` run with `algo` and `proto` on an idle fabric (us):
+  ///   ring      k = 2(N-1) steps (all_reduce; N-1 otherwise); latency k x the mean over the
+  ///             ring's N hops of (step latency x protocol scale + path latency), i.e. the sum
+  ///             of the hops' latencies along the data's path; bandwidth term: each GPU's
+  ///             NVLink and each NIC (channels spread over the GPUs' NICs) carry k/N S /
+  ///             protocol efficiency
+  ///   nvls      nvlsLatency + (S (N+1)/N + min(S, F)) / (NVLink rate x nvlsEfficiency)
+  ///   nvls_tree nvlsLatency + max(NVLS part - tail, fill + inter-host ring) + tail, where the
+  ///             NVLS part moves S (G+1)/G per GPU (at efficiency nvlsEfficiency x
+  ///             nvlsTreeEfficiency), the inter-host ring all-reduces S/G per rail,
+  ///             fill = min(S, F) through the NVLS reduce and tail = min(S, F)/G through the
+  ///             multicast, F = nvlsPipelineBytes()
+  double estimateUs(const CollectiveCall& call, CollectiveAlgorithm algo, CollectiveProtocol proto) const;
+  /// Wire efficiency and latency scale of a protocol (Simple: the tuning's protocolEfficiency, 1).
+  double protocolEfficiency(CollectiveProtocol p) const;
+  double protocolLatencyScale(CollectiveProtocol p) const;
+  /// F: bytes in flight in an NVLS pipeline (tuning.nvlsPipeline).
+  double nvlsPipelineBytes() const;
+  /// nccl-tests' bus-bandwidth factor: busbw = algbw * factor (all_reduce 2(N-1)/N,
+  /// all_gather / reduce_scatter / alltoall (N-1)/N, broadcast and send_recv 1).
+  static double busBandwidthFactor(CollectiveOp op, size_t ranks);
+
+  /// Ranks, hosts, GPUs per host of a call (uniform: every host holds the same number).
+  struct Shape {
+    uint32_t ranks = 0, hosts = 0, perHost = 0;
+    bool uniform = true;
+  };
+  Shape shapeOf(const std::vector<uint32_t>& gpus) const;
+
+ private:
+  Fabric& fabric_;
+  const CollectiveTuning& tuning_;
+  uint32_t gpusPerHost_;
+  mutable std::vector<uint32_t> hostsOf_;  ///< shapeOf's scratch
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,71 @@
+// TreeBuilder: NCCL's tree all-reduce: a double binary tree over the hosts (two complementary
+// trees, TreeShape, each carrying half of the data) with a chain inside each host towards its
+// head, reduce up then broadcast down, pipelined in chunks of tuning.chunkSize.
+//
+// Models: instances (tree t, channel c), each with an up lane (rank -> parent) and a down lane
+// (parent -> rank) per rank but the root, at most kConnectionBuffer in flight per lane. A rank
+// sends chunk j up once every child has delivered chunk j to it; the root instead starts
+// broadcasting chunk j to its children; a rank forwards chunk j down once it has it.
+// Leaves out: the NIC each channel leaves by (every channel of a host leaves through its head
+// GPU's NIC, where NCCL spreads them over the host's NICs), and NCCL's tree pattern switch
+// between split and chained trees by size.
+// Units: Bytes.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "sim/workload/collectives/BuildContext.h"
+#include "sim/workload/collectives/CollectivePlan.h"
+
+namespace fabricsim {
+
+class TreeBuilder {
+ public:
+  /// Lays out the all-reduce of `bytes` over plan.members (the plan's algo becomes Tree).
+  static void build(CollectivePlan& plan, const BuildContext& ctx, Bytes bytes);
+
+  /// A send of tree lane `lane` has been delivered: raises the `received` of the lanes it
+  /// unlocks and calls pump(lane) for each.
+  template <class Pump>
+  static void onDelivered(CollectivePlan& plan, uint32_t lane, Pump&& pump) {
+    const uint32_t n = plan.ranks;
+    const uint32_t q = lane / (2 * n);
+    const uint32_t first = q * 2 * n;
+    const Lane& l = plan.lanes[lane];
+    const uint32_t t = l.n;
+    const uint32_t r = l.pos;
+    if (l.flow == LaneFlow::TreeUp) {
+      const uint32_t up = plan.parent[t * n + r];
+      const uint32_t* ch = &plan.children[(static_cast<size_t>(t) * n + up) * 3];
+      uint32_t all = plan.lanes[first + ch[0]].delivered;
+      for (int i = 1; i < 3 && ch[i] != kNoLane; ++i)
+        all = std::min(all, plan.lanes[first + ch[i]].delivered);
+      if (plan.parent[t * n + up] != kNoLane) {
+        Lane& next = plan.lanes[first + up];
+        if (all > next.received) {
+          next.received = all;
+          pump(first + up);
+        }
+      } else {
+        for (int i = 0; i < 3 && ch[i] != kNoLane; ++i) {
+          Lane& down = plan.lanes[first + n + ch[i]];
+          if (all > down.received) {
+            down.received = all;
+            pump(first + n + ch[i]);
+          }
+        }
+      }
+    } else {
+      const uint32_t got = l.delivered;
+      const uint32_t* ch = &plan.children[(static_cast<size_t>(t) * n + r) * 3];
+      for (int i = 0; i < 3 && ch[i] != kNoLane; ++i) {
+        Lane& down = plan.lanes[first + n + ch[i]];
+        down.received = got;
+        pump(first + n + ch[i]);
+      }
+    }
+  }
+};
+
+}  // namespace fabricsim
