@@ -2,13 +2,17 @@
 // trees, TreeShape, each carrying half of the data) with a chain inside each host towards its
 // head, reduce up then broadcast down, pipelined in chunks of tuning.chunkSize.
 //
-// Models: instances (tree t, channel c), each with an up lane (rank -> parent) and a down lane
-// (parent -> rank) per rank but the root, at most kConnectionBuffer in flight per lane. A rank
+// Models: instances (tree t, channel c), each carrying 1/(2C) of the data, with an up lane (rank
+// -> parent) and a down lane (parent -> rank) per rank but the root, at most kConnectionBuffer in
+// flight per lane. Instance q = t C + c enters and leaves every host through its local GPU
+// q mod G (G: the host's GPUs in the call), the head of its chain through the host's GPUs in
+// turn from there; so the instances' inter-host edges spread over the hosts' NICs, rail-matched
+// (the same local GPU, hence the same rail, on both ends), as NCCL's tree channels do. A rank
 // sends chunk j up once every child has delivered chunk j to it; the root instead starts
 // broadcasting chunk j to its children; a rank forwards chunk j down once it has it.
-// Leaves out: the NIC each channel leaves by (every channel of a host leaves through its head
-// GPU's NIC, where NCCL spreads them over the host's NICs), and NCCL's tree pattern switch
-// between split and chained trees by size.
+// Leaves out: NCCL's balanced and split tree patterns (the parent reached from one GPU of the
+// host, the children from another: here one GPU of the host per instance does both), and the
+// reduction arithmetic.
 // Units: Bytes.
 #pragma once
 
@@ -33,11 +37,11 @@ class TreeBuilder {
     const uint32_t q = lane / (2 * n);
     const uint32_t first = q * 2 * n;
     const Lane& l = plan.lanes[lane];
-    const uint32_t t = l.n;
+    const size_t t = l.n;  // the instance
     const uint32_t r = l.pos;
     if (l.flow == LaneFlow::TreeUp) {
       const uint32_t up = plan.parent[t * n + r];
-      const uint32_t* ch = &plan.children[(static_cast<size_t>(t) * n + up) * 3];
+      const uint32_t* ch = &plan.children[(t * n + up) * 3];
       uint32_t all = plan.lanes[first + ch[0]].delivered;
       for (int i = 1; i < 3 && ch[i] != kNoLane; ++i)
         all = std::min(all, plan.lanes[first + ch[i]].delivered);
@@ -58,7 +62,7 @@ class TreeBuilder {
       }
     } else {
       const uint32_t got = l.delivered;
-      const uint32_t* ch = &plan.children[(static_cast<size_t>(t) * n + r) * 3];
+      const uint32_t* ch = &plan.children[(t * n + r) * 3];
       for (int i = 0; i < 3 && ch[i] != kNoLane; ++i) {
         Lane& down = plan.lanes[first + n + ch[i]];
         down.received = got;

@@ -1,5 +1,6 @@
 // CollectiveEngine: algorithm choice, input checks, byte accounting per algorithm, channels and
-// ring order, tree / hierarchical completion, concurrency; TreeShape's double binary tree.
+// ring order, tree instances spread over the NICs and run at their rate, tree / hierarchical
+// completion, concurrency; TreeShape's double binary tree.
 #include <gtest/gtest.h>
 
 #include "tests/support/PacketBench.h"
@@ -349,11 +350,17 @@ TEST(CollectiveEngineTest, HierarchicalBeatsFlatRingAndTreeLiesBetweenRingAndIts
   const double hierBandwidth = 2 * (h - 1) / h * s / g / b + 2 * (g - 1) / g * s / bnv;
   EXPECT_GT(tHier, hierBandwidth);
   EXPECT_LT(tHier, 1.2 * hierBandwidth + 100e-6) << tHier * 1e6 << " us";
-  // The double binary tree sends each byte up once and down to at most two children: 2 S per
-  // NIC, against the ring's 2(N-1)/N S, so it is no faster than the ring at this size; allow
-  // twice its ideal for the fan-in, pipeline fill and drain.
+  // The double binary tree's 2C = 8 instances of S/8 use local GPU q mod 4: each NIC carries
+  // one instance of each tree. A host with two children in one tree (sending S/8 up and 2 S/8
+  // down, receiving as much) is a leaf in the other (S/8 each way): at most S/2 per NIC and
+  // direction, against the ring's 2(N-1)/N S/4, so the tree is slower than the ring at this
+  // size. Upper bound: S/(2 b) plus the pipeline's fill and drain, one 1 MiB chunk at b per tree
+  // level up and down (two levels over four hosts: four chunks), plus 100 us of step latencies.
   EXPECT_GT(tTree, tRing) << tTree * 1e6 << " us vs ring " << tRing * 1e6;
-  EXPECT_LT(tTree, 2 * (2 * s / b)) << tTree * 1e6 << " us";
+  const double treeBandwidth = s / 2.0 / b;
+  EXPECT_GT(tTree, treeBandwidth) << tTree * 1e6 << " us";
+  EXPECT_LT(tTree, treeBandwidth + 4 * static_cast<double>(tuning.chunkSize) / b + 100e-6)
+      << tTree * 1e6 << " us";
 }
 
 TEST(CollectiveEngineTest, TreeAndHierarchicalCompleteOnManyShapes) {
@@ -373,6 +380,69 @@ TEST(CollectiveEngineTest, TreeAndHierarchicalCompleteOnManyShapes) {
       }
     }
   }
+}
+
+TEST(CollectiveEngineTest, TreeInstancesLeaveEachHostThroughEveryNic) {
+  // H = 4 hosts of G = 4 GPUs, one NIC each. Tree all-reduce of S on C channels: 2C instances of
+  // S/(2C), instance q crossing hosts only between the hosts' local GPUs q mod G. In each
+  // instance every host but the root sends its share to its parent and receives it back, so the
+  // GPUs of local index i together send 2 (H - 1) times the shares of the instances q = i mod G
+  // over the network, and the rest of the 2 (N - 1) S moves over NVLink: 2 H (G - 1) S.
+  // (Before the instances were spread, every inter-host byte left through local GPU 0's NIC.)
+  const Bytes s = 3 * kMiB + 12345;
+  const uint32_t hosts = 4, g = 4;
+  for (int channels : {2, 4}) {
+    CollectiveTuning tuning;
+    tuning.channels = channels;
+    PacketBench b(hostsSpec(hosts, g));
+    CollectiveEngine engine(b.sim, b.fabric, tuning, g);
+    DoneLog log;
+    engine.start(call(CollectiveOp::AllReduce, CollectiveAlgorithm::Tree, range(0, hosts * g), s), &log, 1);
+    b.sim.run();
+    ASSERT_EQ(log.calls[1], 1);
+    std::vector<Bytes> networkByLocal(g, 0);
+    Bytes nvlink = 0;
+    for (const FlowRecord& f : b.fabric.flowRecords()) {
+      if (f.intraHost) {
+        nvlink += f.bytes;
+        continue;
+      }
+      EXPECT_EQ(f.srcGpu % g, f.dstGpu % g) << "an inter-host edge off its rail";
+      networkByLocal[f.srcGpu % g] += f.bytes;
+    }
+    const uint32_t instances = 2 * static_cast<uint32_t>(channels);
+    for (uint32_t i = 0; i < g; ++i) {
+      Bytes expected = 0;
+      for (uint32_t q = i; q < instances; q += g)
+        expected += 2 * (hosts - 1) * (s / instances + (q < s % instances));
+      EXPECT_EQ(networkByLocal[i], expected) << "local GPU " << i << ", " << channels << " channels";
+    }
+    EXPECT_EQ(nvlink, 2 * static_cast<Bytes>(hosts) * (g - 1) * s);
+  }
+}
+
+TEST(CollectiveEngineTest, TreeAllReduceAcrossTwoHostsRunsAtItsNicsRate) {
+  // 2 hosts of 4 GPUs, 4 channels: 8 instances of S/8, two per NIC (one in each tree). With two
+  // hosts each tree is one edge: the child host's head sends its S/8 up, the root's head sends
+  // the reduced S/8 down. Each NIC so sends S/8 in one instance and S/8 in the other, and
+  // receives as much: S/4 each way at the NIC goodput b. NVLink (450 GB/s) carries at most 2 S
+  // per GPU, 1/10 of that time. Bounds: at least S / (4 b); at most 1.1 x that plus the
+  // pipeline's fill and drain, two 1 MiB chunks at b through the chain (G - 1 NVLink hops, one
+  // NIC hop, both ways) and 100 us of step latencies (5 us per step, 20 steps).
+  const Bytes s = 64 * kMiB;
+  const double b = 100e9 / 8 * 4096.0 / (4096 + 82 + 86);  // NIC goodput with one ACK per packet
+  CollectiveTuning tuning;
+  PacketBench bench(hostsSpec(2, 4));
+  CollectiveEngine e(bench.sim, bench.fabric, tuning, 4);
+  DoneLog log;
+  e.start(call(CollectiveOp::AllReduce, CollectiveAlgorithm::Tree, range(0, 8), s), &log, 1);
+  bench.sim.run();
+  ASSERT_EQ(log.calls[1], 1);
+  const double t = log.at[1].seconds();
+  const double nic = static_cast<double>(s) / 4 / b;
+  const double fill = 2 * static_cast<double>(tuning.chunkSize) / b + 100e-6;
+  EXPECT_GT(t, nic) << t * 1e6 << " us";
+  EXPECT_LT(t, 1.1 * nic + fill) << t * 1e6 << " us against " << nic * 1e6 << " us at the NICs' rate";
 }
 
 TEST(CollectiveEngineTest, ConcurrentCollectivesOnDisjointGpusBothComplete) {
