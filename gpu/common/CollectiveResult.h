@@ -4,6 +4,7 @@
 // busbw and #wrong for the out-of-place and the in-place call) and the sweep's parameters.
 // Plain data: NcclTestsTable prints it, CollectiveReport turns it into JSON.
 // Leaves out: the system description (HostInfo, DeviceInfo).
+// Each row also keeps what NCCL ran it with (algorithm, protocol, channels) when its log says so.
 // Units: bytes, elements, microseconds, GB/s (10^9 B/s).
 #pragma once
 
@@ -15,6 +16,7 @@
 
 #include "gpu/common/Collective.h"
 #include "gpu/common/DataType.h"
+#include "gpu/common/NcclTuningLog.h"
 
 namespace fabricsim::gpu {
 
@@ -32,6 +34,8 @@ struct CollectiveRow {
   size_t count = 0;  ///< nccl-tests' count column (elements passed to NCCL)
   CollectiveMeasurement outOfPlace;
   CollectiveMeasurement inPlace;
+  /// What NCCL ran this size with, from its tuning log (NcclTuningLog); nullopt when not known.
+  std::optional<NcclChoice> nccl;
 };
 
 /// The parameters of a sweep, as nccl-tests prints them in its first line.

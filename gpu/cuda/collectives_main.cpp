@@ -2,15 +2,22 @@
 // table on rank 0's stdout and optionally writes the JSON document (CollectiveReport).
 // One process on one GPU without a launcher; N ranks under mpirun (one GPU per rank, or -g GPUs
 // per process).
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 #include "gpu/common/CollectiveOptions.h"
 #include "gpu/common/CollectiveReport.h"
 #include "gpu/common/HostInfo.h"
 #include "gpu/common/NcclTestsTable.h"
+#include "gpu/common/NcclTuningLog.h"
 #include "gpu/cuda/CollectiveRunner.h"
 #include "gpu/cuda/DeviceInfo.h"
 #include "gpu/cuda/MpiContext.h"
@@ -109,6 +116,24 @@ int main(int argc, char** argv) {
     std::cout << options.helpText;
     return 0;
   }
+  // With --json, NCCL logs what it chose to a file of each process (unless the user set
+  // NCCL_DEBUG or NCCL_DEBUG_FILE), and rank 0 records its choice for every size.
+  std::optional<std::string> ncclLog;
+  if (!options.jsonPath.empty()) {
+    std::error_code ec;
+    const auto dir = std::filesystem::temp_directory_path(ec);
+    if (!ec)
+      ncclLog = NcclTuningLog::captureTo(
+          dir.string(), static_cast<long>(::getpid()), [](const char* k) { return std::getenv(k); },
+          [](const char* k, const char* v) { ::setenv(k, v, 1); });
+  }
+  struct RemoveLog {
+    const std::optional<std::string>& path;
+    ~RemoveLog() {
+      std::error_code ec;
+      if (path) std::filesystem::remove(*path, ec);
+    }
+  } removeLog{ncclLog};
   try {
     MpiContext mpi(&argc, &argv);
     auto& params = options.params;
@@ -125,6 +150,15 @@ int main(int argc, char** argv) {
     std::vector<CollectiveRow> rows;
     for (size_t bytes : options.sizes()) {
       rows.push_back(runner.measure(bytes));
+      if (root && ncclLog) {
+        std::ifstream log(*ncclLog);
+        std::stringstream text;
+        text << log.rdbuf();
+        const std::string op(collectiveName(params.collective));
+        rows.back().nccl =
+            NcclTuningLog::choiceFor(NcclTuningLog::parse(text.str()), NcclTuningLog::functionName(op),
+                                     NcclTuningLog::ncclBytes(op, bytes, params.ranks));
+      }
       if (root) {
         NcclTestsTable::writeRow(std::cout, params, rows.back());
         std::cout << std::flush;

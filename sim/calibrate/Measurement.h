@@ -34,6 +34,12 @@ struct Measurement {
     double ipBusbwGBps = std::numeric_limits<double>::quiet_NaN();
     int64_t ipWrong = 0;
     int line = 0;  ///< where it was read (0 when not from a text file)
+    /// What NCCL ran this size with, where the source recorded it (the gpu/ harness's JSON):
+    /// algorithm ("ring", "tree", "nvls", "nvls_tree", ...), protocol ("ll", "ll128", "simple")
+    /// and channels; empty / 0 when not recorded.
+    std::string ncclAlgorithm;
+    std::string ncclProtocol;
+    int ncclChannels = 0;
 
     /// The time the fit uses (us): out-of-place when printed, else in-place, else derived from
     /// busbw with the op's factor. NaN when none is available.

@@ -256,80 +256,131 @@ std::vector<Measurement> parseJson(const std::string& text, const std::string& f
         1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
     throw InputError(file, line, 0, "", std::string("invalid JSON: ") + e.what());
   }
+  // The line of the first occurrence of a key in the text (JSON keeps no positions): 1 if absent.
+  auto lineOf = [&](const std::string& key) {
+    const size_t at = text.find("\"" + key + "\"");
+    return at == std::string::npos
+               ? 1
+               : 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  };
   Diags d;
   auto need = [&](bool ok, const std::string& key, const std::string& what) {
-    if (!ok) d.push_back({file, 0, 0, key, what});
+    const std::string top = key.substr(0, key.find_first_of(".["));
+    if (!ok) d.push_back({file, key.empty() ? 1 : lineOf(top), 0, key, what});
     return ok;
   };
   Measurement m;
   m.file = m.label = file;
   bool opKnown = false;
-  if (need(j.is_object(), "", "expected a JSON object (the gpu/ harness's collective result)")) {
-    if (j.contains("op") && need(j["op"].is_string(), "op", "expected a string")) {
-      auto op = parseCollectiveOp(j["op"].get<std::string>());
-      if (need(op.has_value(), "op",
-               "expected all_reduce, all_gather, reduce_scatter, alltoall, broadcast or "
-               "sendrecv, found '" +
-                   j["op"].get<std::string>() + "'")) {
-        m.op = *op;
-        opKnown = true;
-      }
+  constexpr const char* kHarnessTool = MeasurementReader::kHarnessTool;
+  constexpr int kHarnessSchema = MeasurementReader::kHarnessSchema;
+  const std::string tool = std::string(kHarnessTool) + ", schema " + std::to_string(kHarnessSchema);
+  if (!j.is_object())
+    throw InputError(file, 1, 0, "",
+                     "expected a JSON object: the gpu/ harness's collective result (" + tool + ")");
+  if (!j.contains("tool") || !j["tool"].is_string())
+    throw InputError(file, lineOf("tool"), 0, "tool",
+                     "expected the gpu/ harness's collective result (" + tool + "); this JSON has no `tool`");
+  if (j["tool"] == "fabricsim-gpu-compute")
+    throw InputError(
+        file, lineOf("tool"), 0, "tool",
+        "this is the harness's compute result: give it to `fabricsim calibrate --compute`, not as a "
+        "collective measurement");
+  if (j["tool"] != kHarnessTool)
+    throw InputError(
+        file, lineOf("tool"), 0, "tool",
+        "expected '" + std::string(kHarnessTool) + "', found '" + j["tool"].get<std::string>() + "'");
+  if (!j.contains("schema") || !j["schema"].is_number_integer() ||
+      j["schema"].get<int64_t>() != kHarnessSchema)
+    throw InputError(file, lineOf("schema"), 0, "schema",
+                     "expected schema " + std::to_string(kHarnessSchema) + " (this fabricsim reads " + tool +
+                         "), found " + (j.contains("schema") ? j["schema"].dump() : std::string("none")) +
+                         ": rerun the harness of this version");
+  if (need(j.contains("op") && j["op"].is_string(), "op", "expected the collective's name (a string)")) {
+    auto op = parseCollectiveOp(j["op"].get<std::string>());
+    if (need(op.has_value(), "op",
+             "expected all_reduce, all_gather, reduce_scatter, alltoall, broadcast or sendrecv, found '" +
+                 j["op"].get<std::string>() + "'")) {
+      m.op = *op;
+      opKnown = true;
     }
-    if (j.contains("ranks") &&
-        need(j["ranks"].is_number_unsigned(), "ranks", "expected a positive whole number"))
-      m.ranks = j["ranks"].get<uint32_t>();
-    if (j.contains("hosts") && need(j["hosts"].is_array(), "hosts", "expected a list of host names")) {
-      for (const auto& h : j["hosts"])
-        if (need(h.is_string(), "hosts", "expected host names as strings"))
-          m.hostNames.push_back(h.get<std::string>());
-      m.hosts = static_cast<uint32_t>(m.hostNames.size());
-    }
-    if (j.contains("gpu") && j["gpu"].is_object() && j["gpu"].contains("model") &&
-        j["gpu"]["model"].is_string())
-      m.gpuModel = j["gpu"]["model"].get<std::string>();
-    if (j.contains("nccl_env") && j["nccl_env"].is_object() && j["nccl_env"].contains("NCCL_ALGO") &&
-        j["nccl_env"]["NCCL_ALGO"].is_string()) {
-      std::string a = j["nccl_env"]["NCCL_ALGO"].get<std::string>();
-      std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
-      m.algorithm = a;
-    }
-    if (need(
-            j.contains("results") && j["results"].is_array(), "results",
-            "expected `results`: a list of {size_bytes, count, type, redop, root, out_of_place, in_place}")) {
-      size_t i = 0;
-      for (const auto& r : j["results"]) {
-        const std::string k = "results[" + std::to_string(i++) + "]";
-        if (!need(r.is_object() && r.contains("size_bytes") && r["size_bytes"].is_number_integer() &&
-                      r["size_bytes"].get<int64_t>() > 0,
-                  k + ".size_bytes", "expected a positive whole number of bytes"))
-          continue;
-        Measurement::Point p;
-        p.sizeBytes = r["size_bytes"].get<int64_t>();
-        if (r.contains("count") && r["count"].is_number_unsigned()) p.count = r["count"].get<uint64_t>();
-        if (r.contains("type") && r["type"].is_string()) m.dataType = r["type"].get<std::string>();
-        auto side = [&](const char* name, double& t, double& a, double& b, int64_t& w) {
-          if (!r.contains(name) || r[name].is_null()) return;
-          const auto& s = r[name];
-          const std::string sk = k + "." + name;
-          if (!need(s.is_object(), sk, "expected {time_us, algbw_GBps, busbw_GBps, wrong}")) return;
-          auto num = [&](const char* f, double& out) {
-            if (!s.contains(f) || s[f].is_null()) return;
-            if (need(s[f].is_number() && s[f].get<double>() >= 0, sk + "." + f,
-                     "expected a non-negative number"))
-              out = s[f].get<double>();
-          };
-          num("time_us", t);
-          num("algbw_GBps", a);
-          num("busbw_GBps", b);
-          if (s.contains("wrong") && s["wrong"].is_number_integer()) w = s["wrong"].get<int64_t>();
+  }
+  if (need(j.contains("ranks") && j["ranks"].is_number_unsigned() && j["ranks"].get<uint64_t>() > 0 &&
+               j["ranks"].get<uint64_t>() <= (1u << 24),
+           "ranks", "expected a positive whole number (at most 2^24)"))
+    m.ranks = j["ranks"].get<uint32_t>();
+  if (j.contains("hosts") && need(j["hosts"].is_array(), "hosts", "expected a list of host names")) {
+    for (const auto& h : j["hosts"])
+      if (need(h.is_string(), "hosts", "expected host names as strings"))
+        m.hostNames.push_back(h.get<std::string>());
+    m.hosts = static_cast<uint32_t>(m.hostNames.size());
+  }
+  if (j.contains("gpus_per_host") && !j["gpus_per_host"].is_null() &&
+      need(j["gpus_per_host"].is_number_unsigned() && j["gpus_per_host"].get<uint64_t>() > 0 &&
+               j["gpus_per_host"].get<uint64_t>() <= (1u << 16),
+           "gpus_per_host", "expected a positive whole number"))
+    m.gpusPerHost = j["gpus_per_host"].get<uint32_t>();
+  if (j.contains("gpu") && j["gpu"].is_object() && j["gpu"].contains("model") &&
+      j["gpu"]["model"].is_string())
+    m.gpuModel = j["gpu"]["model"].get<std::string>();
+  // NCCL_ALGO pins the algorithm of the whole run.
+  if (j.contains("nccl") && j["nccl"].is_object() && j["nccl"].contains("env") &&
+      j["nccl"]["env"].is_object() && j["nccl"]["env"].contains("NCCL_ALGO") &&
+      j["nccl"]["env"]["NCCL_ALGO"].is_string()) {
+    std::string a = j["nccl"]["env"]["NCCL_ALGO"].get<std::string>();
+    std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
+    m.algorithm = a;
+  }
+  if (need(j.contains("results") && j["results"].is_array() && !j["results"].empty(), "results",
+           "expected `results`: a non-empty list of {size_bytes, count, type, redop, root, out_of_place, "
+           "in_place, nccl}")) {
+    size_t i = 0;
+    for (const auto& r : j["results"]) {
+      const std::string k = "results[" + std::to_string(i++) + "]";
+      if (!need(r.is_object() && r.contains("size_bytes") && r["size_bytes"].is_number_integer() &&
+                    r["size_bytes"].get<int64_t>() > 0,
+                k + ".size_bytes", "expected a positive whole number of bytes"))
+        continue;
+      Measurement::Point p;
+      p.sizeBytes = r["size_bytes"].get<int64_t>();
+      if (r.contains("count") && r["count"].is_number_unsigned()) p.count = r["count"].get<uint64_t>();
+      if (r.contains("type") && r["type"].is_string()) m.dataType = r["type"].get<std::string>();
+      auto side = [&](const char* name, double& t, double& a, double& b, int64_t& w) {
+        if (!r.contains(name) || r[name].is_null()) return;
+        const auto& s = r[name];
+        const std::string sk = k + "." + name;
+        if (!need(s.is_object(), sk, "expected {time_us, algbw_GBps, busbw_GBps, wrong}")) return;
+        auto num = [&](const char* f, double& out) {
+          if (!s.contains(f) || s[f].is_null()) return;
+          if (need(s[f].is_number() && std::isfinite(s[f].get<double>()) && s[f].get<double>() >= 0,
+                   sk + "." + f, "expected a non-negative number"))
+            out = s[f].get<double>();
         };
-        side("out_of_place", p.oopTimeUs, p.oopAlgbwGBps, p.oopBusbwGBps, p.oopWrong);
-        side("in_place", p.ipTimeUs, p.ipAlgbwGBps, p.ipBusbwGBps, p.ipWrong);
-        m.points.push_back(p);
+        num("time_us", t);
+        num("algbw_GBps", a);
+        num("busbw_GBps", b);
+        if (s.contains("wrong") && s["wrong"].is_number_integer()) w = s["wrong"].get<int64_t>();
+      };
+      side("out_of_place", p.oopTimeUs, p.oopAlgbwGBps, p.oopBusbwGBps, p.oopWrong);
+      side("in_place", p.ipTimeUs, p.ipAlgbwGBps, p.ipBusbwGBps, p.ipWrong);
+      if (r.contains("nccl") && !r["nccl"].is_null()) {
+        const auto& c = r["nccl"];
+        if (need(c.is_object() && c.contains("algorithm") && c["algorithm"].is_string() &&
+                     c.contains("protocol") && c["protocol"].is_string() && c.contains("channels") &&
+                     c["channels"].is_number_unsigned() && c["channels"].get<uint64_t>() <= 1024,
+                 k + ".nccl",
+                 "expected {algorithm, protocol, channels} (what NCCL ran this size with) or null")) {
+          p.ncclAlgorithm = c["algorithm"].get<std::string>();
+          p.ncclProtocol = c["protocol"].get<std::string>();
+          p.ncclChannels = c["channels"].get<int>();
+        }
       }
+      m.points.push_back(p);
     }
   }
   if (!d.empty()) throw InputError(std::move(d));
+  if (m.hosts == 0 && m.gpusPerHost > 0 && m.ranks > 0)
+    m.hosts = std::max<uint32_t>(1, m.ranks / m.gpusPerHost);
   if (m.hosts > 0 && m.ranks > 0 && m.ranks % m.hosts != 0)
     throw InputError(file, 0, 0, "hosts", "expected ranks to divide evenly over the hosts");
   finish(m, {}, o, opKnown);
@@ -377,15 +428,17 @@ std::vector<Measurement> MeasurementReader::parse(const std::string& text, const
   return {m};
 }
 
-std::vector<Measurement> MeasurementReader::readAll(const std::vector<std::string>& paths, const std::string& op,
-                                                    uint32_t ranks, uint32_t gpusPerHost) {
+std::vector<Measurement> MeasurementReader::readAll(const std::vector<std::string>& paths,
+                                                    const std::string& op, uint32_t ranks,
+                                                    uint32_t gpusPerHost) {
   Overrides o;
   if (!op.empty()) {
     o.op = parseCollectiveOp(op);
     if (!o.op)
-      throw InputError("", 0, 0, "--op",
-                       "expected all_reduce, all_gather, reduce_scatter, alltoall, broadcast or sendrecv, found '" +
-                           op + "'");
+      throw InputError(
+          "", 0, 0, "--op",
+          "expected all_reduce, all_gather, reduce_scatter, alltoall, broadcast or sendrecv, found '" + op +
+              "'");
   }
   o.ranks = ranks;
   o.gpusPerHost = gpusPerHost;

@@ -1,9 +1,12 @@
 // MeasurementReader: reads any measurement file `fabricsim calibrate` and `validate` accept,
 // choosing the reader by content:
 //   nccl-tests text (our gpu/ harness prints the same layout)     -> NcclTestsParser
-//   harness JSON  {op, ranks, hosts[], gpu {model, count}, results[] of {size_bytes, count, type,
-//                  redop, root, out_of_place {time_us, algbw_GBps, busbw_GBps, wrong},
-//                  in_place {...}}}                              -> one Measurement
+//   the gpu/ harness's collective JSON (tool fabricsim-gpu-collectives, schema 2: the document
+//                  gpu/common/CollectiveReport.h describes: op, ranks, hosts[], gpus_per_host,
+//                  gpu {model}, nccl {version, env}, results[] of {size_bytes, count, type,
+//                  out_of_place / in_place {time_us, algbw_GBps, busbw_GBps, wrong}, nccl
+//                  {algorithm, protocol, channels}})                -> one Measurement; any other
+//                  JSON (the harness's compute result, another schema) is refused, naming it
 //   CSV tables as published in shared/calibration: a header row naming size_bytes (or
 //                  size_bytes_assumed) and any of count, type, oop_time_us, oop_algbw_GBps,
 //                  oop_busbw_GBps, oop_wrong, ip_time_us, ip_algbw_GBps, ip_busbw_GBps,
@@ -28,6 +31,11 @@ namespace fabricsim {
 
 class MeasurementReader {
  public:
+  /// The harness collective JSON this reader reads (gpu/common/CollectiveReport's kTool and
+  /// kSchema; sim/ does not include gpu/, a test checks that the two agree).
+  static constexpr const char* kHarnessTool = "fabricsim-gpu-collectives";
+  static constexpr int kHarnessSchema = 2;
+
   /// What the command line says about measurements (each unset field leaves the file's value).
   struct Overrides {
     std::optional<CollectiveOp> op;

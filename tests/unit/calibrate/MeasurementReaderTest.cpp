@@ -83,38 +83,5 @@ TEST(MeasurementReader, CsvErrorsNameTheLine) {
   }
 }
 
-// The gpu/ harness's collective JSON (docs/calibration.md): hosts[] lists the distinct hosts.
-TEST(MeasurementReader, HarnessJson) {
-  std::string json = R"({
-    "op": "all_gather", "ranks": 2, "hosts": ["h200-a"],
-    "gpu": {"model": "NVIDIA H200", "count": 2},
-    "nccl_env": {"NCCL_ALGO": "Ring"},
-    "results": [
-      {"size_bytes": 1048576, "count": 131072, "type": "float", "redop": "none", "root": -1,
-       "out_of_place": {"time_us": 20.5, "algbw_GBps": 51.15, "busbw_GBps": 25.58, "wrong": 0},
-       "in_place": {"time_us": 20.1, "algbw_GBps": 52.17, "busbw_GBps": 26.08, "wrong": 0}},
-      {"size_bytes": 2097152, "count": 262144, "type": "float", "redop": "none", "root": -1,
-       "out_of_place": {"time_us": 30.0, "algbw_GBps": 69.9, "busbw_GBps": 34.95, "wrong": 0},
-       "in_place": null}
-    ]})";
-  const auto ms = MeasurementReader::parse(json, "r.json");
-  ASSERT_EQ(ms.size(), 1u);
-  EXPECT_EQ(ms[0].op, CollectiveOp::AllGather);
-  EXPECT_EQ(ms[0].ranks, 2u);
-  EXPECT_EQ(ms[0].hosts, 1u);
-  EXPECT_EQ(ms[0].algorithm, "ring");
-  EXPECT_EQ(ms[0].gpuModel, "NVIDIA H200");
-  ASSERT_EQ(ms[0].points.size(), 2u);
-  EXPECT_DOUBLE_EQ(ms[0].points[0].ipBusbwGBps, 26.08);
-  EXPECT_TRUE(std::isnan(ms[0].points[1].ipTimeUs));
-  json.replace(json.find("2097152"), 7, "-2097152");
-  try {
-    MeasurementReader::parse(json, "r.json");
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.diagnostics()[0].key, "results[1].size_bytes");
-  }
-}
-
 }  // namespace
 }  // namespace fabricsim

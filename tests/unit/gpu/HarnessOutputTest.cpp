@@ -102,9 +102,14 @@ TEST(GpuNcclTestsTable, UncheckedInPlaceAndFooter) {
 
 TEST(GpuCollectiveReport, JsonCarriesParamsRowsAndSystem) {
   auto p = allReduceParams();
-  CollectiveRow row{1024, 256, {10, 0.1024, 0.1792, 0}, {11, 0.0931, 0.1629, std::nullopt}};
+  CollectiveRow row{1024, 256, {10, 0.1024, 0.1792, 0}, {11, 0.0931, 0.1629, std::nullopt}, std::nullopt};
   const auto j = CollectiveReport::toJson(p, {row}, {{"gpu_model", "NVIDIA H200"}});
-  EXPECT_EQ(j["collective"], "all_reduce");
+  EXPECT_EQ(j["tool"], "fabricsim-gpu-collectives");
+  EXPECT_EQ(j["schema"], 2);
+  EXPECT_EQ(j["op"], "all_reduce");
+  EXPECT_EQ(j["gpu"]["model"], "NVIDIA H200");
+  EXPECT_TRUE(j["hosts"].empty());  // the system description gave none
+  EXPECT_TRUE(j["results"][0]["nccl"].is_null());
   EXPECT_EQ(j["nccl_tests_name"], "all_reduce_perf");
   EXPECT_EQ(j["ranks"], 8);
   EXPECT_EQ(j["redop"], "sum");
