@@ -28,7 +28,7 @@ nlohmann::json ComputeReport::toJson(const ComputeOptions& o, const std::string&
                                      const std::vector<BandwidthResult>& memory,
                                      const std::optional<LaunchLatency>& launch) {
   nlohmann::json j;
-  j["tool"] = "fabricsim-gpu-compute";
+  j["tool"] = kTool;
   j["schema"] = kSchema;
   j["device"] = deviceName;
   j["system"] = system;

@@ -6,6 +6,7 @@
 // kernel), kernel launch latency, and reduction-kernel throughput (c = a + b, the local work of an
 // all-reduce step). Bandwidths count bytes moved through HBM: 2 x size for a copy (read + write),
 // 3 x size for a + b (two reads, one write); efficiency is against the HBM peak.
+// `fabricsim calibrate --compute` reads it (ComputeFit).
 // Top-level keys: tool, schema (1), device, system, peaks {bf16_tflops, fp16_tflops, fp8_tflops,
 // hbm_GBps, source}, shape {...}, params, gemms[], gemm_summary {dtype: {forward, backward, total}},
 // memory[] (copies and reductions), launch. Efficiencies are null where the peak is unknown.
@@ -46,6 +47,7 @@ struct LaunchLatency {
 class ComputeReport {
  public:
   static constexpr int kSchema = 1;
+  static constexpr const char* kTool = "fabricsim-gpu-compute";
   static nlohmann::json toJson(const ComputeOptions& options, const std::string& deviceName,
                                const nlohmann::json& system, const PeakRates& peaks,
                                const std::vector<GemmResult>& gemms,

@@ -1,5 +1,6 @@
 #include "sim/calibrate/ComputeFit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -9,50 +10,85 @@
 #include "sim/core/Error.h"
 
 namespace fabricsim {
+namespace {
+
+/// The class of a harness GEMM by its name: the attention products, or the layer's GEMMs.
+std::optional<std::string> classOf(const std::string& name) {
+  if (name == "attn_scores" || name == "attn_values") return "attention";
+  if (name == "qkv" || name == "attn_proj" || name == "mlp_up" || name == "mlp_down") return "gemm";
+  return std::nullopt;
+}
+
+}  // namespace
 
 ComputeFit::Result ComputeFit::fitFile(const std::string& path, double peakFlops) {
   return fit(readInputFile(path), path, peakFlops);
 }
 
 ComputeFit::Result ComputeFit::fit(const std::string& text, const std::string& file, double peakFlops) {
+  auto lineOf = [&](const std::string& key) {
+    const size_t at = text.find("\"" + key + "\"");
+    return at == std::string::npos
+               ? 1
+               : 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  };
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(file, 0, 0, "", std::string("invalid JSON: ") + e.what());
+    const size_t upto = std::min(e.byte, text.size());
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
+    throw InputError(file, line, 0, "", std::string("invalid JSON: ") + e.what());
   }
-  if (!j.is_object() || !j.contains("gemms") || !j["gemms"].is_array() || j["gemms"].empty())
-    throw InputError(file, 0, 0, "gemms",
-                     "expected a non-empty list `gemms` of {class, m, n, k, time_us, tflops}");
+  const std::string what = std::string("the gpu/ harness's compute result (tool ") + kHarnessTool +
+                           ", schema " + std::to_string(kHarnessSchema) + ")";
+  if (!j.is_object() || !j.contains("tool") || !j["tool"].is_string())
+    throw InputError(file, lineOf("tool"), 0, "tool", "expected " + what);
+  if (j["tool"] != kHarnessTool)
+    throw InputError(
+        file, lineOf("tool"), 0, "tool",
+        "expected " + what + ", found tool '" + j["tool"].get<std::string>() + "'" +
+            (j["tool"] == "fabricsim-gpu-collectives" ? " (a collective sweep: give it as a measurement)"
+                                                      : ""));
+  if (!j.contains("schema") || !j["schema"].is_number_integer() ||
+      j["schema"].get<int64_t>() != kHarnessSchema)
+    throw InputError(file, lineOf("schema"), 0, "schema",
+                     "expected schema " + std::to_string(kHarnessSchema) + ", found " +
+                         (j.contains("schema") ? j["schema"].dump() : std::string("none")));
+  if (!j.contains("gemms") || !j["gemms"].is_array())
+    throw InputError(file, lineOf("gemms"), 0, "gemms",
+                     "expected a list `gemms` of {name, dtype, flops, time_us}");
   Result res;
   res.peakFlops = peakFlops;
-  if (j.contains("gpu") && j["gpu"].is_object() && j["gpu"].contains("peak_tflops") &&
-      j["gpu"]["peak_tflops"].is_number() && j["gpu"]["peak_tflops"].get<double>() > 0)
-    res.peakFlops = j["gpu"]["peak_tflops"].get<double>() * 1e12;
+  if (j.contains("peaks") && j["peaks"].is_object() && j["peaks"].contains("bf16_tflops") &&
+      j["peaks"]["bf16_tflops"].is_number() && j["peaks"]["bf16_tflops"].get<double>() > 0)
+    res.peakFlops = j["peaks"]["bf16_tflops"].get<double>() * 1e12;
   std::map<std::string, std::vector<double>> logFraction;
   size_t i = 0;
   for (const auto& g : j["gemms"]) {
     const std::string k = "gemms[" + std::to_string(i++) + "]";
-    if (!g.is_object()) throw InputError(file, 0, 0, k, "expected {class, m, n, k, time_us, tflops}");
-    const std::string cls =
-        g.contains("class") && g["class"].is_string() ? g["class"].get<std::string>() : "gemm";
-    if (cls != "gemm" && cls != "attention")
-      throw InputError(file, 0, 0, k + ".class", "expected 'gemm' or 'attention', found '" + cls + "'");
-    double flops = 0;
-    if (g.contains("tflops") && g["tflops"].is_number()) {
-      flops = g["tflops"].get<double>() * 1e12;
-    } else {
-      auto dim = [&](const char* d) {
-        if (!g.contains(d) || !g[d].is_number() || g[d].get<double>() <= 0)
-          throw InputError(file, 0, 0, k + "." + d, "expected a positive number (or give `tflops`)");
-        return g[d].get<double>();
-      };
-      const double t = dim("time_us");
-      flops = 2 * dim("m") * dim("n") * dim("k") / (t * 1e-6);
-    }
-    if (!(flops > 0)) throw InputError(file, 0, 0, k + ".tflops", "expected a positive rate");
-    logFraction[cls].push_back(std::log(flops / res.peakFlops));
+    if (!g.is_object() || !g.contains("name") || !g["name"].is_string())
+      throw InputError(file, lineOf("gemms"), 0, k, "expected {name, dtype, flops, time_us}");
+    const auto cls = classOf(g["name"].get<std::string>());
+    if (!cls)
+      throw InputError(file, lineOf("gemms"), 0, k + ".name",
+                       "expected qkv, attn_proj, mlp_up, mlp_down, attn_scores or attn_values, found '" +
+                           g["name"].get<std::string>() + "'");
+    if (!g.contains("dtype") || g["dtype"] != "bf16") continue;      // fp16, fp8: not fitted
+    if (!g.contains("time_us") || g["time_us"].is_null()) continue;  // not run (its note says why)
+    auto positive = [&](const char* key) {
+      if (!g.contains(key) || !g[key].is_number() || !std::isfinite(g[key].get<double>()) ||
+          g[key].get<double>() <= 0)
+        throw InputError(file, lineOf("gemms"), 0, k + "." + key, "expected a positive number");
+      return g[key].get<double>();
+    };
+    const double flopsPerSecond = positive("flops") / (positive("time_us") * 1e-6);
+    logFraction[*cls].push_back(std::log(flopsPerSecond / res.peakFlops));
   }
+  if (logFraction.empty())
+    throw InputError(file, lineOf("gemms"), 0, "gemms",
+                     "expected at least one bf16 GEMM that ran (time_us not null): nothing to fit");
   double sq = 0;
   for (const auto& [cls, v] : logFraction) {
     double mean = 0;
@@ -63,9 +99,12 @@ ComputeFit::Result ComputeFit::fit(const std::string& text, const std::string& f
     (cls == "gemm" ? res.gemmEfficiency : res.attentionEfficiency) = std::exp(mean);
   }
   res.rmsLogTime = std::sqrt(sq / res.gemms);
-  if (j.contains("hbm_copy") && j["hbm_copy"].is_object() && j["hbm_copy"].contains("bandwidth_GBps") &&
-      j["hbm_copy"]["bandwidth_GBps"].is_number())
-    res.hbmBytesPerSecond = j["hbm_copy"]["bandwidth_GBps"].get<double>() * 1e9;
+  if (j.contains("memory") && j["memory"].is_array())
+    for (const auto& m : j["memory"])
+      if (m.is_object() && (m.value("name", "") == "memcpy_d2d" || m.value("name", "") == "copy_kernel") &&
+          m.contains("hbm_GBps") && m["hbm_GBps"].is_number() && m["hbm_GBps"].get<double>() > 0)
+        res.hbmBytesPerSecond =
+            std::max(res.hbmBytesPerSecond.value_or(0.0), m["hbm_GBps"].get<double>() * 1e9);
   return res;
 }
 

@@ -1,13 +1,18 @@
 // ComputeFit: compute efficiency per GEMM class from the gpu/ harness's compute results.
 //
-// Models: each measured GEMM i of class c achieved a_i FLOP/s against the GPU's peak P; the
-// model time is flops_i / (e_c P), and the least-squares fit of ln(time) gives
-// e_c = exp(mean_i ln(a_i / P)) (the geometric mean of the achieved fractions), per class
-// ("gemm": the layers' matrix multiplies; "attention": the score and value products). The input
-// is the harness's compute JSON: {"gpu": {"model", "peak_tflops"?}, "gemms": [{"name", "class",
-// "m", "n", "k", "time_us", "tflops"}], "hbm_copy": {"bandwidth_GBps"}?}; a GEMM's FLOP/s is
-// its `tflops`, else 2 m n k / time.
-// Leaves out: shape-dependent efficiency (one figure per class, as GpuSpec has).
+// Models: each measured bf16 GEMM i of class c achieved a_i = flops_i / time_i against the
+// GPU's bf16 peak P; the model time is flops_i / (e_c P), and the least-squares fit of ln(time)
+// gives e_c = exp(mean_i ln(a_i / P)) (the geometric mean of the achieved fractions), per class
+// ("gemm": the layers' matrix multiplies qkv, attn_proj, mlp_up, mlp_down; "attention": the score
+// and value products attn_scores, attn_values). HBM bandwidth: the fastest of the harness's copies
+// (memcpy_d2d, copy_kernel; bytes moved through HBM over time).
+// The input is the harness's compute JSON (tool fabricsim-gpu-compute, schema 1; the document
+// gpu/common/ComputeReport.h describes): gemms[] {name, pass, m, n, k, batch, dtype, flops,
+// time_us (null: not run)}, peaks {bf16_tflops}, memory[] {name, hbm_GBps}. P is peaks.bf16_tflops
+// when the file gives it, else the caller's peak. Anything else (the collective JSON, another
+// schema or tool) is refused with the file, line and key.
+// Leaves out: fp16 and fp8 GEMMs (the simulator's compute runs at the bf16 peak; fp8 is the
+// training model's), shape-dependent efficiency (one figure per class, as GpuSpec has).
 // Units: FLOP/s as double, fractions of peak, HBM bytes/s.
 #pragma once
 
@@ -18,6 +23,11 @@ namespace fabricsim {
 
 class ComputeFit {
  public:
+  /// The harness compute JSON this reads (gpu/common/ComputeReport's tool and schema; a test
+  /// checks that the two agree).
+  static constexpr const char* kHarnessTool = "fabricsim-gpu-compute";
+  static constexpr int kHarnessSchema = 1;
+
   struct Result {
     double peakFlops = 0;
     std::optional<double> gemmEfficiency;       ///< fraction of peak
@@ -28,7 +38,7 @@ class ComputeFit {
   };
 
   /// Reads and fits the compute JSON at `path`; `peakFlops` applies when the file gives no
-  /// peak_tflops. Throws InputError naming the file and key on bad input.
+  /// bf16 peak. Throws InputError naming the file, line and key on bad input.
   static Result fitFile(const std::string& path, double peakFlops);
   static Result fit(const std::string& jsonText, const std::string& fileName, double peakFlops);
 };
