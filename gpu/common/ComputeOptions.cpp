@@ -13,7 +13,7 @@ ComputeOptions ComputeOptions::parse(int argc, const char* const* argv) {
   ComputeOptions o;
   std::string preset, workload, dtypes = "bf16,fp16,fp8", bytes = "1G";
   int hidden = 0, ffn = 0, heads = 0, kvHeads = 0, seq = 0, mbs = 0, tp = 0;
-  bool gated = false, noAttention = false;
+  bool gated = false, noAttention = false, noFlush = false;
   std::string presets;
   for (const auto& n : TransformerShape::presetNames()) presets += (presets.empty() ? "" : " | ") + n;
   po::options_description desc(
@@ -38,6 +38,8 @@ ComputeOptions ComputeOptions::parse(int argc, const char* const* argv) {
       "peak-fp16-tflops", po::value(&o.peakOverride.fp16Tflops), "dense fp16 peak (TFLOP/s)")(
       "peak-fp8-tflops", po::value(&o.peakOverride.fp8Tflops), "dense fp8 peak (TFLOP/s)")(
       "peak-hbm-GBps", po::value(&o.peakOverride.hbmGBps), "HBM bandwidth peak (GB/s)")(
+      "no-l2-flush", po::bool_switch(&noFlush),
+      "time back-to-back GEMM calls (default: evict the L2 before each)")(
       "skip-gemm", po::bool_switch(&o.skipGemm), "do not run the GEMMs")(
       "skip-memory", po::bool_switch(&o.skipMemory), "do not run the copy, launch and reduction tests")(
       "json,J", po::value(&o.jsonPath), "write the JSON document to this file");
@@ -91,6 +93,7 @@ ComputeOptions ComputeOptions::parse(int argc, const char* const* argv) {
     o.gemmTypes.push_back(t);
   }
   o.attention = !noAttention;
+  o.flushL2 = !noFlush;
   auto b = parseSize(bytes);
   if (!b || *b < 1024)
     throw std::invalid_argument("--bytes: expected a size of at least 1K, found '" + bytes + "'");

@@ -6,7 +6,8 @@
 // iteration counts, the buffer size of the HBM copy and reduction tests, the device, the peak
 // rates efficiency is computed against (--peak-bf16-tflops, --peak-fp16-tflops,
 // --peak-fp8-tflops, --peak-hbm-GBps; datasheet values for H100/H200 otherwise), which parts
-// to run (--skip-gemm, --skip-memory) and --json PATH.
+// to run (--skip-gemm, --skip-memory), whether to flush the L2 before each timed GEMM
+// (--no-l2-flush) and --json PATH.
 // Leaves out: anything about collectives (CollectiveOptions).
 // Units: elements (shapes), bytes (--bytes accepts K, M, G), TFLOP/s, GB/s.
 #pragma once
@@ -31,6 +32,9 @@ class ComputeOptions {
   int launchIters = 10000;
   int device = 0;
   PeakRates peakOverride;  ///< non-zero fields replace the datasheet values
+  /// Evict the L2 cache before each timed GEMM (a training step's operands are not L2-resident
+  /// from the previous call of the same GEMM): --no-l2-flush times back-to-back calls instead.
+  bool flushL2 = true;
   bool skipGemm = false;
   bool skipMemory = false;
   std::string jsonPath;

@@ -51,7 +51,8 @@ nlohmann::json ComputeReport::toJson(const ComputeOptions& o, const std::string&
   j["params"] = {{"warmup_iters", o.warmupIters},
                  {"iters", o.iters},
                  {"memory_bytes", o.memoryBytes},
-                 {"launch_iters", o.launchIters}};
+                 {"launch_iters", o.launchIters},
+                 {"l2_flush", o.flushL2}};
 
   struct Sum {
     double flops = 0, us = 0;

@@ -8,7 +8,8 @@
 // 3 x size for a + b (two reads, one write); efficiency is against the HBM peak.
 // `fabricsim calibrate --compute` reads it (ComputeFit).
 // Top-level keys: tool, schema (1), device, system, peaks {bf16_tflops, fp16_tflops, fp8_tflops,
-// hbm_GBps, source}, shape {...}, params, gemms[], gemm_summary {dtype: {forward, backward, total}},
+// hbm_GBps, source}, shape {...}, params {warmup_iters, iters, memory_bytes,
+// launch_iters, l2_flush}, gemms[], gemm_summary {dtype: {forward, backward, total}},
 // memory[] (copies and reductions), launch. Efficiencies are null where the peak is unknown.
 // Leaves out: the measuring itself (gpu/cuda/).
 // Units: microseconds, TFLOP/s (10^12 FLOP/s), GB/s (10^9 B/s), bytes.

@@ -4,7 +4,10 @@
 // Hopper, used for every type so the types compare like for like), fp32 accumulation, outputs
 // in the input type (bf16 for fp8 inputs), `batch` strided products in one call; operands filled
 // with bounded pseudo-random values; the algorithm is cuBLASLt's first heuristic choice with a
-// 64 MiB workspace; time = (stop - start event) / iters after warm-up calls on one stream.
+// 64 MiB workspace. Each timed call runs after a write of twice the L2 size to a scratch buffer
+// (evicting the operands from L2, as a training step's other kernels do) and is timed alone
+// between two events; time = the mean of those. With flushL2 false: back-to-back calls,
+// (stop - start) / iters. Warm-up calls first, on the same stream.
 // fp8 (e4m3) runs only on compute capability 8.9 and up and with m, n, k multiples of 16.
 // Leaves out: autotuning over algorithms, fp8 scaling factors (all 1), epilogues (bias, GELU)
 // and fast fp8 accumulation.
@@ -22,7 +25,8 @@ namespace fabricsim::gpu {
 
 class GemmBench {
  public:
-  explicit GemmBench(int device);
+  /// `flushL2`: evict the L2 before each timed call (see above).
+  explicit GemmBench(int device, bool flushL2 = true);
   ~GemmBench();
   GemmBench(const GemmBench&) = delete;
   GemmBench& operator=(const GemmBench&) = delete;
@@ -38,6 +42,9 @@ class GemmBench {
   void* workspace_ = nullptr;
   size_t workspaceBytes_ = size_t{64} << 20;
   int ccMajor_ = 0, ccMinor_ = 0;
+  bool flushL2_ = true;
+  void* flush_ = nullptr;  ///< 2 x L2 bytes written before each timed call
+  size_t flushBytes_ = 0;
 };
 
 }  // namespace fabricsim::gpu

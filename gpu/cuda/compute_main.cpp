@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
         s.seqLen, s.microBatch, s.tp, s.gatedMlp ? " gated" : "");
     std::vector<GemmResult> gemms;
     if (!o.skipGemm) {
-      GemmBench bench(o.device);
+      GemmBench bench(o.device, o.flushL2);
       std::printf("# %-12s %-16s %7s %7s %7s %5s %5s %10s %8s %6s\n", "gemm", "pass", "m", "n", "k", "batch",
                   "type", "time(us)", "TFLOP/s", "eff%");
       for (const auto& dtype : o.gemmTypes) {

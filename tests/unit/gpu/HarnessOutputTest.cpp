@@ -232,6 +232,9 @@ TEST(GpuComputeOptions, PresetsWorkloadsAndFlags) {
   EXPECT_EQ(o.shape.microBatch, 2);
   EXPECT_TRUE(o.shape.gatedMlp);
   EXPECT_EQ(o.gemmTypes, (std::vector<std::string>{"bf16", "fp8"}));
+  EXPECT_TRUE(o.flushL2);  // the default: each timed GEMM after the L2 is evicted
+  auto nf = argv({"--no-l2-flush"});
+  EXPECT_FALSE(ComputeOptions::parse(static_cast<int>(nf.size()), nf.data()).flushL2);
   auto w = argv({"--workload", FABRICSIM_SOURCE_DIR "/workloads/gpt-small.yaml"});
   o = ComputeOptions::parse(static_cast<int>(w.size()), w.data());
   EXPECT_EQ(o.shape.hidden, 2048);
