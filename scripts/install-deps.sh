@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git time
   libboost-graph-dev libboost-program-options-dev
   libyaml-cpp-dev nlohmann-json3-dev
+  libceres-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib
   openmpi-bin libopenmpi-dev

@@ -50,7 +50,8 @@ int calibrateCommand(const std::vector<std::string>& args) {
       "usage: fabricsim calibrate MEASUREMENTS... --out calibration.yaml [options]\n\n"
       "Fits the simulator's collective model (NVLink and NIC bandwidth and per-step latencies; with\n"
       "collectives.nvls the NVLS efficiency, latency and pipeline, the NVLS-tree factor and the network hop\n"
-      "latency) (and, with --compute, GEMM efficiencies) to nccl-tests logs, gpu/ harness JSON or published CSV/YAML\n"
+      "latency) (and, with --compute, GEMM efficiencies) to nccl-tests logs, gpu/ harness JSON or published "
+      "CSV/YAML\n"
       "tables, by least squares with the simulator in the loop; writes the calibration YAML with its "
       "residuals");
   desc.add_options()("help,h", "show this help")("out,o", po::value<std::string>(&out),
@@ -59,12 +60,11 @@ int calibrateCommand(const std::vector<std::string>& args) {
       "testbed topology YAML (default: H100 hosts with 450 GB/s NVLink and 400 Gb/s NICs, one switch)")(
       "calibration", po::value<std::string>(&start),
       "start from this calibration (its collectives tuning, e.g. channels or algorithm, and its fabric "
-      "block are kept)")(
-      "backend", po::value<std::string>(&backend)->default_value("flow"), "flow | packet")(
+      "block are kept)")("backend", po::value<std::string>(&backend)->default_value("flow"), "flow | packet")(
       "min-size", po::value<std::string>(&minSize)->default_value("1MiB"),
       "fit only sizes of at least this (NCCL's LL/LL128 protocols rule below ~1 MiB; their latencies are "
       "not fitted)")("op", po::value<std::string>(&op),
-              "operation of files that do not say (all_reduce, all_gather, ...)")(
+                     "operation of files that do not say (all_reduce, all_gather, ...)")(
       "ranks", po::value<uint32_t>(&ranks), "ranks of files that do not say")(
       "gpus-per-host", po::value<uint32_t>(&gpusPerHost), "GPUs per host of files that do not say")(
       "compute", po::value<std::string>(&compute),
@@ -86,7 +86,8 @@ int calibrateCommand(const std::vector<std::string>& args) {
   if (!topology.empty()) {
     // A starting calibration's fabric block (e.g. an effective NVLink bandwidth) applies to the
     // testbed as it does in `validate`.
-    testbed = loadTopologyFile(topology, start.empty() ? std::vector<std::string>{} : calibrationTopologySets(start));
+    testbed = loadTopologyFile(topology,
+                               start.empty() ? std::vector<std::string>{} : calibrationTopologySets(start));
   } else {
     uint32_t hosts = 1, gph = 1;
     for (const auto& m : ms) {
@@ -106,6 +107,7 @@ int calibrateCommand(const std::vector<std::string>& args) {
   CalibrationFit::Options fo;
   fo.minSizeBytes = *min.value;
   const auto fit = CalibrationFit::fit(ms, sim, fo);
+  const auto cv = CalibrationFit::crossValidate(ms, sim, fo);
   std::optional<ComputeFit::Result> cf;
   if (!compute.empty()) {
     const auto pk = parseFlops(peak);
@@ -114,7 +116,8 @@ int calibrateCommand(const std::vector<std::string>& args) {
   }
   std::vector<std::string> sources = files;
   if (!compute.empty()) sources.push_back(compute);
-  const std::string text = CalibrationWriter::yaml(fit, sources, testbedName, backend, fo.minSizeBytes, cf);
+  const std::string text =
+      CalibrationWriter::yaml(fit, sources, testbedName, backend, fo.minSizeBytes, cf, cv);
   {
     std::ofstream f(out);
     f << text;
@@ -135,10 +138,17 @@ int calibrateCommand(const std::vector<std::string>& args) {
         fit.points.size(), ms.size(), static_cast<long long>(fo.minSizeBytes), backend.c_str(),
         fit.iterations, fit.simulations, fit.converged ? "" : ", NOT converged");
     for (size_t i = 0; i < ModelParameters::names().size(); ++i) {
-      const bool fitted =
-          std::find(fit.fitted.begin(), fit.fitted.end(), ModelParameters::names()[i]) != fit.fitted.end();
-      std::printf("  %-24s %10.3f  %s\n", ModelParameters::names()[i].c_str(), fit.parameters.get(i),
-                  fitted ? "fitted" : "held (testbed/tuning)");
+      const auto at = std::find(fit.fitted.begin(), fit.fitted.end(), ModelParameters::names()[i]);
+      if (at == fit.fitted.end()) {
+        std::printf("  %-24s %10.3f  held (testbed/tuning)\n", ModelParameters::names()[i].c_str(),
+                    fit.parameters.get(i));
+      } else if (fit.standardErrors.empty()) {
+        std::printf("  %-24s %10.3f  fitted\n", ModelParameters::names()[i].c_str(), fit.parameters.get(i));
+      } else {
+        std::printf("  %-24s %10.3f  fitted, +- %.3f (one standard error)\n",
+                    ModelParameters::names()[i].c_str(), fit.parameters.get(i),
+                    fit.standardErrors[static_cast<size_t>(at - fit.fitted.begin())]);
+      }
     }
     if (cf) {
       if (cf->gemmEfficiency)
@@ -148,6 +158,11 @@ int calibrateCommand(const std::vector<std::string>& args) {
         std::printf("  %-24s %10.4f  fitted\n", "gpu.efficiency.attention", *cf->attentionEfficiency);
     }
     std::printf("residuals: rms %.2f%% of time, max |error| %.2f%%\n", fit.rmsErrorPct, fit.maxAbsErrorPct);
+    for (const auto& h : cv)
+      std::printf(
+          "leave one table out: %s predicted by a fit on the others: median |busbw error| %.2f%%, max "
+          "%.2f%% (%zu points)\n",
+          h.measurement.c_str(), h.medianAbsErrorPct, h.maxAbsErrorPct, h.points);
     std::printf("%-60s %14s %12s %12s %8s\n", "measurement", "size (B)", "measured us", "fitted us",
                 "error %");
     for (const auto& p : fit.points)

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/calibrate/LevenbergMarquardt.h"
+#include "sim/calibrate/LeastSquares.h"
 #include "sim/core/Error.h"
 
 namespace fabricsim {
@@ -58,16 +58,19 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
                          std::to_string(free.size()) + " parameters, found " +
                          std::to_string(measuredUs.size()));
 
+  // Physical bounds of each free parameter (a trial step of the solver may jump far):
+  // bandwidths 0.01 GB/s .. 100 TB/s, latencies 1 ns .. 10 ms, efficiencies 0.001 .. 1; the
+  // parameters are fitted as logarithms, so the bounds are their logarithms.
+  std::vector<double> lower, upper;
+  for (size_t j : free) {
+    const bool bandwidth = j == P::kNvlinkBandwidth || j == P::kNicBandwidth;
+    const bool efficiency = j == P::kNvlsEfficiency || j == P::kNvlsTreeEfficiency;
+    lower.push_back(std::log(bandwidth ? 0.01 : 1e-3));
+    upper.push_back(std::log(bandwidth ? 1e5 : efficiency ? 1.0 : 1e4));
+  }
   auto paramsAt = [&](const std::vector<double>& x) {
     ModelParameters p = start;
-    // Kept within physical bounds (a trial step of the solver may jump far): bandwidths
-    // 0.01 GB/s .. 100 TB/s, latencies 1 ns .. 10 ms, efficiencies 0.001 .. 1.
-    for (size_t j = 0; j < free.size(); ++j) {
-      const bool bandwidth = free[j] == P::kNvlinkBandwidth || free[j] == P::kNicBandwidth;
-      const bool efficiency = free[j] == P::kNvlsEfficiency || free[j] == P::kNvlsTreeEfficiency;
-      const double lo = bandwidth ? 0.01 : 1e-3, hi = bandwidth ? 1e5 : efficiency ? 1.0 : 1e4;
-      p.set(free[j], std::clamp(std::exp(x[j]), lo, hi));
-    }
+    for (size_t j = 0; j < free.size(); ++j) p.set(free[j], std::exp(std::clamp(x[j], lower[j], upper[j])));
     return p;
   };
   auto simulateAll = [&](const ModelParameters& p) {
@@ -86,10 +89,10 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
   };
   std::vector<double> x0;
   for (size_t j : free) x0.push_back(std::log(start.get(j)));
-  LevenbergMarquardt::Options lm;
-  lm.maxIterations = options.maxIterations;
-  lm.jacobianStep = 1e-4;
-  const auto sol = LevenbergMarquardt::solve(residuals, x0, lm);
+  LeastSquares::Options lso;
+  lso.maxIterations = options.maxIterations;
+  lso.relativeStep = 1e-4;
+  const auto sol = LeastSquares::solve(residuals, x0, lower, upper, lso);
 
   Result res;
   res.parameters = paramsAt(sol.x);
@@ -99,6 +102,10 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
     res.parameters.apply(unused, res.tuning);
   }
   for (size_t j : free) res.fitted.push_back(ModelParameters::names()[j]);
+  // Standard errors in the parameters' units (p = e^x: sigma_p = p sigma_x).
+  if (!sol.standardErrors.empty())
+    for (size_t j = 0; j < free.size(); ++j)
+      res.standardErrors.push_back(res.parameters.get(free[j]) * sol.standardErrors[j]);
   res.iterations = sol.iterations;
   res.simulations = sol.evaluations;
   res.converged = sol.converged;
@@ -120,6 +127,45 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
   res.rmsLogTime = std::sqrt(sol.cost / static_cast<double>(sol.residuals.size()));
   res.rmsErrorPct = std::sqrt(sumPct2 / static_cast<double>(res.points.size()));
   return res;
+}
+
+std::vector<CalibrationFit::HeldOut> CalibrationFit::crossValidate(
+    const std::vector<Measurement>& measurements, const CollectiveSimulator& simulator,
+    const Options& options) {
+  // The tables that have points to fit, each with only those points.
+  std::vector<Measurement> tables;
+  for (const auto& m : measurements) {
+    Measurement u = m;
+    u.points.clear();
+    for (const auto& p : m.points) {
+      const double t = p.timeUs(m.op, m.ranks);
+      if (p.sizeBytes >= options.minSizeBytes && std::isfinite(t) && t > 0) u.points.push_back(p);
+    }
+    if (!u.points.empty()) tables.push_back(std::move(u));
+  }
+  std::vector<HeldOut> out;
+  if (tables.size() < 2) return out;
+  for (size_t k = 0; k < tables.size(); ++k) {
+    std::vector<Measurement> rest;
+    for (size_t i = 0; i < tables.size(); ++i)
+      if (i != k) rest.push_back(tables[i]);
+    const Result fitted = fit(rest, simulator, options);
+    const Measurement& m = tables[k];
+    const std::vector<double> predicted = simulator.simulate(m, fitted.parameters);
+    std::vector<double> errors;
+    for (size_t i = 0; i < m.points.size(); ++i)
+      errors.push_back(100 * std::abs(m.points[i].timeUs(m.op, m.ranks) / predicted[i] - 1));
+    HeldOut h;
+    h.measurement = m.label;
+    h.points = errors.size();
+    h.fitted = fitted.fitted;
+    std::sort(errors.begin(), errors.end());
+    const size_t e = errors.size();
+    h.medianAbsErrorPct = e % 2 ? errors[e / 2] : (errors[e / 2 - 1] + errors[e / 2]) / 2;
+    h.maxAbsErrorPct = errors.back();
+    out.push_back(std::move(h));
+  }
+  return out;
 }
 
 }  // namespace fabricsim

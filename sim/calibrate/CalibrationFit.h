@@ -5,12 +5,12 @@
 // error and the time error of a point are the same up to sign) and the latency-bound and
 // bandwidth-bound sizes both count. The simulated time comes from CollectiveSimulator, i.e. from
 // the simulator itself, so the calibrated simulation reproduces the fitted points as closely as
-// its model can. The parameters are fitted as logarithms (they stay positive) by
-// LevenbergMarquardt. Which parameters are free follows from the data and the tuning: without
-// NVLS, the NVLink bandwidth and NVLink step latency when a single-host measurement is present,
-// the NIC bandwidth and network step latency when a multi-host one is; with NVLS (tuning.nvls,
-// NCCL's default all-reduce on H100-class hosts), the NVLS efficiency and latency for a
-// single-host measurement and the network step latency for a multi-host one (the NVLink and NIC
+// its model can. The parameters are fitted as logarithms (they stay positive), within physical
+// bounds, by LeastSquares (Ceres), which also gives each fitted parameter's standard error. Which parameters
+// are free follows from the data and the tuning: without NVLS, the NVLink bandwidth and NVLink step latency
+// when a single-host measurement is present, the NIC bandwidth and network step latency when a multi-host one
+// is; with NVLS (tuning.nvls, NCCL's default all-reduce on H100-class hosts), the NVLS efficiency and latency
+// for a single-host measurement and the network step latency for a multi-host one (the NVLink and NIC
 // bandwidths stay at the testbed's line rates). The others stay at the testbed's and tuning's
 // values.
 // Leaves out: compute efficiencies (ComputeFit), per-protocol parameters (LL/LL128 latency
@@ -48,6 +48,9 @@ class CalibrationFit {
     ModelParameters parameters;       ///< every figure (fitted or held)
     CollectiveTuning tuning;          ///< the simulator's tuning with the fitted figures applied
     std::vector<std::string> fitted;  ///< names (ModelParameters::names()) of the free ones
+    /// Standard error of each fitted parameter (its units; same order as `fitted`), from the
+    /// fit's covariance; empty when the data do not determine them all.
+    std::vector<double> standardErrors;
     std::vector<Point> points;
     double rmsLogTime = 0;   ///< root mean square of ln(fitted / measured)
     double rmsErrorPct = 0;  ///< root mean square of errorPct
@@ -56,6 +59,21 @@ class CalibrationFit {
     int simulations = 0;  ///< residual evaluations (each simulates every point)
     bool converged = false;
   };
+
+  /// One table left out of a leave-one-table-out cross-validation.
+  struct HeldOut {
+    std::string measurement;  ///< the table left out (Measurement::label)
+    size_t points = 0;
+    double medianAbsErrorPct = 0;  ///< |busbw error| = |measured time / predicted time - 1|
+    double maxAbsErrorPct = 0;
+    std::vector<std::string> fitted;  ///< what the fit without it could fit
+  };
+  /// For each measurement with qualifying points (when there are at least two): the fit on all
+  /// the others, and that fit's busbw error on the one left out; empty with fewer than two.
+  /// Parameters only the left-out table determines stay at their starting values, as they would
+  /// for a cluster whose kind of table was never measured.
+  static std::vector<HeldOut> crossValidate(const std::vector<Measurement>& measurements,
+                                            const CollectiveSimulator& simulator, const Options& options);
 
   /// Fits the free parameters to `measurements` on `simulator`'s testbed, starting from its
   /// testbed's and tuning's values. Throws InputError when no point qualifies or there are

@@ -26,7 +26,8 @@ double round4(double v) {
 std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
                                     const std::vector<std::string>& sources, const std::string& testbed,
                                     const std::string& backend, int64_t minSizeBytes,
-                                    const std::optional<ComputeFit::Result>& compute) {
+                                    const std::optional<ComputeFit::Result>& compute,
+                                    const std::vector<CalibrationFit::HeldOut>& crossValidation) {
   const ModelParameters& p = fit.parameters;
   auto isFitted = [&](size_t i) {
     return std::find(fit.fitted.begin(), fit.fitted.end(), ModelParameters::names()[i]) != fit.fitted.end();
@@ -52,14 +53,15 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
   const CollectiveTuning& t = fit.tuning;
   const CollectiveTuning d;
   using P = ModelParameters;
-  const bool anyTuning = isFitted(P::kStepLatencyNvlink) || isFitted(P::kStepLatencyNetwork) ||
-                         isFitted(P::kNvlsEfficiency) || isFitted(P::kNvlsLatency) || t.algorithm != d.algorithm ||
-                         t.channels != d.channels || t.nvlinkChannels != d.nvlinkChannels ||
-                         t.protocol != d.protocol || t.protocolEfficiency != d.protocolEfficiency ||
-                         t.llLatencyScale != d.llLatencyScale || t.ll128LatencyScale != d.ll128LatencyScale ||
-                         t.nvls != d.nvls || t.nvlsPipeline != d.nvlsPipeline || t.nvlsTreeEfficiency != d.nvlsTreeEfficiency ||
-                         t.stepLatencyNvlink != d.stepLatencyNvlink || t.stepLatencyNetwork != d.stepLatencyNetwork ||
-                         t.nvlsEfficiency != d.nvlsEfficiency || t.nvlsLatency != d.nvlsLatency;
+  const bool anyTuning =
+      isFitted(P::kStepLatencyNvlink) || isFitted(P::kStepLatencyNetwork) || isFitted(P::kNvlsEfficiency) ||
+      isFitted(P::kNvlsLatency) || t.algorithm != d.algorithm || t.channels != d.channels ||
+      t.nvlinkChannels != d.nvlinkChannels || t.protocol != d.protocol ||
+      t.protocolEfficiency != d.protocolEfficiency || t.llLatencyScale != d.llLatencyScale ||
+      t.ll128LatencyScale != d.ll128LatencyScale || t.nvls != d.nvls || t.nvlsPipeline != d.nvlsPipeline ||
+      t.nvlsTreeEfficiency != d.nvlsTreeEfficiency || t.stepLatencyNvlink != d.stepLatencyNvlink ||
+      t.stepLatencyNetwork != d.stepLatencyNetwork || t.nvlsEfficiency != d.nvlsEfficiency ||
+      t.nvlsLatency != d.nvlsLatency;
   if (anyTuning) {
     out << YAML::Key << "collectives" << YAML::Value << YAML::BeginMap;
     if (t.algorithm != d.algorithm) out << YAML::Key << "algorithm" << YAML::Value << toString(t.algorithm);
@@ -74,7 +76,8 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
     if (t.ll128LatencyScale != d.ll128LatencyScale)
       out << YAML::Key << "ll128_latency_scale" << YAML::Value << t.ll128LatencyScale;
     if (isFitted(P::kStepLatencyNvlink) || t.stepLatencyNvlink != d.stepLatencyNvlink)
-      out << YAML::Key << "step_latency_nvlink" << YAML::Value << fmt("%.1fns", t.stepLatencyNvlink.micros() * 1e3);
+      out << YAML::Key << "step_latency_nvlink" << YAML::Value
+          << fmt("%.1fns", t.stepLatencyNvlink.micros() * 1e3);
     if (isFitted(P::kStepLatencyNetwork) || t.stepLatencyNetwork != d.stepLatencyNetwork)
       out << YAML::Key << "step_latency_network" << YAML::Value
           << fmt("%.1fns", t.stepLatencyNetwork.micros() * 1e3);
@@ -109,7 +112,8 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
   }
   out << YAML::Key << "fit" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "model" << YAML::Value
-      << "ln(simulated/measured time) least squares, Levenberg-Marquardt, simulator in the loop";
+      << "ln(simulated/measured time) least squares within physical bounds, Levenberg-Marquardt (Ceres), "
+         "simulator in the loop; std_error from the covariance s^2 (J^T J)^-1";
   out << YAML::Key << "backend" << YAML::Value << backend;
   out << YAML::Key << "min_size_bytes" << YAML::Value << minSizeBytes;
   out << YAML::Key << "points" << YAML::Value << fit.points.size();
@@ -122,9 +126,27 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
   for (size_t i = 0; i < ModelParameters::names().size(); ++i) {
     out << YAML::Key << ModelParameters::names()[i] << YAML::Value << YAML::Flow << YAML::BeginMap;
     out << YAML::Key << "value" << YAML::Value << round4(p.get(i));
-    out << YAML::Key << "fitted" << YAML::Value << isFitted(i) << YAML::EndMap;
+    out << YAML::Key << "fitted" << YAML::Value << isFitted(i);
+    const auto at = std::find(fit.fitted.begin(), fit.fitted.end(), ModelParameters::names()[i]);
+    if (at != fit.fitted.end() && !fit.standardErrors.empty())
+      out << YAML::Key << "std_error" << YAML::Value
+          << round4(fit.standardErrors[static_cast<size_t>(at - fit.fitted.begin())]);
+    out << YAML::EndMap;
   }
   out << YAML::EndMap;
+  if (!crossValidation.empty()) {
+    // Leave one table out: the fit on the others, its busbw error on the one left out.
+    out << YAML::Key << "cross_validation" << YAML::Value << YAML::BeginSeq;
+    for (const auto& h : crossValidation) {
+      out << YAML::Flow << YAML::BeginMap;
+      out << YAML::Key << "left_out" << YAML::Value << h.measurement;
+      out << YAML::Key << "points" << YAML::Value << h.points;
+      out << YAML::Key << "median_abs_error_pct" << YAML::Value << round4(h.medianAbsErrorPct);
+      out << YAML::Key << "max_abs_error_pct" << YAML::Value << round4(h.maxAbsErrorPct);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   if (compute) {
     out << YAML::Key << "compute" << YAML::Value << YAML::Flow << YAML::BeginMap;
     out << YAML::Key << "gemms" << YAML::Value << compute->gemms;

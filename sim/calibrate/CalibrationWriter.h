@@ -23,7 +23,8 @@ class CalibrationWriter {
   /// fit's settings; `compute` adds the gpu block.
   static std::string yaml(const CalibrationFit::Result& fit, const std::vector<std::string>& sources,
                           const std::string& testbed, const std::string& backend, int64_t minSizeBytes,
-                          const std::optional<ComputeFit::Result>& compute);
+                          const std::optional<ComputeFit::Result>& compute,
+                          const std::vector<CalibrationFit::HeldOut>& crossValidation = {});
 };
 
 }  // namespace fabricsim
