@@ -24,6 +24,12 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
       measuredUs.push_back(t);
     }
     if (u.points.empty()) continue;
+    // One size cannot tell a latency from a bandwidth.
+    if (u.points.size() < 2)
+      throw InputError(m.file, u.points[0].line, 0, "",
+                       "'" + m.label + "' has one size to fit (" + std::to_string(u.points[0].sizeBytes) +
+                           " B): a table needs at least two sizes of at least --min-size (" +
+                           std::to_string(options.minSizeBytes) + " B) to separate latency from bandwidth");
     (m.hosts > 1 ? multiHost : singleHost) = true;
     used.push_back(std::move(u));
   }

@@ -52,8 +52,8 @@ TEST(CalibrationValidation, HeldOutTablesAfterCalibratingOnDgxAndTwoNodeTable) {
   CollectiveTuning tuning;
   applyCalibrationFile(start, gpu, tuning);
   const CollectiveSimulator sim(
-      loadTopologyFile(kSrc + "/validation/cases/h100-2node-ndr.yaml", calibrationTopologySets(start)), tuning,
-      "flow");
+      loadTopologyFile(kSrc + "/validation/cases/h100-2node-ndr.yaml", calibrationTopologySets(start)),
+      tuning, "flow");
   const auto fit = CalibrationFit::fit(s.fit, sim, CalibrationFit::Options{});
   EXPECT_TRUE(fit.converged);
   EXPECT_EQ(fit.points.size(), 30u);
@@ -88,9 +88,9 @@ TEST(CalibrationValidation, HeldOutTablesAfterCalibratingOnDgxAndTwoNodeTable) {
       "held-out median |error|: azure %.1f%%, 309-B default %.1f%%, 309-B ring %.1f%%, all %.1f%% (max "
       "%.1f%%)\n",
       azure, bDefault, bRing, report.summary().medianAbsErrorPct, report.summary().maxAbsErrorPct);
-  EXPECT_LE(azure, 10.0);     // measured 3.8%
-  EXPECT_LE(bDefault, 10.0);  // measured 9.3%
-  EXPECT_LE(bRing, 10.0);     // measured 8.6%: a forced algorithm the fit never saw
+  EXPECT_LE(azure, 10.0);                              // measured 3.8%
+  EXPECT_LE(bDefault, 10.0);                           // measured 9.3%
+  EXPECT_LE(bRing, 10.0);                              // measured 8.6%: a forced algorithm the fit never saw
   EXPECT_LE(report.summary().medianAbsErrorPct, 7.0);  // measured 5.1%
 }
 
@@ -151,6 +151,38 @@ TEST(CalibrationValidation, CliBadInputExitsTwoWithFileAndLine) {
   const std::string out2 =
       run("validate --calibration " + dir + "/missing.yaml --topology x.yaml " + bad, status);
   EXPECT_EQ(status, 2) << out2;
+  // A table with one size: its row's line.
+  const std::string one = dir + "/one_all_reduce_perf.log";
+  {
+    std::ofstream f(one);
+    f << "#  Rank  0 Group  0 Pid 1 on h device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+         "     1048576        262144     float     sum      -1    27.37   38.31   67.04      0    26.93   "
+         "38.94   68.14      0\n";
+  }
+  const std::string out3 =
+      run("calibrate " + one + " --op all_reduce --ranks 8 --out " + dir + "/never.yaml", status);
+  EXPECT_EQ(status, 2) << out3;
+  EXPECT_NE(out3.find(one + ":2"), std::string::npos) << out3;
+  EXPECT_NE(out3.find("at least two sizes"), std::string::npos) << out3;
+  // Harness JSON of another schema: the line of its "schema" key.
+  const std::string old = dir + "/old.json";
+  {
+    std::ofstream f(old);
+    f << "{\n  \"tool\": \"fabricsim-gpu-collectives\",\n  \"schema\": 1,\n  \"results\": []\n}\n";
+  }
+  const std::string out4 = run("calibrate " + old + " --out " + dir + "/never.yaml", status);
+  EXPECT_EQ(status, 2) << out4;
+  EXPECT_NE(out4.find(old + ":3"), std::string::npos) << out4;
+  // A starting calibration with a parameter out of its bounds.
+  const std::string start = dir + "/start.yaml";
+  {
+    std::ofstream f(start);
+    f << "collectives:\n  nvls: true\n  nvls_efficiency: 1.5\n";
+  }
+  const std::string out5 =
+      run("calibrate " + one + " --calibration " + start + " --out " + dir + "/never.yaml", status);
+  EXPECT_EQ(status, 2) << out5;
+  EXPECT_NE(out5.find(start + ":3"), std::string::npos) << out5;
 }
 
 }  // namespace
