@@ -7,6 +7,21 @@
 #include "sim/core/Error.h"
 
 namespace fabricsim {
+namespace {
+
+/// A copy of `m` holding only the points the fit uses: a size of at least minSizeBytes and a
+/// positive time.
+Measurement fittable(const Measurement& m, int64_t minSizeBytes) {
+  Measurement u = m;
+  u.points.clear();
+  for (const auto& p : m.points) {
+    const double t = p.timeUs(m.op, m.ranks);
+    if (p.sizeBytes >= minSizeBytes && std::isfinite(t) && t > 0) u.points.push_back(p);
+  }
+  return u;
+}
+
+}  // namespace
 
 CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measurements,
                                            const CollectiveSimulator& simulator, const Options& options) {
@@ -15,15 +30,9 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
   std::vector<double> measuredUs;
   bool singleHost = false, multiHost = false;
   for (const auto& m : measurements) {
-    Measurement u = m;
-    u.points.clear();
-    for (const auto& p : m.points) {
-      const double t = p.timeUs(m.op, m.ranks);
-      if (p.sizeBytes < options.minSizeBytes || !(std::isfinite(t) && t > 0)) continue;
-      u.points.push_back(p);
-      measuredUs.push_back(t);
-    }
+    Measurement u = fittable(m, options.minSizeBytes);
     if (u.points.empty()) continue;
+    for (const auto& p : u.points) measuredUs.push_back(p.timeUs(m.op, m.ranks));
     // One size cannot tell a latency from a bandwidth.
     if (u.points.size() < 2)
       throw InputError(m.file, u.points[0].line, 0, "",
@@ -141,12 +150,7 @@ std::vector<CalibrationFit::HeldOut> CalibrationFit::crossValidate(
   // The tables that have points to fit, each with only those points.
   std::vector<Measurement> tables;
   for (const auto& m : measurements) {
-    Measurement u = m;
-    u.points.clear();
-    for (const auto& p : m.points) {
-      const double t = p.timeUs(m.op, m.ranks);
-      if (p.sizeBytes >= options.minSizeBytes && std::isfinite(t) && t > 0) u.points.push_back(p);
-    }
+    Measurement u = fittable(m, options.minSizeBytes);
     if (!u.points.empty()) tables.push_back(std::move(u));
   }
   std::vector<HeldOut> out;

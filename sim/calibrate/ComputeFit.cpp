@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "sim/calibrate/HarnessJson.h"
 #include "sim/config/TopologyLoader.h"
 #include "sim/core/Error.h"
 
@@ -26,36 +27,12 @@ ComputeFit::Result ComputeFit::fitFile(const std::string& path, double peakFlops
 }
 
 ComputeFit::Result ComputeFit::fit(const std::string& text, const std::string& file, double peakFlops) {
-  auto lineOf = [&](const std::string& key) {
-    const size_t at = text.find("\"" + key + "\"");
-    return at == std::string::npos
-               ? 1
-               : 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-  };
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const size_t upto = std::min(e.byte, text.size());
-    const int line =
-        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
-    throw InputError(file, line, 0, "", std::string("invalid JSON: ") + e.what());
-  }
-  const std::string what = std::string("the gpu/ harness's compute result (tool ") + kHarnessTool +
-                           ", schema " + std::to_string(kHarnessSchema) + ")";
-  if (!j.is_object() || !j.contains("tool") || !j["tool"].is_string())
-    throw InputError(file, lineOf("tool"), 0, "tool", "expected " + what);
-  if (j["tool"] != kHarnessTool)
-    throw InputError(
-        file, lineOf("tool"), 0, "tool",
-        "expected " + what + ", found tool '" + j["tool"].get<std::string>() + "'" +
-            (j["tool"] == "fabricsim-gpu-collectives" ? " (a collective sweep: give it as a measurement)"
-                                                      : ""));
-  if (!j.contains("schema") || !j["schema"].is_number_integer() ||
-      j["schema"].get<int64_t>() != kHarnessSchema)
-    throw InputError(file, lineOf("schema"), 0, "schema",
-                     "expected schema " + std::to_string(kHarnessSchema) + ", found " +
-                         (j.contains("schema") ? j["schema"].dump() : std::string("none")));
+  const nlohmann::json j = HarnessJson::parse(text, file);
+  HarnessJson::require(
+      j, text, file, kHarnessTool, kHarnessSchema, "compute result", "fabricsim-gpu-collectives",
+      std::string("expected the gpu/ harness's compute result, found tool "
+                  "'fabricsim-gpu-collectives' (a collective sweep: give it as a measurement)"));
+  auto lineOf = [&](const std::string& key) { return HarnessJson::lineOf(text, key); };
   if (!j.contains("gemms") || !j["gemms"].is_array())
     throw InputError(file, lineOf("gemms"), 0, "gemms",
                      "expected a list `gemms` of {name, dtype, flops, time_us}");

@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 
+#include "sim/calibrate/HarnessJson.h"
 #include "sim/calibrate/NcclTestsParser.h"
 #include "sim/config/TopologyLoader.h"
 #include "sim/config/WorkloadLoader.h"
@@ -247,22 +248,13 @@ std::vector<Measurement> parseYamlTables(const std::string& text, const std::str
 
 std::vector<Measurement> parseJson(const std::string& text, const std::string& file,
                                    const MeasurementReader::Overrides& o) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const size_t upto = std::min(e.byte, text.size());
-    const int line =
-        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
-    throw InputError(file, line, 0, "", std::string("invalid JSON: ") + e.what());
-  }
-  // The line of the first occurrence of a key in the text (JSON keeps no positions): 1 if absent.
-  auto lineOf = [&](const std::string& key) {
-    const size_t at = text.find("\"" + key + "\"");
-    return at == std::string::npos
-               ? 1
-               : 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-  };
+  const nlohmann::json j = HarnessJson::parse(text, file);
+  HarnessJson::require(
+      j, text, file, MeasurementReader::kHarnessTool, MeasurementReader::kHarnessSchema, "collective result",
+      "fabricsim-gpu-compute",
+      "this is the harness's compute result: give it to `fabricsim calibrate --compute`, not as a "
+      "collective measurement");
+  auto lineOf = [&](const std::string& key) { return HarnessJson::lineOf(text, key); };
   Diags d;
   auto need = [&](bool ok, const std::string& key, const std::string& what) {
     const std::string top = key.substr(0, key.find_first_of(".["));
@@ -272,30 +264,6 @@ std::vector<Measurement> parseJson(const std::string& text, const std::string& f
   Measurement m;
   m.file = m.label = file;
   bool opKnown = false;
-  constexpr const char* kHarnessTool = MeasurementReader::kHarnessTool;
-  constexpr int kHarnessSchema = MeasurementReader::kHarnessSchema;
-  const std::string tool = std::string(kHarnessTool) + ", schema " + std::to_string(kHarnessSchema);
-  if (!j.is_object())
-    throw InputError(file, 1, 0, "",
-                     "expected a JSON object: the gpu/ harness's collective result (" + tool + ")");
-  if (!j.contains("tool") || !j["tool"].is_string())
-    throw InputError(file, lineOf("tool"), 0, "tool",
-                     "expected the gpu/ harness's collective result (" + tool + "); this JSON has no `tool`");
-  if (j["tool"] == "fabricsim-gpu-compute")
-    throw InputError(
-        file, lineOf("tool"), 0, "tool",
-        "this is the harness's compute result: give it to `fabricsim calibrate --compute`, not as a "
-        "collective measurement");
-  if (j["tool"] != kHarnessTool)
-    throw InputError(
-        file, lineOf("tool"), 0, "tool",
-        "expected '" + std::string(kHarnessTool) + "', found '" + j["tool"].get<std::string>() + "'");
-  if (!j.contains("schema") || !j["schema"].is_number_integer() ||
-      j["schema"].get<int64_t>() != kHarnessSchema)
-    throw InputError(file, lineOf("schema"), 0, "schema",
-                     "expected schema " + std::to_string(kHarnessSchema) + " (this fabricsim reads " + tool +
-                         "), found " + (j.contains("schema") ? j["schema"].dump() : std::string("none")) +
-                         ": rerun the harness of this version");
   if (need(j.contains("op") && j["op"].is_string(), "op", "expected the collective's name (a string)")) {
     auto op = parseCollectiveOp(j["op"].get<std::string>());
     if (need(op.has_value(), "op",
