@@ -44,6 +44,7 @@ struct CollectivePlan {
   std::vector<uint32_t> railFirst;     ///< per local index: first lane of its phase-1 ring
   std::vector<uint32_t> railChannels;  ///< per local index: channels of its phase-1 ring
   std::vector<uint32_t> received;      ///< per member: phase-0 receipts, then phase-1 receipts
+  std::vector<uint32_t> expected;      ///< NVLS tree, per member: its inter-host receipts
   // Tree (per tree t: 0..1, per rank)
   uint32_t ranks = 0;
   std::vector<uint32_t> parent;    ///< [t * N + r]

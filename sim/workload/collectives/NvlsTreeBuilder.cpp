@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/workload/TreeShape.h"
 #include "sim/workload/collectives/NvlsBuilder.h"
 
 namespace fabricsim {
@@ -32,36 +33,61 @@ void NvlsTreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes
             NvlsBuilder::addLane(plan, h * perHost + a, h * perHost + b, bulkPair, tuning.nvlsLatency, 0,
                                  true);
         }
-  // Phase 1: per rail i, a pipelined ring all-reduce of S/G over the hosts, `c` channels.
+  // Phase 1: per rail i and channel, NCCL's double binary tree over the hosts (TreeShape): two
+  // complementary trees each carrying half of the rail's S/G, every tree edge one up send
+  // (child -> parent, the partial sums) and one down send (parent -> child, the result), all of
+  // them pipelined (every edge busy at once, each its whole share). Per NIC and direction that
+  // is S/G at two hosts (as a ring) and 2 S/G from three on (a host is interior in one tree:
+  // two children and a parent; a leaf in the other).
   const uint32_t c = static_cast<uint32_t>(std::max(1, tuning.channels / static_cast<int>(perHost)));
   plan.channels = c;
   plan.received.assign(n, 0);
+  plan.expected.assign(n, 0);
+  // The trees' depth (edges from the deepest host to the root): the pipeline's latency is one
+  // hop per edge up and one down.
+  int64_t depth = 0;
+  for (int t = 0; t < 2; ++t)
+    for (uint32_t h = 0; h < hosts; ++h) {
+      int64_t d = 0;
+      for (int64_t x = h; TreeShape::parent(hosts, x, t) != TreeShape::kNone; x = TreeShape::parent(hosts, x, t))
+        ++d;
+      depth = std::max(depth, d);
+    }
   const Bytes shard = bytesOf(S / G);
   for (uint32_t i = 0; i < perHost; ++i) {
     const uint32_t a0 = plan.members[i], b0 = plan.members[perHost + i];
     const Time hop = ctx.fabric.pathLatency(a0, b0) + plan.stepNet;
     for (uint32_t ch = 0; ch < c; ++ch) {
       const Bytes cd = shareOf(shard, c, ch);
-      for (uint32_t h = 0; h < hosts; ++h) {
-        const uint32_t q = (h + 1) % hosts;
-        Lane l;
-        l.src = plan.members[h * perHost + i];
-        l.dst = plan.members[q * perHost + i];
-        l.total = 1;
-        l.received = 1;
-        l.pos = h;
-        l.n = hosts;
-        l.dstIndex = q * perHost + i;
-        l.data = (cd - shareOf(cd, hosts, h)) + (cd - shareOf(cd, hosts, q));
-        l.qp = static_cast<uint16_t>(ch);
-        l.kind = LaneKind::Whole;
-        l.phase = 1;
-        l.network = true;
-        l.fixedDelay = true;
-        l.delay = fill + hop * static_cast<int64_t>(2 * (hosts - 1)) - ctx.fabric.pathLatency(l.src, l.dst);
-        l.delay = std::max(l.delay, fill);
-        plan.lanes.push_back(l);
-        ++plan.remaining;
+      for (int t = 0; t < 2; ++t) {
+        const Bytes td = shareOf(cd, 2, static_cast<uint32_t>(t));
+        for (uint32_t h = 0; h < hosts; ++h) {
+          const int64_t p = TreeShape::parent(hosts, h, t);
+          if (p == TreeShape::kNone) continue;
+          for (int dir = 0; dir < 2; ++dir) {
+            const uint32_t from = dir == 0 ? h : static_cast<uint32_t>(p);
+            const uint32_t to = dir == 0 ? static_cast<uint32_t>(p) : h;
+            Lane l;
+            l.src = plan.members[from * perHost + i];
+            l.dst = plan.members[to * perHost + i];
+            l.total = 1;
+            l.received = 1;
+            l.pos = from;
+            l.n = hosts;
+            l.dstIndex = to * perHost + i;
+            l.data = td;
+            l.qp = static_cast<uint16_t>(2 * ch + static_cast<uint32_t>(t));
+            l.kind = LaneKind::Whole;
+            l.phase = 1;
+            l.network = true;
+            l.fixedDelay = true;
+            l.delay = fill + hop * (2 * depth) - ctx.fabric.pathLatency(l.src, l.dst);
+            l.delay = std::max(l.delay, fill);
+            plan.lanes.push_back(l);
+            ++plan.expected[l.dstIndex];
+            ++plan.remaining;
+          }
+        }
       }
     }
   }

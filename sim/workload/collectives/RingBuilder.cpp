@@ -80,6 +80,11 @@ void RingBuilder::addRing(CollectivePlan& plan, const BuildContext& ctx, LaneKin
       l.phase = phase;
       l.gate = gate;
       l.network = !sameHost(l.src, l.dst, g);
+      // PXN: a rotated ring leaves each host through the NIC of the rail it enters the next host
+      // on (its local GPU c mod G, the host's entry GPU of this channel), so its inter-host hops
+      // stay on one rail as NCCL's do (the exit GPU hands its data over NVLink to that rail's
+      // GPU, whose proxy sends it; that NVLink leg is not a transfer here).
+      if (rot && l.network) l.src = plan.members[(p / rot) * rot + c % rot];
       if (plan.pipelined) {
         // One send per ring edge and channel carrying every chunk its steps would: reduce-scatter
         // forwards all chunks but the sender's own, all-gather all but the receiver's.

@@ -7,6 +7,9 @@
 // multi-host call with the same number of GPUs on every host is rotated per channel inside each
 // host: channel c enters a host at its local GPU c mod G and leaves from GPU (c - 1) mod G, so
 // the channels' inter-host hops spread over the hosts' NICs (one per GPU), as NCCL's rings do.
+// The hop out of a host is sent from the host's GPU c mod G (PXN: NCCL's exit GPU hands its data
+// over NVLink to the GPU of the rail the next host is entered on), so every inter-host hop of
+// channel c stays on rail c mod G, as on a rail-optimized fabric NCCL's rings do.
 //   steps model:     each ring step is its own send of S/(N C), unlocked by the predecessor's
 //                    delivery of the chunk it forwards: all-reduce 2(N-1) steps (reduce-scatter
 //                    then all-gather), all-gather and reduce-scatter N-1.
@@ -18,7 +21,7 @@
 //                    per-step coupling of neighbours (a slow edge delays only itself).
 //   broadcast:       a chain through the ring order from the root, pipelined in chunks of
 //                    tuning.chunkSize per channel, at most kConnectionBuffer in flight per lane.
-// Leaves out: NCCL's channel-count reduction for small sizes and its per-protocol caps (the
+// Leaves out: the NVLink leg of a PXN exit (its bytes and latency); NCCL's channel-count reduction for small sizes and its per-protocol caps (the
 // engine's tuning decides the channels and protocol).
 // Units: Bytes; Time (ps).
 #pragma once

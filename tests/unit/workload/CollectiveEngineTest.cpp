@@ -282,19 +282,24 @@ TEST(CollectiveEngineTest, ChannelsUseDistinctQueuePairsAndNvlinkInsideHosts) {
   }
   // Two inter-host hops per ring, per channel, per step.
   EXPECT_EQ(interHost, 2u * 4 * 7);
-  // Each channel's ring is rotated inside the hosts (channel c leaves a host from local GPU
-  // c - 1 and enters the next at local GPU c), so the inter-host hops of the 4 channels leave
-  // through all 8 NICs, one channel each; every rank has one successor per channel.
+  // Each channel's ring is rotated inside the hosts (channel c enters a host at local GPU c and
+  // leaves it, through PXN, on the same rail), so the inter-host hops of channel c go from local
+  // GPU c to local GPU c: the 4 channels use all 8 NICs, one channel each, and stay on their rail.
+  // Inside a host every rank has one NVLink successor per channel.
   std::map<uint32_t, std::set<uint16_t>> interQps;
   std::map<std::pair<uint32_t, uint16_t>, std::set<uint32_t>> successors;
   for (const auto& [pair, set] : qps) {
-    if (pair.first / 4 != pair.second / 4) interQps[pair.first].insert(set.begin(), set.end());
+    if (pair.first / 4 != pair.second / 4) {
+      EXPECT_EQ(pair.first % 4, pair.second % 4) << pair.first << " -> " << pair.second;
+      interQps[pair.first].insert(set.begin(), set.end());
+      continue;
+    }
     for (uint16_t q : set) successors[{pair.first, q}].insert(pair.second);
   }
   EXPECT_EQ(interQps.size(), 8u);
   for (const auto& [gpu, set] : interQps)
-    EXPECT_EQ(set, (std::set<uint16_t>{static_cast<uint16_t>((gpu % 4 + 1) % 4)})) << gpu;
-  EXPECT_EQ(successors.size(), 8u * 4);
+    EXPECT_EQ(set, (std::set<uint16_t>{static_cast<uint16_t>(gpu % 4)})) << gpu;
+  EXPECT_EQ(successors.size(), 8u * 3);  // per host and channel, 3 of the 4 GPUs send over NVLink
   for (const auto& [key, set] : successors) EXPECT_EQ(set.size(), 1u);
 }
 

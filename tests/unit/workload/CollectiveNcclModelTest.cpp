@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "sim/config/TopologyLoader.h"
 #include "sim/config/WorkloadSpec.h"
 #include "sim/core/Error.h"
 #include "sim/core/Simulator.h"
@@ -108,6 +109,12 @@ double ringLatencyUs(const Fabric& f, const CollectiveTuning& t, uint32_t hosts,
     worst = std::max(worst, sum);
   }
   return worst;
+}
+
+/// Slack for the fixed latencies along an NVLS tree's path (fill excluded): a few hops of step
+/// and path latency, under 100 us with the tunings here.
+double e2eSlackUs(const CollectiveTuning& t) {
+  return 8 * (t.stepLatencyNetwork.micros() + t.stepLatencyNvlink.micros() + 5);
 }
 
 }  // namespace
@@ -234,6 +241,80 @@ TEST(CollectiveNcclModel, NvlsTreePipelinesItsPhases) {
       EXPECT_LT(sim, std::max(nvls, inter) + fill + 2 * t.nvlsLatency.micros() + 50) << s;
     }
   }
+}
+
+TEST(CollectiveNcclModel, NvlsTreeCrossesHostsByADoubleBinaryTree) {
+  // Each GPU's S/G goes over its rail by NCCL's double binary tree: two trees of half the data,
+  // every tree edge once up and once down. Over H hosts that is 2(H-1) edges x 2 directions x
+  // S/(2G) = 2(H-1) S/G bytes per rail. At H = 4 (tree 0: 0 <- 2 <- {1, 3}, tree 1 its mirror
+  // 3 <- 1 <- {2, 0}, worked by hand) hosts 1 and 2 are interior in one tree and send 4 x
+  // S/(2G) = 2 S/G per NIC, hosts 0 and 3 send S/G; a ring over the hosts would send
+  // 2(H-1)/H S/G = 1.5 S/G from every NIC. At H = 2 both send S/G. So from three hosts on the
+  // inter-host part takes 2 S/G at the NIC rate (the bound below; the NVLS part, S 5/4 per
+  // GPU at 450 GB/s x 0.7, takes less), and at two hosts half of that.
+  const CollectiveTuning t = nvlsTuning();
+  const Bytes s = Bytes{512} * kMiB;
+  const double S = static_cast<double>(s), G = 4;
+  for (uint32_t hosts : {2u, 4u}) {
+    FlowBench b(hostsSpec(static_cast<int>(hosts), 4));
+    const double sim = runUs(b.sim, b.fabric, t, 4, allReduce(CollectiveAlgorithm::NvlsTree, hosts * 4, s));
+    std::vector<double> sent(hosts * 4, 0.0);
+    double railBytes = 0;
+    for (const FlowRecord& r : b.fabric.flowRecords())
+      if (r.srcGpu / 4 != r.dstGpu / 4) {
+        EXPECT_EQ(r.srcGpu % 4, r.dstGpu % 4) << "an inter-host edge stays on its rail";
+        sent[r.srcGpu] += static_cast<double>(r.bytes);
+        if (r.srcGpu % 4 == 0) railBytes += static_cast<double>(r.bytes);
+      }
+    // Byte counts are exact up to the rounding of shares (a few bytes per lane).
+    EXPECT_NEAR(railBytes, 2.0 * (hosts - 1) * S / G, 1e-6 * S) << hosts;
+    const double perNic = hosts == 2 ? S / G : 2 * S / G;
+    EXPECT_NEAR(*std::max_element(sent.begin(), sent.end()), perNic, 1e-6 * S) << hosts;
+    if (hosts == 4) {
+      for (uint32_t g = 0; g < 4; ++g) {
+        EXPECT_NEAR(sent[0 * 4 + g], S / G, 1e-6 * S);
+        EXPECT_NEAR(sent[1 * 4 + g], 2 * S / G, 1e-6 * S);
+        EXPECT_NEAR(sent[2 * 4 + g], 2 * S / G, 1e-6 * S);
+        EXPECT_NEAR(sent[3 * 4 + g], S / G, 1e-6 * S);
+      }
+    }
+    // Time: at least the busiest NIC's bytes at its rate; at most 5% more (the NVLS fill and tail
+    // and the latencies are under 1 ms of a 10-20 ms run, bounded here by 5%).
+    const double bound = perNic / b.fabric.pathRate(0, 4) * 1e6;
+    EXPECT_GE(sim, bound) << hosts;
+    EXPECT_LE(sim, 1.05 * bound + t.nvlsLatency.micros() + e2eSlackUs(t)) << hosts;
+  }
+}
+
+TEST(CollectiveNcclModel, RingsStayOnTheirRailOnARailOptimizedFabric) {
+  // 4 hosts x 4 GPUs on 4 rails (each a 2-leaf, 2-spine leaf-spine; spines shared by the rails,
+  // so a cross-rail hop would go leaf -> shared spine -> other rail's leaf). NCCL's rings leave a
+  // host on the rail they enter the next one on (PXN), so every inter-host hop stays on one rail
+  // and a large all-gather runs at the NICs' rate: per NIC (n-1)/n S / 4 (4 channels, one per
+  // NIC), within 3% (the ring's latencies, about 31 hops of a few us, against ~10 ms).
+  const TopologySpec spec = parseTopologyYaml(
+      "topology: {kind: rail-optimized, rails: 4, shared_spines: true,\n"
+      "           rail: {kind: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}}\n"
+      "hosts: {gpus_per_host: 4, nics_per_host: 4, nvlink: {bandwidth: 450GBps}}\n"
+      "links: {host_speed: 400Gbps, fabric_speed: 400Gbps}\n",
+      "rail.yaml");
+  FlowBench b(spec);
+  CollectiveTuning t;
+  t.channels = 4;
+  CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 16, Bytes{1024} * kMiB);
+  c.op = CollectiveOp::AllGather;
+  const double sim = runUs(b.sim, b.fabric, t, 4, c);
+  size_t inter = 0;
+  for (const FlowRecord& r : b.fabric.flowRecords())
+    if (r.srcGpu / 4 != r.dstGpu / 4) {
+      ++inter;
+      EXPECT_EQ(r.srcGpu % 4, r.dstGpu % 4) << r.srcGpu << " -> " << r.dstGpu;
+    }
+  EXPECT_GT(inter, 0u);
+  const double S = static_cast<double>(c.bytes);
+  const double bound = 15.0 / 16 * S / 4 / b.fabric.pathRate(0, 4) * 1e6;
+  EXPECT_GE(sim, bound);
+  EXPECT_LE(sim, 1.03 * bound);
 }
 
 TEST(CollectiveNcclModel, AutoPicksNvlsForLargeAllReduceAndChecksExplicitRequests) {
