@@ -9,6 +9,7 @@
 // Units: none (node indices).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace fabricsim {
@@ -37,6 +38,18 @@ struct TreeShape {
     }
     const int64_t up = btreeParent(n, n - 1 - node);
     return up == kNone ? kNone : n - 1 - up;
+  }
+
+  /// Edges from the deepest node to its root, the larger over the two trees of n nodes.
+  static int64_t depth(int64_t n) {
+    int64_t deepest = 0;
+    for (int tree = 0; tree < 2; ++tree)
+      for (int64_t node = 0; node < n; ++node) {
+        int64_t d = 0;
+        for (int64_t x = parent(n, node, tree); x != kNone; x = parent(n, x, tree)) ++d;
+        deepest = std::max(deepest, d);
+      }
+    return deepest;
   }
 };
 

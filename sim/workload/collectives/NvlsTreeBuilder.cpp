@@ -40,19 +40,10 @@ void NvlsTreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes
   // is S/G at two hosts (as a ring) and 2 S/G from three on (a host is interior in one tree:
   // two children and a parent; a leaf in the other).
   const uint32_t c = static_cast<uint32_t>(std::max(1, tuning.channels / static_cast<int>(perHost)));
-  plan.channels = c;
   plan.received.assign(n, 0);
   plan.expected.assign(n, 0);
-  // The trees' depth (edges from the deepest host to the root): the pipeline's latency is one
-  // hop per edge up and one down.
-  int64_t depth = 0;
-  for (int t = 0; t < 2; ++t)
-    for (uint32_t h = 0; h < hosts; ++h) {
-      int64_t d = 0;
-      for (int64_t x = h; TreeShape::parent(hosts, x, t) != TreeShape::kNone; x = TreeShape::parent(hosts, x, t))
-        ++d;
-      depth = std::max(depth, d);
-    }
+  // The pipeline's latency: one hop per tree edge up and one down, over the trees' depth.
+  const int64_t depth = TreeShape::depth(hosts);
   const Bytes shard = bytesOf(S / G);
   for (uint32_t i = 0; i < perHost; ++i) {
     const uint32_t a0 = plan.members[i], b0 = plan.members[perHost + i];

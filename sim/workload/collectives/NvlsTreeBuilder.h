@@ -6,8 +6,9 @@
 // binary tree over the hosts (TreeShape; each tree half the data, reduce up and broadcast down,
 // pipelined: every tree edge one send per direction), on max(1, channels / G) channels per
 // rail. Per NIC and direction that is S/G at two hosts and 2 S/G from three hosts on (each host
-// is interior in one tree, a leaf in the other): the tree's bandwidth cost across nodes. The phases overlap as NCCL's pipeline of F in flight:
-// the inter-host lanes start after the first min(S, F) has passed the NVLS reduce (the fill),
+// is interior in one tree, a leaf in the other): the tree's bandwidth cost across nodes. The
+// phases overlap as NCCL's pipeline of F in flight: the inter-host lanes start after the first
+// min(S, F) has passed the NVLS reduce (the fill),
 // the multicast of all but the last min(S, F)/G runs alongside (queued behind the reduce on each
 // GPU's NVLink), and the multicast of the last min(S, F)/G (the tail) waits for the GPU's
 // inter-host data. On an idle fabric: about NVLS latency + max(NVLS part, fill + inter-host

@@ -21,8 +21,9 @@
 //                    per-step coupling of neighbours (a slow edge delays only itself).
 //   broadcast:       a chain through the ring order from the root, pipelined in chunks of
 //                    tuning.chunkSize per channel, at most kConnectionBuffer in flight per lane.
-// Leaves out: the NVLink leg of a PXN exit (its bytes and latency); NCCL's channel-count reduction for small sizes and its per-protocol caps (the
-// engine's tuning decides the channels and protocol).
+// Leaves out: the NVLink leg of a PXN exit (its bytes and latency); NCCL's channel-count
+// reduction for small sizes and its per-protocol caps (the engine's tuning decides the channels
+// and protocol).
 // Units: Bytes; Time (ps).
 #pragma once
 
