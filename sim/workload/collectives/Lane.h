@@ -26,6 +26,10 @@ inline constexpr uint32_t kNoLane = 0xFFFFFFFFu;
 /// free slots in the receiver's buffer. Without it a leaf would push all its data at once.
 inline constexpr Bytes kConnectionBuffer = 4 * 1024 * 1024;
 
+/// Steps a connection's buffer is divided into (NCCL_STEPS): a Simple step is
+/// kConnectionBuffer / kNcclSteps (512 KiB).
+inline constexpr Bytes kNcclSteps = 8;
+
 /// Share i of `total` split into `parts` near-equal shares (the first total % parts get one
 /// byte more), so that the shares add up to `total` exactly.
 inline Bytes shareOf(Bytes total, uint64_t parts, uint64_t i) {
@@ -91,6 +95,14 @@ struct Lane {
   /// the data's path (NCCL's ring latency) rather than steps x the slowest hop's.
   bool overlap = false;
   uint32_t scheduled = 0;  ///< overlap lanes: sends whose step-latency event has been scheduled
+  /// One connection (one queue pair) in order: at most one of the lane's sends is in the fabric;
+  /// a send whose step latency has passed waits for the one before it to be delivered, as a
+  /// NIC works through one QP's posted messages in turn. Without it, the lane's sends in flight
+  /// would share the NIC among themselves and each would arrive late (store-and-forward of
+  /// every tree level at a fraction of the rate).
+  bool inOrder = false;
+  bool inFabric = false;  ///< inOrder lanes: a send is in the fabric
+  uint32_t due = 0;       ///< inOrder lanes: sends whose step latency has passed, not yet issued
 
   uint32_t window = kNoLane;  ///< most sends in flight (issued, not yet delivered)
 

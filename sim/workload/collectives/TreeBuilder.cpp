@@ -1,5 +1,7 @@
 #include "sim/workload/collectives/TreeBuilder.h"
 
+#include <algorithm>
+#include <bit>
 #include <vector>
 
 #include "sim/core/Error.h"
@@ -12,7 +14,6 @@ void TreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes byt
   const uint32_t g = ctx.gpusPerHost;
   const uint32_t n = static_cast<uint32_t>(plan.members.size());
   plan.ranks = n;
-  plan.chunk = ctx.tuning.chunkSize;
   // Hosts in order: hostStart[h] is the rank of host h's first GPU (its head).
   std::vector<uint32_t>& hostStart = ctx.scratch;
   hostStart.clear();
@@ -21,19 +22,22 @@ void TreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes byt
   const uint32_t hosts = static_cast<uint32_t>(hostStart.size());
   const bool crossHost = hosts > 1;
   // Instances (tree t, channel c), q = t * C + c. Instance q enters and leaves each host through
-  // its local GPU q mod (the host's GPUs), the head of a chain through the host's GPUs in turn
+  // its local GPU c mod (the host's GPUs), the head of a chain through the host's GPUs in turn
   // from there: the instances' inter-host edges spread over the hosts' NICs (one per GPU,
-  // rail-matched: the same local GPU on every host), as NCCL's tree channels do.
+  // rail-matched: the same local GPU on every host), and both trees of channel c share its NIC,
+  // as NCCL's tree channels c and C + c do. (Were the trees on different NICs, a host's NICs
+  // of the tree it is interior in would carry 3 units to the others' 1.)
   const uint32_t c = static_cast<uint32_t>(crossHost ? ctx.tuning.channels : ctx.tuning.nvlinkChannels);
   const uint32_t instances = 2 * c;
+  plan.chunk = chunkFor(bytes / instances, n / hosts, hosts, ctx.tuning.chunkSize);
   plan.parent.assign(static_cast<size_t>(instances) * n, kNoLane);
   plan.children.assign(static_cast<size_t>(instances) * n * 3, kNoLane);
   for (uint32_t q = 0; q < instances; ++q) {
     const int t = static_cast<int>(q / c);
-    // The rank at position j of host h's chain: hostStart[h] + (j + q) mod size.
+    // The rank at position j of host h's chain: hostStart[h] + (j + c) mod size, c = q mod C.
     auto at = [&](uint32_t h, uint32_t j) {
       const uint32_t size = (h + 1 < hosts ? hostStart[h + 1] : n) - hostStart[h];
-      return hostStart[h] + (j + q) % size;
+      return hostStart[h] + (j + q % c) % size;
     };
     for (uint32_t h = 0; h < hosts; ++h) {
       const uint32_t size = (h + 1 < hosts ? hostStart[h + 1] : n) - hostStart[h];
@@ -79,12 +83,28 @@ void TreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes byt
         l.qp = static_cast<uint16_t>(q);
         l.kind = LaneKind::Pipelined;
         l.window = pipelineWindow(plan.chunk);
+        l.overlap = true;  // each chunk's step latency overlaps the sends before it
+        l.inOrder = true;  // one connection: its chunks cross the NIC one after another
         l.flow = dir == 0 ? LaneFlow::TreeUp : LaneFlow::TreeDown;
         l.network = !sameHost(l.src, l.dst, g);
       }
       plan.remaining += 2 * static_cast<uint64_t>(chunks);
     }
   }
+}
+
+Bytes TreeBuilder::chunkFor(Bytes perInstance, uint32_t ranksPerHost, uint32_t hosts, Bytes cap) {
+  // NCCL's Simple step (NCCL_BUFFSIZE / NCCL_STEPS), the tree's chunk, at most the user's cap.
+  Bytes chunk = std::min<Bytes>(cap, kConnectionBuffer / kNcclSteps);
+  const Bytes depth = static_cast<Bytes>(ranksPerHost - 1) +
+                      static_cast<Bytes>(std::bit_width(static_cast<uint64_t>(hosts - 1)));
+  const auto halveWhile = [&](Bytes chunksPerDepth, Bytes floor) {
+    while (chunk > floor && perInstance / chunk < depth * chunksPerDepth) chunk /= 2;
+  };
+  halveWhile(8, 128 * 1024);
+  halveWhile(4, 64 * 1024);
+  halveWhile(1, 32 * 1024);
+  return std::max<Bytes>(chunk, 1);
 }
 
 }  // namespace fabricsim

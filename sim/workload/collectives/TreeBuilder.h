@@ -1,11 +1,12 @@
 // TreeBuilder: NCCL's tree all-reduce: a double binary tree over the hosts (two complementary
 // trees, TreeShape, each carrying half of the data) with a chain inside each host towards its
-// head, reduce up then broadcast down, pipelined in chunks of tuning.chunkSize.
+// head, reduce up then broadcast down, pipelined in chunks sized as NCCL sizes them (chunkFor).
 //
 // Models: instances (tree t, channel c), each carrying 1/(2C) of the data, with an up lane (rank
 // -> parent) and a down lane (parent -> rank) per rank but the root, at most kConnectionBuffer in
-// flight per lane. Instance q = t C + c enters and leaves every host through its local GPU
-// q mod G (G: the host's GPUs in the call), the head of its chain through the host's GPUs in
+// flight per lane, its sends in order (one connection). Instance q = t C + c enters and leaves
+// every host through its local GPU c mod G (G: the host's GPUs in the call; both trees of a
+// channel on one NIC), the head of its chain through the host's GPUs in
 // turn from there; so the instances' inter-host edges spread over the hosts' NICs, rail-matched
 // (the same local GPU, hence the same rail, on both ends), as NCCL's tree channels do. A rank
 // sends chunk j up once every child has delivered chunk j to it; the root instead starts
@@ -28,6 +29,12 @@ class TreeBuilder {
  public:
   /// Lays out the all-reduce of `bytes` over plan.members (the plan's algo becomes Tree).
   static void build(CollectivePlan& plan, const BuildContext& ctx, Bytes bytes);
+
+  /// The chunk NCCL's tree pipelines `perInstance` bytes in (enqueue.cc, Simple, pattern
+  /// TreeUpDown): its Simple step (kConnectionBuffer / kNcclSteps, at most `cap`), halved while
+  /// the instance has fewer than 8 chunks per tree level (down to 128 KiB), 4 (to 64 KiB), 1 (to
+  /// 32 KiB). The tree's depth: the chain inside a host (ranksPerHost - 1) plus log2(hosts).
+  static Bytes chunkFor(Bytes perInstance, uint32_t ranksPerHost, uint32_t hosts, Bytes cap);
 
   /// A send of tree lane `lane` has been delivered: raises the `received` of the lanes it
   /// unlocks and calls pump(lane) for each.

@@ -389,7 +389,8 @@ TEST(CollectiveEngineTest, TreeAndHierarchicalCompleteOnManyShapes) {
 
 TEST(CollectiveEngineTest, TreeInstancesLeaveEachHostThroughEveryNic) {
   // H = 4 hosts of G = 4 GPUs, one NIC each. Tree all-reduce of S on C channels: 2C instances of
-  // S/(2C), instance q crossing hosts only between the hosts' local GPUs q mod G. In each
+  // S/(2C), instance q = t C + c (tree t, channel c) crossing hosts only between the hosts' local
+  // GPUs c mod G (both trees of a channel on one NIC, as NCCL's channels c and C + c). In each
   // instance every host but the root sends its share to its parent and receives it back, so the
   // GPUs of local index i together send 2 (H - 1) times the shares of the instances q = i mod G
   // over the network, and the rest of the 2 (N - 1) S moves over NVLink: 2 H (G - 1) S.
@@ -418,8 +419,9 @@ TEST(CollectiveEngineTest, TreeInstancesLeaveEachHostThroughEveryNic) {
     const uint32_t instances = 2 * static_cast<uint32_t>(channels);
     for (uint32_t i = 0; i < g; ++i) {
       Bytes expected = 0;
-      for (uint32_t q = i; q < instances; q += g)
-        expected += 2 * (hosts - 1) * (s / instances + (q < s % instances));
+      for (uint32_t q = 0; q < instances; ++q)
+        if (q % static_cast<uint32_t>(channels) % g == i)
+          expected += 2 * (hosts - 1) * (s / instances + (q < s % instances));
       EXPECT_EQ(networkByLocal[i], expected) << "local GPU " << i << ", " << channels << " channels";
     }
     EXPECT_EQ(nvlink, 2 * static_cast<Bytes>(hosts) * (g - 1) * s);

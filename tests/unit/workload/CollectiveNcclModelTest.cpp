@@ -144,6 +144,29 @@ TEST(CollectiveNcclModel, RingLatencyIsTheSumOfItsHopLatencies) {
   }
 }
 
+TEST(CollectiveNcclModel, TreeAllReduceRunsAtItsNicBound) {
+  // NCCL's double binary tree over H hosts: with D = S/2 per tree, a host interior in one tree
+  // sends D up and D to each of its two children there (3D) and, a leaf of the other, D up: 2S
+  // per host over its G NICs (the chains inside hosts ride NVLink). So at large S the time is
+  // 2S / (G x NIC payload rate), busbw (n-1)/n x G x rate, when every NIC carries channels
+  // (C >= G). Tolerance +10%: the pipeline's fill and drain (2 x (7 + 3) levels of 512 KiB
+  // chunks against 256 chunks per instance at 2 GiB, C = 8) and the gap between a connection's
+  // in-order chunks (a path latency, ~2% of a chunk's time); never below the bound.
+  for (const auto& [hosts, gpus] : {std::pair{8, 8}, std::pair{16, 1}}) {
+    FlowBench b(hostsSpec(hosts, gpus));
+    CollectiveTuning t;
+    t.channels = gpus;  // both trees of channel c on NIC c
+    t.stepLatencyNetwork = Time::us(10);
+    const Bytes S = 2048 * kMiB;
+    const uint32_t n = static_cast<uint32_t>(hosts * gpus);
+    const double rate = b.fabric.pathRate(0, static_cast<uint32_t>(gpus));  // B/s per NIC
+    const double bound = 2.0 * static_cast<double>(S) / (gpus * rate) * 1e6;
+    const double sim = runUs(b.sim, b.fabric, t, gpus, allReduce(CollectiveAlgorithm::Tree, n, S));
+    EXPECT_GE(sim, bound) << hosts << " x " << gpus;
+    EXPECT_LE(sim, 1.10 * bound) << hosts << " x " << gpus;
+  }
+}
+
 TEST(CollectiveNcclModel, CrossHostRingChannelsLeaveThroughEveryNic) {
   FlowBench b(hostsSpec(2, 8));
   CollectiveTuning t;
