@@ -32,6 +32,12 @@ struct TransferRequest {
   /// one has arrived upstream (a pipelined ring's steps); 0: one burst. Backends that see every
   /// packet ignore it; the hybrid backend sizes its congestion episodes by it.
   Bytes burst = 0;
+  /// The transfer is a message on a connection whose earlier messages (the same source and
+  /// destination GPU, traffic class and qp, also marked in order) go first: it starts moving
+  /// when the one before it has left the sender, as an RC queue pair sends its posted messages
+  /// in turn. The packet backend's queue pairs always do; the flow backend queues such
+  /// transfers (unmarked ones share the path's rate with everything else in flight).
+  bool inOrder = false;
 };
 
 /// Receives completions. Called from inside the simulation, at the delivery time.

@@ -290,6 +290,35 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   SIM_CHECK(r.srcGpu < topo_.gpuCount() && r.dstGpu < topo_.gpuCount(), "transfer between unknown GPUs");
   SIM_CHECK(r.trafficClass < 7, "traffic class 7 is reserved for control packets");
   SIM_CHECK(r.bytes >= 0, "negative transfer size");
+  uint64_t orderKey = 0;
+  if (r.inOrder && r.bytes > 0 && topo_.hostOfGpu(r.srcGpu) != topo_.hostOfGpu(r.dstGpu)) {
+    // (NVLink transfers are served in order per GPU already.)
+    const uint64_t key = (static_cast<uint64_t>(r.srcGpu) << 39) ^ (static_cast<uint64_t>(r.dstGpu) << 19) ^
+                         (static_cast<uint64_t>(r.trafficClass) << 16) ^ r.qp;
+    const auto [it, idle] = ordered_.try_emplace(key);
+    if (!idle) {
+      it->second.push_back({r, observer});
+      return;
+    }
+    orderKey = key + 1;
+  }
+  dispatch(r, observer, orderKey);
+}
+
+void FlowFabric::releaseOrder(uint64_t orderKey) {
+  if (orderKey == 0) return;
+  const auto it = ordered_.find(orderKey - 1);
+  SIM_CHECK(it != ordered_.end(), "an in-order connection without its entry");
+  if (it->second.empty()) {
+    ordered_.erase(it);
+    return;
+  }
+  const Queued next = it->second.front();
+  it->second.pop_front();
+  dispatch(next.request, next.observer, orderKey);
+}
+
+void FlowFabric::dispatch(const TransferRequest& r, TransferObserver* observer, uint64_t orderKey) {
   FlowRecord rec;
   rec.srcGpu = r.srcGpu;
   rec.dstGpu = r.dstGpu;
@@ -326,6 +355,7 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
   bytesSent_ += r.bytes;
   const Bytes burst = r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes;
   if (!works) {  // black-holed from its first packet: it waits for a working path
+    releaseOrder(orderKey);  // (a failure ends the connection's order: the next goes now)
     const uint32_t slot = newStalled();
     Stalled& st = stalled_[slot];
     st.record = record;
@@ -348,7 +378,8 @@ void FlowFabric::send(const TransferRequest& r, TransferObserver* observer) {
     scheduleDelivery(record, sim_.now() + latency);  // nothing to share: after the path latency
     return;
   }
-  start(record, static_cast<double>(r.bytes), latency, burst, r.trafficClass, r.qp);
+  const uint32_t f = start(record, static_cast<double>(r.bytes), latency, burst, r.trafficClass, r.qp);
+  active_[f].orderKey = orderKey;
   requestRecompute();
 }
 
@@ -476,6 +507,7 @@ void FlowFabric::scheduleCompletion() {
 void FlowFabric::completeDue() {
   const Time now = sim_.now();
   bool any = false;
+  released_.clear();
   while (!finishes_.empty() && finishes_.top().at <= now) {
     const uint32_t f = finishes_.top().flow;
     finishes_.erase(f);
@@ -486,8 +518,13 @@ void FlowFabric::completeDue() {
     solver_.removeFlow(f);
     scheduleDelivery(a.record, now + a.latency);
     if (failuresSeen_) checkAcks(a);
+    if (a.orderKey != 0) released_.push_back(a.orderKey);
+    a.orderKey = 0;
     any = true;
   }
+  // The next message of each connection whose message left (after the loop: starting one may
+  // grow active_).
+  for (const uint64_t key : released_) releaseOrder(key);
   if (any) requestRecompute();
 }
 

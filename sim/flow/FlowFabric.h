@@ -97,6 +97,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -207,6 +208,7 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint64_t flowletKey = 0;  ///< flowlet routing: its queue pair's entry in flowlets_ (0: none)
     uint8_t tc = 0;
     uint16_t qp = 0;
+    uint64_t orderKey = 0;  ///< in-order transfer: its connection's key in ordered_ + 1 (0: none)
     bool live = false;  ///< in the solver (not finished, not stalled)
     /// Hybrid mode: the flow's own resource in the solver (its pace), and while it is held to
     /// the pace of a congestion episode it took part in, the bytes left at which that ends.
@@ -341,6 +343,12 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Moves flow `f`'s entry in the completion schedule to its finish time at its new rate.
   void updateFinish(uint32_t f);
   void completeDue();
+  /// The body of send() for a transfer that may start now; `orderKey` (key + 1, 0: none) is its
+  /// connection's entry in ordered_, held until the transfer has left the sender.
+  void dispatch(const TransferRequest& request, TransferObserver* observer, uint64_t orderKey);
+  /// The transfer of connection `orderKey` in front has left the sender: the next queued one
+  /// starts, or the connection is idle again.
+  void releaseOrder(uint64_t orderKey);
   /// Flow `a` leaves the fluid (finished or stalled): its queue pair's flowlet counts it out.
   void endFlowlet(const Active& a, Time now);
   void scheduleCompletion();
@@ -410,6 +418,16 @@ class FlowFabric final : public Fabric, public EventHandler {
   uint64_t backgroundCuts_ = 0;
   /// Hybrid mode under a congestion control: the queue pairs' carried states (one QP each), by
   /// queuePairKey; the flows held by them.
+  /// In-order transfers (TransferRequest::inOrder) waiting behind the one in front of their
+  /// connection (source and destination GPU, class, qp); a key is present while its connection
+  /// has a transfer in front.
+  struct Queued {
+    TransferRequest request;
+    TransferObserver* observer = nullptr;
+  };
+  std::unordered_map<uint64_t, std::deque<Queued>> ordered_;
+  std::vector<uint64_t> released_;  ///< completeDue's scratch: connections whose message left
+  std::vector<uint64_t> stalledOrders_;  ///< reroute(): connections whose message stalled
   std::unique_ptr<CongestionControl> qpCc_;
   std::unordered_map<uint64_t, uint32_t> qpSlots_;
   std::vector<uint32_t> held_;

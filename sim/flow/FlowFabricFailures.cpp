@@ -130,7 +130,8 @@ void FlowFabric::reroute() {
     releasePace(a);
     solver_.removeFlow(f);
     // hops_ still holds the new path (nothing above rewrote it).
-    start(moved.record, moved.remaining, latency, moved.burst, moved.tc, moved.qp);
+    const uint32_t g = start(moved.record, moved.remaining, latency, moved.burst, moved.tc, moved.qp);
+    active_[g].orderKey = moved.orderKey;  // still in front of its connection
   }
   // Stalled flows: if their path works again while the sender is still sending, a strict
   // receiver sees a gap and NAKs: they resume one round trip later. A tolerant one never NAKs.
@@ -145,6 +146,9 @@ void FlowFabric::reroute() {
     st.due = now + latency * 2;
     sim_.schedule(st.due, this, kStallBit | slot);
   }
+  std::vector<uint64_t> orders;
+  orders.swap(stalledOrders_);
+  for (const uint64_t key : orders) releaseOrder(key);
 }
 
 Time FlowFabric::delayToFarEnd(std::span<const MaxMinSolver::Hop> hops, uint32_t dataHops, PortId dead,
@@ -207,6 +211,9 @@ void FlowFabric::stall(uint32_t f, Time now, Time lostWindow, bool blackhole) {
   finishes_.erase(f);
   releasePace(a);
   solver_.removeFlow(f);
+  // A loss ends the connection's order: its next message goes once reroute() is done.
+  if (a.orderKey != 0) stalledOrders_.push_back(a.orderKey);
+  a.orderKey = 0;
   armTimer(slot);
 }
 

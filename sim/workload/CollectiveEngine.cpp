@@ -311,11 +311,7 @@ void CollectiveEngine::Impl::onEvent(uint32_t tag) {
   freePending.push_back(tag);
   CollectivePlan& slot = *slots[p.slot];
   SIM_DCHECK(slot.inUse, "event for a finished collective");
-  if (Lane& l = slot.lanes[p.lane]; l.overlap) {
-    if (l.inOrder && l.inFabric) {
-      ++l.due;  // issued once the send in the fabric is delivered
-      return;
-    }
+  if (slot.lanes[p.lane].overlap) {
     issue(p.slot, p.lane);
     return;
   }
@@ -349,7 +345,6 @@ bool CollectiveEngine::Impl::issue(uint32_t s, uint32_t lane) {
                      : eff >= 1.0 ? user
                                   : static_cast<Bytes>(std::ceil(static_cast<double>(user) / eff));
   if (wire == 0) return delivered(s, lane);  // nothing to move: the step is done at once
-  l.inFabric = l.inOrder;
   TransferRequest r;
   r.srcGpu = l.src;
   r.dstGpu = dst;
@@ -357,6 +352,7 @@ bool CollectiveEngine::Impl::issue(uint32_t s, uint32_t lane) {
   r.trafficClass = static_cast<uint8_t>(tuning_.trafficClass);
   r.qp = qp;
   r.tag = (static_cast<uint64_t>(s) << kLaneBits) | lane;
+  r.inOrder = l.inOrder;
   if (l.repeat > 1) r.burst = (wire + l.repeat - 1) / l.repeat;  // one ring step's share
   ++e.transfersIssued_;
   e.bytesIssued_ += wire;
@@ -375,7 +371,6 @@ bool CollectiveEngine::Impl::delivered(uint32_t s, uint32_t lane) {
   CollectivePlan& slot = *slots[s];
   Lane& l = slot.lanes[lane];
   ++l.delivered;
-  l.inFabric = false;
   SIM_CHECK(slot.remaining > 0, "more deliveries than sends");
   --slot.remaining;
   const auto pumpLane = [&](uint32_t other) { pump(s, other); };
@@ -400,16 +395,11 @@ bool CollectiveEngine::Impl::delivered(uint32_t s, uint32_t lane) {
   }
   if (l.window != kNoLane) pump(s, lane);  // a buffer slot is free again
   if (slot.remaining == 0) {
-    SIM_CHECK(l.due == 0, "an in-order send left unissued");
     const uint64_t id = slot.id;
     CollectiveListener* listener = slot.listener;
     releaseSlot(s);
     listener->onCollectiveDone(id, sim_.now());
     return true;
-  }
-  if (l.inOrder && l.due > 0) {
-    --l.due;
-    return issue(s, lane);
   }
   return false;
 }

@@ -153,6 +153,46 @@ TEST(FlowBackend, LoneTransferTakesBytesOverPayloadRatePlusFixedLatency) {
   }
 }
 
+TEST(FlowBackend, InOrderMessagesOfAConnectionGoOneAfterAnother) {
+  // Three 1 MiB messages posted at once on one connection (same GPUs, class and qp): marked in
+  // order, message k arrives at latency + k S / B, as an RC queue pair streams its messages (the
+  // packet backend's QPs do so always); unmarked, they share the path and all arrive at
+  // latency + 3 S / B. Tolerance: one picosecond per rounding of the fluid time (3 per message).
+  // The packet backend's deliveries of the same three messages bound the model: within 1%.
+  TopologySpec s = leafSpineSpec(2, 2, 2);
+  const Bytes S = 1 << 20;
+  const double B = payloadRate(s, BitRate::gbps(100));  // bytes per ps
+  for (bool ordered : {true, false}) {
+    SCOPED_TRACE(ordered ? "in order" : "shared");
+    FlowBench fb(s);
+    const uint32_t dst = gpuOnOtherLeaf(*fb.topo, 0);
+    DeliveryLog log;
+    for (uint64_t k = 1; k <= 3; ++k) {
+      TransferRequest r = transfer(0, dst, S, k);
+      r.inOrder = ordered;
+      fb.fabric.send(r, &log);
+    }
+    fb.sim.run();
+    const double latency = static_cast<double>(fb.fabric.pathLatency(0, dst).picos());
+    PacketBench pb(s);
+    DeliveryLog plog;
+    for (uint64_t k = 1; k <= 3; ++k) {
+      TransferRequest r = transfer(0, dst, S, k);
+      r.inOrder = ordered;
+      pb.fabric.send(r, &plog);
+    }
+    pb.sim.run();
+    for (uint64_t k = 1; k <= 3; ++k) {
+      const double expected = latency + (ordered ? k : 3) * static_cast<double>(S) / B;
+      EXPECT_NEAR(static_cast<double>(log.at[k].picos()), expected, 3.0) << "message " << k;
+      if (ordered)  // the packet backend's QP sends its messages in order whatever the mark
+        EXPECT_NEAR(static_cast<double>(log.at[k].picos()) / static_cast<double>(plog.at[k].picos()), 1.0,
+                    0.01)
+            << "message " << k;
+    }
+  }
+}
+
 TEST(FlowBackend, IncastSharesTheReceiverEquallyAndConservesBytes) {
   const TopologySpec s = leafSpineSpec(2, 2, 4);  // 8 hosts: 3 senders on the receiver's leaf, 4 across
   const Bytes bytes = 1 << 20;

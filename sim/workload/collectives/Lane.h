@@ -95,14 +95,11 @@ struct Lane {
   /// the data's path (NCCL's ring latency) rather than steps x the slowest hop's.
   bool overlap = false;
   uint32_t scheduled = 0;  ///< overlap lanes: sends whose step-latency event has been scheduled
-  /// One connection (one queue pair) in order: at most one of the lane's sends is in the fabric;
-  /// a send whose step latency has passed waits for the one before it to be delivered, as a
-  /// NIC works through one QP's posted messages in turn. Without it, the lane's sends in flight
-  /// would share the NIC among themselves and each would arrive late (store-and-forward of
-  /// every tree level at a fraction of the rate).
+  /// One connection (one queue pair): the fabric moves the lane's sends in flight one after
+  /// another (TransferRequest::inOrder), as a NIC streams a QP's posted messages in turn, not
+  /// all at once at a share each (then every tree level would store and forward each chunk at a
+  /// fraction of the rate).
   bool inOrder = false;
-  bool inFabric = false;  ///< inOrder lanes: a send is in the fabric
-  uint32_t due = 0;       ///< inOrder lanes: sends whose step latency has passed, not yet issued
 
   uint32_t window = kNoLane;  ///< most sends in flight (issued, not yet delivered)
 
