@@ -47,10 +47,10 @@ struct PatternSpec {
 // Collectives
 
 enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
-/// Auto picks per call. Without NVLS (CollectiveTuning::nvls false): hierarchical for
-/// all-reduce across hosts with >1 GPU per host, ring otherwise. With NVLS: for all-reduce the
-/// fastest of ring, nvls (one host) and nvls_tree (several hosts) by the engine's analytic
-/// estimate, as NCCL's tuner picks. All-to-all and send/recv have one algorithm each: direct.
+/// Auto picks per call what NCCL's tuner picks (CollectiveTuner: NcclCostModel on the call's
+/// shape, among ring, tree, nvls on one host and nvls_tree across uniform hosts, the NVLS ones
+/// only with CollectiveTuning::nvls); hierarchical, which NCCL does not have, only when asked for.
+/// All-to-all and send/recv have one algorithm each: direct.
 /// Nvls: all-reduce inside one host through the NVSwitch (NVLink SHARP: the switch reduces and
 /// multicasts). NvlsTree: NVLS inside each host pipelined with an all-reduce across hosts.
 enum class CollectiveAlgorithm { Auto, Ring, Tree, Hierarchical, Direct, Nvls, NvlsTree };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "sim/config/WorkloadLoader.h"
@@ -116,37 +118,141 @@ CollectiveAlgorithm CollectiveTuner::resolve(const CollectiveCall& call) const {
     if (tuning_.nvls && hierOk) return CollectiveAlgorithm::NvlsTree;
     return CollectiveAlgorithm::Ring;
   }
-  if (want == CollectiveAlgorithm::Auto && tuning_.nvls && (nvlsOk || hierOk)) {
-    // NCCL's tuner: the fastest candidate by the analytic estimate.
-    const CollectiveAlgorithm nv = nvlsOk ? CollectiveAlgorithm::Nvls : CollectiveAlgorithm::NvlsTree;
-    const CollectiveProtocol rp = protocolFor(call, CollectiveAlgorithm::Ring);
-    return estimateUs(call, nv, CollectiveProtocol::Simple) < estimateUs(call, CollectiveAlgorithm::Ring, rp)
-               ? nv
-               : CollectiveAlgorithm::Ring;
+  if (want == CollectiveAlgorithm::Hierarchical) return hierOk ? want : CollectiveAlgorithm::Ring;
+  // Auto: NCCL's own choice (its cost model over ring, tree, NVLS and NVLS tree); hierarchical,
+  // which NCCL does not have, only when asked for.
+  const auto choice = ncclChoice(call, std::nullopt);
+  return choice ? toAlgorithm(choice->algo) : CollectiveAlgorithm::Ring;
+}
+
+CollectiveAlgorithm CollectiveTuner::toAlgorithm(NcclAlgo a) {
+  switch (a) {
+    case NcclAlgo::Tree:
+      return CollectiveAlgorithm::Tree;
+    case NcclAlgo::Nvls:
+      return CollectiveAlgorithm::Nvls;
+    case NcclAlgo::NvlsTree:
+      return CollectiveAlgorithm::NvlsTree;
+    default:  // PAT and CollNet have no builder here (and CollNet is never enabled): a ring
+      return CollectiveAlgorithm::Ring;
   }
-  // Auto (without NVLS) or Hierarchical all-reduce: hierarchical needs more than one host, more
-  // than one GPU per host, and the same number of GPUs of the call on every host.
-  if (hierOk) return CollectiveAlgorithm::Hierarchical;
-  return CollectiveAlgorithm::Ring;
+}
+
+std::optional<NcclCostModel::Choice> CollectiveTuner::ncclChoice(const CollectiveCall& call,
+                                                                 std::optional<CollectiveAlgorithm> only) const {
+  NcclFunc f = NcclFunc::AllReduce;
+  switch (call.op) {
+    case CollectiveOp::AllReduce:
+      break;
+    case CollectiveOp::AllGather:
+      f = NcclFunc::AllGather;
+      break;
+    case CollectiveOp::ReduceScatter:
+      f = NcclFunc::ReduceScatter;
+      break;
+    case CollectiveOp::Broadcast:
+      f = NcclFunc::Broadcast;
+      break;
+    case CollectiveOp::AllToAll:
+    case CollectiveOp::SendRecv:
+      return std::nullopt;  // NCCL runs these as point-to-point sends, not through its tuner
+  }
+  const Shape sh = shapeOf(call.gpus);
+  if (sh.ranks < 2 || call.bytes <= 0) return std::nullopt;
+  NcclCostModel::Enabled on;
+  // What the builders here can run: NVLS inside one host, NVLS tree over uniform hosts of
+  // several GPUs, PAT (no builder) never.
+  on.algo[static_cast<int>(NcclAlgo::Pat)] = false;
+  if (sh.hosts != 1 || sh.perHost < 2) on.algo[static_cast<int>(NcclAlgo::Nvls)] = false;
+  if (!(sh.hosts > 1 && sh.perHost > 1 && sh.uniform)) on.algo[static_cast<int>(NcclAlgo::NvlsTree)] = false;
+  if (only) {
+    for (int a = 0; a < kNcclAlgos; ++a)
+      if (toAlgorithm(static_cast<NcclAlgo>(a)) != *only || static_cast<NcclAlgo>(a) == NcclAlgo::Pat)
+        on.algo[a] = false;
+    // CollNet maps to the ring above; only the ring itself stands for a ring request.
+    on.algo[static_cast<int>(NcclAlgo::CollNetDirect)] = on.algo[static_cast<int>(NcclAlgo::CollNetChain)] = false;
+  }
+  if (tuning_.protocol != CollectiveProtocol::Auto) {
+    on.proto = {false, false, false};
+    on.proto[static_cast<int>(toNcclProto(tuning_.protocol))] = true;
+  }
+  return modelFor(sh, call.gpus).choose(f, static_cast<uint64_t>(call.bytes), on);
+}
+
+NcclProto CollectiveTuner::toNcclProto(CollectiveProtocol p) {
+  switch (p) {
+    case CollectiveProtocol::LL:
+      return NcclProto::LL;
+    case CollectiveProtocol::LL128:
+      return NcclProto::LL128;
+    default:
+      return NcclProto::Simple;
+  }
+}
+
+const NcclCostModel& CollectiveTuner::modelFor(const Shape& sh, const std::vector<uint32_t>& gpus) const {
+  const uint64_t key = (static_cast<uint64_t>(sh.ranks) << 32) | (static_cast<uint64_t>(sh.hosts) << 8) |
+                       std::min<uint32_t>(sh.perHost, 255);
+  for (const auto& [k, m] : models_)
+    if (k == key) return *m;
+  // A pair of GPUs on one host and a pair on different hosts: the NVLink and network rates.
+  const uint32_t g = gpusPerHost_;
+  double rNv = 0, rNet = 0;
+  for (size_t i = 1; i < gpus.size() && (rNv == 0 || rNet == 0); ++i) {
+    const bool same = sameHost(gpus[0], gpus[i], g);
+    double& r = same ? rNv : rNet;
+    if (r == 0) r = fabric_.pathRate(gpus[0], gpus[i]) / 1e9;  // GB/s
+  }
+  NcclCommShape s;
+  s.nRanks = static_cast<int>(sh.ranks);
+  s.nNodes = static_cast<int>(sh.hosts);
+  s.maxLocalRanks = static_cast<int>(sh.perHost);
+  s.nvlsSupport = tuning_.nvls;
+  s.collNetSupport = false;
+  const int c = std::max(1, tuning_.channels);
+  s.nChannels = c;
+  s.nvlsChannels = kNvlsChannels;
+  // The graphs NCCL's search would find: each channel's share of the GPU's NVLink and, across
+  // hosts, of the host's NICs (one per GPU of the call, rail-matched).
+  const double perHostNet = rNet * sh.perHost;
+  auto graph = [&](int channels) {
+    NcclGraph gr;
+    gr.nChannels = channels;
+    gr.intraNvlink = sh.perHost > 1;
+    const double intra = (sh.perHost > 1 ? rNv : perHostNet) / channels;
+    gr.bwIntra = sh.hosts > 1 ? std::min(rNv > 0 ? rNv : perHostNet, perHostNet) / channels : intra;
+    gr.bwInter = gr.bwIntra;
+    gr.sameChannels = false;
+    return gr;
+  };
+  for (NcclAlgo a : {NcclAlgo::Ring, NcclAlgo::Tree, NcclAlgo::Pat})
+    s.graphs[static_cast<size_t>(a)] = graph(c);
+  for (NcclAlgo a : {NcclAlgo::Nvls, NcclAlgo::NvlsTree}) {
+    NcclGraph gr = graph(kNvlsChannels);
+    gr.bwIntra = (rNv > 0 ? rNv : perHostNet) / kNvlsChannels;
+    s.graphs[static_cast<size_t>(a)] = gr;
+  }
+  if (models_.size() >= 64) models_.erase(models_.begin());
+  models_.emplace_back(key, std::make_unique<NcclCostModel>(s));
+  return *models_.back().second;
 }
 
 CollectiveProtocol CollectiveTuner::protocolFor(const CollectiveCall& call, CollectiveAlgorithm algo) const {
-  if (algo == CollectiveAlgorithm::Nvls || algo == CollectiveAlgorithm::NvlsTree)
-    return CollectiveProtocol::Simple;
+  if (algo == CollectiveAlgorithm::Nvls || algo == CollectiveAlgorithm::NvlsTree) return CollectiveProtocol::Simple;
   if (tuning_.protocol != CollectiveProtocol::Auto) return tuning_.protocol;
-  // Auto: the protocol choice follows the ring's estimate (NCCL picks per algorithm and
-  // protocol; the other algorithms here run Simple, NCCL's choice for large sizes).
-  if (algo != CollectiveAlgorithm::Ring) return CollectiveProtocol::Simple;
-  CollectiveProtocol best = CollectiveProtocol::Simple;
-  double bestUs = estimateUs(call, algo, best);
-  for (CollectiveProtocol p : {CollectiveProtocol::LL128, CollectiveProtocol::LL}) {
-    const double t = estimateUs(call, algo, p);
-    if (t < bestUs) {
-      bestUs = t;
-      best = p;
-    }
+  // Auto: the protocol NCCL's cost model picks for this algorithm (hierarchical runs Simple).
+  if (algo != CollectiveAlgorithm::Ring && algo != CollectiveAlgorithm::Tree) return CollectiveProtocol::Simple;
+  const auto choice = ncclChoice(call, algo);
+  if (!choice) return CollectiveProtocol::Simple;
+  switch (choice->proto) {
+    case NcclProto::LL:
+      return CollectiveProtocol::LL;
+    case NcclProto::LL128:
+      return CollectiveProtocol::LL128;
+    case NcclProto::Simple:
+      break;
   }
-  return best;
+  return CollectiveProtocol::Simple;
 }
 
 double CollectiveTuner::protocolEfficiency(CollectiveProtocol p) const {

@@ -3,22 +3,32 @@
 //
 // Models: an explicit algorithm is checked against the call (tree, hierarchical, nvls and
 // nvls_tree are all-reduce only; direct is all-to-all and send/recv only; nvls needs one host and
-// collectives.nvls; nvls_tree several hosts with the same GPUs each). Auto: with NVLS, the
-// fastest of ring and nvls / nvls_tree by estimateUs; without it, hierarchical for multi-host
-// all-reduce with the same GPUs per host, else ring. Protocol Auto: per call the fastest of
-// Simple, LL128 and LL by the ring's estimate (the other algorithms run Simple).
-// The estimate only chooses; every time comes from the transfers on the fabric.
-// Leaves out: NCCL's own cost-model constants (base and per-hop latencies, per-protocol
-// bandwidth caps by architecture and node count), its channel-count choice, PAT and CollNet.
+// collectives.nvls; nvls_tree several hosts with the same GPUs each). Auto: NCCL's own choice,
+// NcclCostModel (NCCL 2.30.7's tuner: base and per-hop latencies, per-protocol bandwidth caps by
+// architecture and node count) on the call's shape, among the algorithms that have a builder
+// here (ring, tree, NVLS on one host, NVLS tree over uniform hosts; NVLS only with
+// collectives.nvls); hierarchical, which NCCL does not have, only when asked for. Protocol Auto:
+// NCCL's choice for the call's algorithm (NVLS, NVLS tree and hierarchical run Simple); an
+// explicit protocol restricts the choice of algorithm to it (NCCL_PROTO). The graphs given to
+// the model are what NCCL's search finds on such hosts: `channels` channels (NVLS: 16), each a
+// share of the GPU's NVLink rate and, across hosts, of the host's NICs (one per GPU of the call),
+// Hopper constants, Intel CPUs. The model only chooses; every time comes from the transfers.
+// Leaves out: NCCL's topology search itself (hosts with fewer NICs than GPUs are seen as one NIC
+// per GPU), the channel count NCCL would use for small sizes (the engine runs `channels`), PAT
+// (a ring runs instead) and CollNet (no in-network reduction is modelled).
 // Units: Bytes; estimates in microseconds.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "sim/config/WorkloadSpec.h"
 #include "sim/fabric/Fabric.h"
 #include "sim/workload/collectives/CollectiveCall.h"
+#include "sim/workload/collectives/NcclCostModel.h"
 
 namespace fabricsim {
 
@@ -30,9 +40,19 @@ class CollectiveTuner {
   /// The algorithm a call with algorithm Auto (or the tuning's default) resolves to; throws
   /// InputError for an explicit algorithm that does not apply to the call.
   CollectiveAlgorithm resolve(const CollectiveCall& call) const;
-  /// The protocol `call` runs with under `algo`: the tuning's, or with protocol Auto the one
-  /// with the smallest estimateUs (ring only; NVLS and the other algorithms run Simple).
+  /// The protocol `call` runs with under `algo`: the tuning's, or with protocol Auto NCCL's
+  /// choice for that algorithm (ring and tree; the others run Simple).
   CollectiveProtocol protocolFor(const CollectiveCall& call, CollectiveAlgorithm algo) const;
+  /// NCCL's choice (algorithm, protocol, channels, its own time estimate) for `call`, among the
+  /// algorithms that have a builder here, or only those that map to `only`; nullopt for
+  /// all-to-all and send/recv and for calls of fewer than 2 ranks or no bytes.
+  std::optional<NcclCostModel::Choice> ncclChoice(const CollectiveCall& call,
+                                                  std::optional<CollectiveAlgorithm> only) const;
+  /// The builder that runs NCCL's algorithm `a` (PAT and CollNet: ring).
+  static CollectiveAlgorithm toAlgorithm(NcclAlgo a);
+  static NcclProto toNcclProto(CollectiveProtocol p);
+  /// NCCL's NVLS channels on Hopper (NCCL_NVLS_NCHANNELS' default).
+  static constexpr int kNvlsChannels = 16;
   /// The analytic estimate of `call` run with `algo` and `proto` on an idle fabric (us):
   ///   ring      k = 2(N-1) steps (all_reduce; N-1 otherwise); latency k x the mean over the
   ///             ring's N hops of (step latency x protocol scale + path latency), i.e. the sum
@@ -67,6 +87,9 @@ class CollectiveTuner {
   const CollectiveTuning& tuning_;
   uint32_t gpusPerHost_;
   mutable std::vector<uint32_t> hostsOf_;  ///< shapeOf's scratch
+  /// NCCL's cost model per call shape (ranks, hosts, GPUs per host), the 64 most recent.
+  mutable std::vector<std::pair<uint64_t, std::unique_ptr<NcclCostModel>>> models_;
+  const NcclCostModel& modelFor(const Shape& sh, const std::vector<uint32_t>& gpus) const;
 };
 
 }  // namespace fabricsim

@@ -127,12 +127,13 @@ TEST(CollectiveEngineTest, BusBandwidthFactorFollowsNcclTests) {
   EXPECT_DOUBLE_EQ(CollectiveEngine::busBandwidthFactor(CollectiveOp::SendRecv, 2), 1.0);
 }
 
-TEST(CollectiveEngineTest, ResolvePicksHierarchicalOnlyAcrossMultiGpuHosts) {
+TEST(CollectiveEngineTest, ResolvePicksHierarchicalOnlyWhenAskedAcrossMultiGpuHosts) {
   PacketBench b(hostsSpec(4, 4));
   CollectiveEngine e(b.sim, b.fabric, CollectiveTuning{}, 4);
   using A = CollectiveAlgorithm;
   using O = CollectiveOp;
-  EXPECT_EQ(e.resolve(call(O::AllReduce, A::Auto, range(0, 8), kMiB)), A::Hierarchical);
+  EXPECT_NE(e.resolve(call(O::AllReduce, A::Auto, range(0, 8), kMiB)), A::Hierarchical);  // NCCL's choice
+  EXPECT_EQ(e.resolve(call(O::AllReduce, A::Hierarchical, range(0, 8), kMiB)), A::Hierarchical);
   EXPECT_EQ(e.resolve(call(O::AllReduce, A::Auto, range(0, 4), kMiB)), A::Ring);      // one host
   EXPECT_EQ(e.resolve(call(O::AllReduce, A::Auto, {0, 4, 8, 12}, kMiB)), A::Ring);    // 1 GPU/host
   EXPECT_EQ(e.resolve(call(O::AllReduce, A::Auto, {0, 1, 4, 5, 6}, kMiB)), A::Ring);  // uneven

@@ -150,8 +150,8 @@ TEST(CollectiveNcclModel, TreeAllReduceRunsAtItsNicBound) {
   // per host over its G NICs (the chains inside hosts ride NVLink). So at large S the time is
   // 2S / (G x NIC payload rate), busbw (n-1)/n x G x rate, when every NIC carries channels
   // (C >= G). Tolerance +10%: the pipeline's fill and drain (2 x (7 + 3) levels of 512 KiB
-  // chunks against 256 chunks per instance at 2 GiB, C = 8) and the gap between a connection's
-  // in-order chunks (a path latency, ~2% of a chunk's time); never below the bound.
+  // chunks against 256 chunks per instance at 2 GiB, C = 8) and the step latencies; never below
+  // the bound.
   for (const auto& [hosts, gpus] : {std::pair{8, 8}, std::pair{16, 1}}) {
     FlowBench b(hostsSpec(hosts, gpus));
     CollectiveTuning t;
@@ -196,32 +196,6 @@ TEST(CollectiveNcclModel, NvlsAllReduceAtLargeSizeMovesSTimesNPlusOneOverNPerPor
   EXPECT_NEAR(e.estimateUs(allReduce(CollectiveAlgorithm::Nvls, 8, s), CollectiveAlgorithm::Nvls,
                            CollectiveProtocol::Simple),
               expect, 1e-6 * expect);
-}
-
-TEST(CollectiveNcclModel, ProtocolSwitchPointsFollowTheCostModel) {
-  FlowBench b(hostsSpec(2, 8));
-  CollectiveTuning t;
-  t.protocol = CollectiveProtocol::Auto;
-  t.channels = 16;
-  t.stepLatencyNvlink = Time::ns(2400);
-  t.stepLatencyNetwork = Time::ns(12700);
-  CollectiveEngine e(b.sim, b.fabric, t, 8);
-  std::vector<CollectiveProtocol> chosen;
-  for (Bytes s = 1024; s <= 16 * 1024 * kMiB; s *= 2) {
-    const CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 16, s);
-    const CollectiveProtocol p = e.protocolFor(c, CollectiveAlgorithm::Ring);
-    for (CollectiveProtocol q : {CollectiveProtocol::LL, CollectiveProtocol::LL128, CollectiveProtocol::Simple})
-      EXPECT_LE(e.estimateUs(c, CollectiveAlgorithm::Ring, p), e.estimateUs(c, CollectiveAlgorithm::Ring, q))
-          << s;
-    if (chosen.empty() || chosen.back() != p) chosen.push_back(p);
-  }
-  // LL for small sizes (lowest latency), LL128 in between, Simple for the largest.
-  EXPECT_EQ(chosen, (std::vector<CollectiveProtocol>{CollectiveProtocol::LL, CollectiveProtocol::LL128,
-                                                     CollectiveProtocol::Simple}));
-  // The switch point LL -> LL128 is where the two estimates cross: latency saved = bytes' extra
-  // time, i.e. k hop latency x (scale128 - scaleLL) = k/N S (1/0.5 - 1/0.92) / rate.
-  EXPECT_EQ(e.protocolFor(allReduce(CollectiveAlgorithm::Ring, 16, 1024), CollectiveAlgorithm::Ring),
-            CollectiveProtocol::LL);
 }
 
 TEST(CollectiveNcclModel, ProtocolChoiceDrivesTheSimulatedRing) {
@@ -340,20 +314,44 @@ TEST(CollectiveNcclModel, RingsStayOnTheirRailOnARailOptimizedFabric) {
   EXPECT_LE(sim, 1.03 * bound);
 }
 
-TEST(CollectiveNcclModel, AutoPicksNvlsForLargeAllReduceAndChecksExplicitRequests) {
-  FlowBench b(hostsSpec(2, 8));
-  const CollectiveTuning t = nvlsTuning();
+TEST(CollectiveNcclModel, AutoPicksWhatNcclPicksOnH100) {
+  // NCCL's choices as published for 8x H100 hosts with 8 NDR NICs (validation/data/
+  // nccltests_gh_nccl-tests-309_h100_ib_ndr_2nodes.yaml, reporter A's NCCL_DEBUG log, judged
+  // plausible by NVIDIA): one host, all_reduce 8 B - 1 MiB ring LL, 2 MiB - 16 GiB NVLS Simple;
+  // two hosts, large all_reduce NVLSTree (NVIDIA's reply in the same thread). Without NVLS a
+  // ring or a tree, never hierarchical, which NCCL does not have. The NVLink rate is NCCL's
+  // effective 370 GB/s.
+  TopologySpec spec = hostsSpec(2, 8);
+  spec.hosts.nvlinkBandwidth = BitRate::bps(int64_t{370} * 8'000'000'000);
+  FlowBench b(spec);
+  CollectiveTuning t = nvlsTuning();
+  t.channels = 16;
+  t.protocol = CollectiveProtocol::Auto;
   CollectiveEngine e(b.sim, b.fabric, t, 8);
-  EXPECT_EQ(e.resolve(allReduce(CollectiveAlgorithm::Auto, 8, 1024 * kMiB)), CollectiveAlgorithm::Nvls);
-  EXPECT_EQ(e.resolve(allReduce(CollectiveAlgorithm::Auto, 16, 1024 * kMiB)), CollectiveAlgorithm::NvlsTree);
+  for (Bytes s = 8; s <= Bytes{16} * 1024 * kMiB; s *= 2) {
+    const CollectiveCall c = allReduce(CollectiveAlgorithm::Auto, 8, s);
+    const CollectiveAlgorithm a = e.resolve(c);
+    if (s <= kMiB) {
+      EXPECT_EQ(a, CollectiveAlgorithm::Ring) << s;
+      EXPECT_EQ(e.protocolFor(c, a), CollectiveProtocol::LL) << s;
+    } else {
+      EXPECT_EQ(a, CollectiveAlgorithm::Nvls) << s;
+    }
+  }
+  for (Bytes s : {Bytes{256} * kMiB, Bytes{4096} * kMiB})
+    EXPECT_EQ(e.resolve(allReduce(CollectiveAlgorithm::Auto, 16, s)), CollectiveAlgorithm::NvlsTree) << s;
   EXPECT_EQ(e.resolve(allReduce(CollectiveAlgorithm::Ring, 16, 1024 * kMiB)), CollectiveAlgorithm::Ring);
   EXPECT_THROW(e.resolve(allReduce(CollectiveAlgorithm::Nvls, 16, kMiB)), InputError);
   CollectiveCall ag = allReduce(CollectiveAlgorithm::Nvls, 8, kMiB);
   ag.op = CollectiveOp::AllGather;
   EXPECT_THROW(e.resolve(ag), InputError);
-  CollectiveEngine plain(b.sim, b.fabric, CollectiveTuning{}, 8);
+  CollectiveTuning plainT;
+  plainT.channels = 16;
+  CollectiveEngine plain(b.sim, b.fabric, plainT, 8);
   EXPECT_THROW(plain.resolve(allReduce(CollectiveAlgorithm::Nvls, 8, kMiB)), InputError);
   EXPECT_EQ(plain.resolve(allReduce(CollectiveAlgorithm::Auto, 8, 1024 * kMiB)), CollectiveAlgorithm::Ring);
-  EXPECT_EQ(plain.resolve(allReduce(CollectiveAlgorithm::Auto, 16, 1024 * kMiB)),
-            CollectiveAlgorithm::Hierarchical);
+  for (Bytes s = 8; s <= Bytes{16} * 1024 * kMiB; s *= 4) {
+    const CollectiveAlgorithm a = plain.resolve(allReduce(CollectiveAlgorithm::Auto, 16, s));
+    EXPECT_TRUE(a == CollectiveAlgorithm::Ring || a == CollectiveAlgorithm::Tree) << s;
+  }
 }
