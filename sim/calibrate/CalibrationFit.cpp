@@ -23,6 +23,50 @@ Measurement fittable(const Measurement& m, int64_t minSizeBytes) {
 
 }  // namespace
 
+CalibrationFit::Bounds CalibrationFit::bounds(size_t parameter, const ModelParameters& start) {
+  using P = ModelParameters;
+  switch (parameter) {
+    case P::kNvlinkBandwidth:  // per GPU and direction
+      return {100, 450,
+              "NVLink 4 line rate 450 GB/s per direction (18 links x 25 GB/s); NCCL reaches 370 of it "
+              "(sjeaugey, nccl-tests#212); 100 for a host of fewer links"};
+    case P::kStepLatencyNvlink:
+      return {0.2, 10,
+              "NCCL 2.30.7 hwLat NVLink 0.6 (LL) to 4.0 us (Tree Simple), less the path's ~1 us, "
+              "to a few kernel-launch times"};
+    case P::kNicBandwidth:  // achievable payload rate of one NIC, GB/s
+      return {0.5 * start.nicBandwidthGBps, start.nicBandwidthGBps,
+              "at most the testbed NIC's line rate; at least half of it (NDR reaches 46-49 of 50 GB/s, "
+              "NVIDIA's maintainers in nccl-tests#290, #319, #267)"};
+    case P::kStepLatencyNetwork:
+      return {1, 40,
+              "NCCL 2.30.7 hwLat NET 2.7 (Ring LL) to 31 us (CollNet): NIC doorbell, switch hops and "
+              "the proxy thread's post and poll"};
+    case P::kNvlsEfficiency:
+      return {0.6, 1.0,
+              "the fraction of the NVLink rate an NVLS reduction reaches: at most 1; NCCL's tuner "
+              "0.85 on Hopper, 0.74 on Blackwell (nvlsEfficiency)"};
+    case P::kNvlsLatency:
+      return {5, 50,
+              "NCCL 2.30.7 hwLat NVLink NVLS 25 us; at least a kernel launch and the switch's "
+              "multicast barrier (~5 us)"};
+    case P::kNvlsPipeline:  // MiB in flight
+      return {1, 64,
+              "NVLS channels (16 to 32 on H100) x their chunk (64 KiB to 2 MiB, NCCL_BUFFSIZE / "
+              "steps)"};
+    case P::kNvlsTreeEfficiency:
+      return {0.5, 1.0,
+              "the NVLS part of NVLSTree at most as fast as a lone NVLS all-reduce; at least half "
+              "(it gives SMs to the network part)"};
+    case P::kNvlsTreeHop:
+      return {5, 40,
+              "NCCL 2.30.7 hwLat NET NVLSTree 20.9 us (path included); at least a NIC-switch-NIC "
+              "round of the proxy (~5 us), at most twice NCCL's figure"};
+  }
+  SIM_CHECK(false, "parameter index out of range");
+  return {};
+}
+
 CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measurements,
                                            const CollectiveSimulator& simulator, const Options& options) {
   // The points each measurement contributes (a copy holding only them) and their times.
@@ -63,9 +107,14 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
       free.insert(free.end(), {P::kNvlinkBandwidth, P::kStepLatencyNvlink});
   }
   if (multiHost) {
-    if (!nvls) free.push_back(P::kNicBandwidth);
-    free.push_back(P::kStepLatencyNetwork);
-    if (nvls && singleHost) free.push_back(P::kNvlsTreeEfficiency);
+    // With NVLS a multi-host all-reduce is NCCL's NVLSTree: its inter-host hop latency (its own
+    // in NCCL's tuner too) is fitted; the ring's and tree's network step stays at its prior.
+    if (nvls) {
+      free.push_back(P::kNvlsTreeHop);
+      if (singleHost) free.push_back(P::kNvlsTreeEfficiency);
+    } else {
+      free.insert(free.end(), {P::kNicBandwidth, P::kStepLatencyNetwork});
+    }
   }
   if (measuredUs.size() < free.size())
     throw InputError("", 0, 0, "",
@@ -73,15 +122,17 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
                          std::to_string(free.size()) + " parameters, found " +
                          std::to_string(measuredUs.size()));
 
-  // Physical bounds of each free parameter (a trial step of the solver may jump far):
-  // bandwidths 0.01 GB/s .. 100 TB/s, latencies 1 ns .. 10 ms, efficiencies 0.001 .. 1; the
-  // parameters are fitted as logarithms, so the bounds are their logarithms.
+  // Each free parameter within its physical bounds (bounds(): a datasheet or a measurement);
+  // the parameters are fitted as logarithms, so the bounds are their logarithms.
   std::vector<double> lower, upper;
   for (size_t j : free) {
-    const bool bandwidth = j == P::kNvlinkBandwidth || j == P::kNicBandwidth;
-    const bool efficiency = j == P::kNvlsEfficiency || j == P::kNvlsTreeEfficiency;
-    lower.push_back(std::log(bandwidth ? 0.01 : 1e-3));
-    upper.push_back(std::log(bandwidth ? 1e5 : efficiency ? 1.0 : 1e4));
+    const Bounds b = bounds(j, start);
+    lower.push_back(std::log(b.lower));
+    upper.push_back(std::log(b.upper));
+    if (!(start.get(j) >= b.lower && start.get(j) <= b.upper))
+      throw InputError("", 0, 0, ModelParameters::names()[j],
+                       "the starting value " + std::to_string(start.get(j)) + " is outside its physical bounds [" +
+                           std::to_string(b.lower) + ", " + std::to_string(b.upper) + "] (" + b.source + ")");
   }
   auto paramsAt = [&](const std::vector<double>& x) {
     ModelParameters p = start;

@@ -9,10 +9,12 @@
 // bounds, by LeastSquares (Ceres), which also gives each fitted parameter's standard error. Which parameters
 // are free follows from the data and the tuning: without NVLS, the NVLink bandwidth and NVLink step latency
 // when a single-host measurement is present, the NIC bandwidth and network step latency when a multi-host one
-// is; with NVLS (tuning.nvls, NCCL's default all-reduce on H100-class hosts), the NVLS efficiency and latency
-// for a single-host measurement and the network step latency for a multi-host one (the NVLink and NIC
-// bandwidths stay at the testbed's line rates). The others stay at the testbed's and tuning's
-// values.
+// is; with NVLS (tuning.nvls, NCCL's default all-reduce on H100-class hosts), the NVLS efficiency, latency
+// and pipeline for a single-host measurement and the NVLS tree's inter-host hop latency (and its NVLS
+// part's efficiency, with a single-host table beside) for a multi-host one (the NVLink and NIC
+// bandwidths stay at the testbed's line rates, the ring's network step at NCCL's figure). The others
+// stay at the testbed's and tuning's values. Every free parameter has physical bounds (bounds():
+// value and source); a start outside them is an input error.
 // Leaves out: compute efficiencies (ComputeFit), per-protocol parameters (LL/LL128 latency
 // scales and efficiencies stay at the tuning's NCCL-derived values; the fitted sizes >= 1 MiB
 // run Simple almost everywhere, so they are not identifiable from them).
@@ -78,6 +80,15 @@ class CalibrationFit {
   /// Fits the free parameters to `measurements` on `simulator`'s testbed, starting from its
   /// testbed's and tuning's values. Throws InputError when no point qualifies or there are
   /// fewer points than free parameters.
+  /// Physical bounds of parameter `parameter` (a ModelParameters index) in its unit, with
+  /// their source; `start` gives the testbed's figures that some bounds scale with.
+  struct Bounds {
+    double lower = 0;
+    double upper = 0;
+    const char* source = "";
+  };
+  static Bounds bounds(size_t parameter, const ModelParameters& start);
+
   static Result fit(const std::vector<Measurement>& measurements, const CollectiveSimulator& simulator,
                     const Options& options);
 };

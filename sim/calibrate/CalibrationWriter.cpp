@@ -61,7 +61,8 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
       t.ll128LatencyScale != d.ll128LatencyScale || t.nvls != d.nvls || t.nvlsPipeline != d.nvlsPipeline ||
       t.nvlsTreeEfficiency != d.nvlsTreeEfficiency || t.stepLatencyNvlink != d.stepLatencyNvlink ||
       t.stepLatencyNetwork != d.stepLatencyNetwork || t.nvlsEfficiency != d.nvlsEfficiency ||
-      t.nvlsLatency != d.nvlsLatency;
+      t.nvlsLatency != d.nvlsLatency || isFitted(P::kNvlsTreeHop) ||
+      t.nvlsTreeHopLatency != d.nvlsTreeHopLatency || t.ringModel != d.ringModel;
   if (anyTuning) {
     out << YAML::Key << "collectives" << YAML::Value << YAML::BeginMap;
     if (t.algorithm != d.algorithm) out << YAML::Key << "algorithm" << YAML::Value << toString(t.algorithm);
@@ -69,6 +70,9 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
     if (t.nvlinkChannels != d.nvlinkChannels)
       out << YAML::Key << "nvlink_channels" << YAML::Value << t.nvlinkChannels;
     if (t.protocol != d.protocol) out << YAML::Key << "protocol" << YAML::Value << toString(t.protocol);
+    if (t.ringModel != d.ringModel)
+      out << YAML::Key << "ring_model" << YAML::Value
+          << (t.ringModel == RingModel::Steps ? "steps" : t.ringModel == RingModel::Pipelined ? "pipelined" : "auto");
     if (t.protocolEfficiency != d.protocolEfficiency)
       out << YAML::Key << "protocol_efficiency" << YAML::Value << t.protocolEfficiency;
     if (t.llLatencyScale != d.llLatencyScale)
@@ -86,6 +90,9 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
       out << YAML::Key << "nvls_efficiency" << YAML::Value << fmt("%.4f", t.nvlsEfficiency);
     if (isFitted(P::kNvlsTreeEfficiency) || t.nvlsTreeEfficiency != d.nvlsTreeEfficiency)
       out << YAML::Key << "nvls_tree_efficiency" << YAML::Value << fmt("%.4f", t.nvlsTreeEfficiency);
+    if (isFitted(P::kNvlsTreeHop) || t.nvlsTreeHopLatency != d.nvlsTreeHopLatency)
+      out << YAML::Key << "nvls_tree_hop_latency" << YAML::Value
+          << fmt("%.1fns", t.nvlsTreeHop().micros() * 1e3);
     if (isFitted(P::kNvlsLatency) || t.nvlsLatency != d.nvlsLatency)
       out << YAML::Key << "nvls_latency" << YAML::Value << fmt("%.1fns", t.nvlsLatency.micros() * 1e3);
     if (isFitted(P::kNvlsPipeline) || t.nvlsPipeline != d.nvlsPipeline)

@@ -19,6 +19,7 @@ void ModelParameters::apply(TopologySpec& topology, CollectiveTuning& tuning) co
   if (std::isfinite(nvlsEfficiency)) tuning.nvlsEfficiency = nvlsEfficiency;
   if (std::isfinite(nvlsLatencyUs)) tuning.nvlsLatency = Time::ps(std::llround(nvlsLatencyUs * 1e6));
   if (std::isfinite(nvlsTreeEfficiency)) tuning.nvlsTreeEfficiency = nvlsTreeEfficiency;
+  if (std::isfinite(nvlsTreeHopUs)) tuning.nvlsTreeHopLatency = Time::ps(std::llround(nvlsTreeHopUs * 1e6));
   if (std::isfinite(nvlsPipelineMiB))
     tuning.nvlsPipeline = std::max<Bytes>(1, std::llround(nvlsPipelineMiB * 1024 * 1024));
 }
@@ -33,13 +34,15 @@ ModelParameters ModelParameters::from(const TopologySpec& topology, const Collec
   p.nvlsLatencyUs = tuning.nvlsLatency.micros();
   p.nvlsPipelineMiB = static_cast<double>(tuning.nvlsPipeline) / (1024 * 1024);
   p.nvlsTreeEfficiency = tuning.nvlsTreeEfficiency;
+  p.nvlsTreeHopUs = tuning.nvlsTreeHop().micros();
   return p;
 }
 
 const std::vector<std::string>& ModelParameters::names() {
   static const std::vector<std::string> n = {"nvlink_bandwidth_GBps", "step_latency_nvlink_us",
                                              "nic_bandwidth_GBps", "step_latency_network_us",
-                                             "nvls_efficiency", "nvls_latency_us", "nvls_pipeline_MiB", "nvls_tree_efficiency"};
+                                             "nvls_efficiency", "nvls_latency_us", "nvls_pipeline_MiB", "nvls_tree_efficiency",
+                                             "nvls_tree_hop_latency_us"};
   return n;
 }
 
@@ -61,6 +64,8 @@ double ModelParameters::get(size_t i) const {
       return nvlsPipelineMiB;
     case 7:
       return nvlsTreeEfficiency;
+    case 8:
+      return nvlsTreeHopUs;
   }
   SIM_CHECK(false, "parameter index out of range");
   return kUnset;
@@ -91,6 +96,9 @@ void ModelParameters::set(size_t i, double v) {
       return;
     case 7:
       nvlsTreeEfficiency = v;
+      return;
+    case 8:
+      nvlsTreeHopUs = v;
       return;
   }
   SIM_CHECK(false, "parameter index out of range");

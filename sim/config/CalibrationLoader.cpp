@@ -36,7 +36,7 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
               {"algorithm", "channels", "nvlink_channels", "step_latency_nvlink", "step_latency_network",
                "protocol_efficiency", "chunk_size", "traffic_class", "ring_model", "protocol",
                "ll_latency_scale", "ll128_latency_scale", "nvls", "nvls_efficiency", "nvls_latency",
-               "nvls_pipeline", "nvls_tree_efficiency"});
+               "nvls_pipeline", "nvls_tree_efficiency", "nvls_tree_hop_latency"});
   std::string algorithm;
   if (r.getChoice(node, path, "algorithm", algorithm,
                   {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree"}))
@@ -62,6 +62,7 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
   getDoubleAbove(r, node, path, "nvls_efficiency", tuning.nvlsEfficiency, 0, 1);
   getDoubleAbove(r, node, path, "nvls_tree_efficiency", tuning.nvlsTreeEfficiency, 0, 1);
   r.getTime(node, path, "nvls_latency", tuning.nvlsLatency);
+  r.getTime(node, path, "nvls_tree_hop_latency", tuning.nvlsTreeHopLatency);
   r.getBytes(node, path, "nvls_pipeline", tuning.nvlsPipeline, false, 1);
 }
 

@@ -5,7 +5,8 @@
 //   collectives: {algorithm, channels, nvlink_channels, step_latency_nvlink, step_latency_network,
 //                 protocol_efficiency, chunk_size, traffic_class, ring_model, protocol,
 //                 ll_latency_scale, ll128_latency_scale, nvls, nvls_efficiency, nvls_latency,
-//                 nvls_pipeline, nvls_tree_efficiency}   (as a workload's `collectives:`)
+//                 nvls_pipeline, nvls_tree_efficiency, nvls_tree_hop_latency}
+//                                                        (as a workload's `collectives:`)
 //   fabric:      {nvlink_bandwidth: 480GBps, nic_bandwidth: 390Gbps}   effective rates fitted by
 //                `fabricsim calibrate`; they describe the testbed, not a workload, so a workload
 //                checks them and leaves them out; calibrationTopologySets() turns them into the

@@ -111,6 +111,12 @@ struct CollectiveTuning {
   /// Fixed latency of an NVLS all-reduce (launch, switch multicast set-up, the barrier between
   /// reduce and multicast); NCCL 2.30.7's tuner: 25 us (hwLat NVLink NVLS Simple).
   Time nvlsLatency = Time::us(25);
+  /// Step latency of an inter-host hop of the NVLS tree (NCCL's NVLSTree across nodes: the
+  /// proxy's post and completion, the NVLS sync at both ends), apart from the ring's and
+  /// tree's network step (NCCL's tuner: hwLat NET NVLSTree 20.9 us against Ring / Tree Simple
+  /// 14 us, path included). Negative: the same as stepLatencyNetwork.
+  Time nvlsTreeHopLatency = Time::ps(-1);
+  Time nvlsTreeHop() const { return nvlsTreeHopLatency < Time::zero() ? stepLatencyNetwork : nvlsTreeHopLatency; }
   /// Data in flight in an NVLS pipeline (NCCL: NVLS channels x chunk; 16 x 1 MiB here): before
   /// it runs at full rate the first min(S, this) passes the reduce before the multicast and
   /// the inter-host part may start (the pipeline's fill).

@@ -64,7 +64,7 @@ struct CollectiveEngine::Impl {
         tuning_(engine.tuning_),
         pipelinedRings(tuning_.ringModel == RingModel::Pipelined ||
                        (tuning_.ringModel == RingModel::Auto && fabric_.backendName() != "packet")),
-        ctx{engine.fabric_, engine.tuning_, static_cast<uint32_t>(engine.gpusPerHost_), scratch, hopPrefix} {}
+        ctx{engine.fabric_, engine.tuning_, static_cast<uint32_t>(engine.gpusPerHost_), scratch, hopPrefix, pairs} {}
 
   /// Schedules lane's next send after the step latency unless one is pending or none is ready.
   void pump(uint32_t s, uint32_t lane);
@@ -92,6 +92,7 @@ struct CollectiveEngine::Impl {
   size_t active = 0;
   std::vector<uint32_t> scratch;
   std::vector<Time> hopPrefix;
+  std::vector<uint64_t> pairs;
   BuildContext ctx;
 
   uint32_t acquireSlot() {

@@ -20,6 +20,7 @@ struct BuildContext {
   uint32_t gpusPerHost;
   std::vector<uint32_t>& scratch;
   std::vector<Time>& hopPrefix;
+  std::vector<uint64_t>& pairs;
 };
 
 }  // namespace fabricsim

@@ -316,7 +316,7 @@ double CollectiveTuner::estimateUs(const CollectiveCall& call, CollectiveAlgorit
       const double fill = f / nvlsRate * us;
       const double tail = f / G / nvlsRate * us;
       const double interT = 2 * (H - 1) / H * (S / G) / (rNet * tuning_.protocolEfficiency) * us;
-      const double interLat = 2 * (H - 1) * (tuning_.stepLatencyNetwork.micros() + lNet);
+      const double interLat = 2 * (H - 1) * (tuning_.nvlsTreeHop().micros() + lNet);
       return tuning_.nvlsLatency.micros() + std::max(nvlsT - tail, fill + interLat + interT) + tail;
     }
     default:

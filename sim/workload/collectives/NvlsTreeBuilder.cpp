@@ -47,7 +47,7 @@ void NvlsTreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes
   const Bytes shard = bytesOf(S / G);
   for (uint32_t i = 0; i < perHost; ++i) {
     const uint32_t a0 = plan.members[i], b0 = plan.members[perHost + i];
-    const Time hop = ctx.fabric.pathLatency(a0, b0) + plan.stepNet;
+    const Time hop = ctx.fabric.pathLatency(a0, b0) + tuning.nvlsTreeHop();
     for (uint32_t ch = 0; ch < c; ++ch) {
       const Bytes cd = shareOf(shard, c, ch);
       for (int t = 0; t < 2; ++t) {

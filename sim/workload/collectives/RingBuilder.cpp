@@ -1,15 +1,17 @@
 #include "sim/workload/collectives/RingBuilder.h"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace fabricsim {
 
 Time RingBuilder::pipelinedDelay(const CollectivePlan& plan, const BuildContext& ctx, const Lane& l,
-                                 Time pathLatencies, uint32_t channels) {
+                                 Time pathLatencies, uint32_t sharing) {
   const Time step = l.network ? plan.stepNet : plan.stepNv;
   const double wire = static_cast<double>(l.data) / plan.eff;
-  const double hiddenPs = (channels - 1) * wire / ctx.fabric.pathRate(l.src, l.dst) * 1e12;
+  const double hiddenPs = (sharing - 1) * wire / ctx.fabric.pathRate(l.src, l.dst) * 1e12;
   const Time wait =
       pathLatencies - ctx.fabric.pathLatency(l.src, l.dst) - Time::ps(static_cast<int64_t>(hiddenPs));
   return std::max(step, wait);
@@ -35,6 +37,34 @@ void RingBuilder::addRing(CollectivePlan& plan, const BuildContext& ctx, LaneKin
   auto member = [&](uint32_t c, uint32_t p) {
     const uint32_t idx = rot ? (p / rot) * rot + ((p % rot) + c) % rot : memberBase + p * memberStride;
     return idx;
+  };
+  // The sender and receiver GPUs of channel c's lane at position p. PXN: a rotated ring leaves
+  // each host through the NIC of the rail it enters the next host on (its local GPU c mod G, the
+  // host's entry GPU of this channel), so its inter-host hops stay on one rail as NCCL's do (the
+  // exit GPU hands its data over NVLink to that rail's GPU, whose proxy sends it; that NVLink leg
+  // is not a transfer here).
+  auto endpoints = [&](uint32_t c, uint32_t p) {
+    uint32_t src = plan.members[member(c, p)];
+    const uint32_t dst = plan.members[member(c, (p + 1) % ringSize)];
+    if (rot && !sameHost(src, dst, g)) src = plan.members[(p / rot) * rot + c % rot];
+    return std::pair{src, dst};
+  };
+  // Pipelined: how many of the ring's lanes (over all channels) share each sender -> receiver
+  // pair, hence its link: those lanes' data hide each other's latencies (pipelinedDelay).
+  std::vector<uint64_t>& pairs = ctx.pairs;
+  pairs.clear();
+  if (plan.pipelined) {
+    for (uint32_t c = 0; c < ringChannels; ++c)
+      for (uint32_t p = 0; p < ringSize; ++p) {
+        const auto [src, dst] = endpoints(c, p);
+        pairs.push_back(static_cast<uint64_t>(src) << 32 | dst);
+      }
+    std::sort(pairs.begin(), pairs.end());
+  }
+  auto sharing = [&](uint32_t src, uint32_t dst) {
+    const uint64_t key = static_cast<uint64_t>(src) << 32 | dst;
+    const auto [lo, hi] = std::equal_range(pairs.begin(), pairs.end(), key);
+    return static_cast<uint32_t>(hi - lo);
   };
   // Lanes of ring channel c at position p: first + c * ringSize + p; members member(c, p), each
   // sending to the next.
@@ -69,8 +99,7 @@ void RingBuilder::addRing(CollectivePlan& plan, const BuildContext& ctx, LaneKin
     for (uint32_t p = 0; p < ringSize; ++p) {
       Lane l;
       const uint32_t q = (p + 1) % ringSize;
-      l.src = plan.members[member(c, p)];
-      l.dst = plan.members[member(c, q)];
+      std::tie(l.src, l.dst) = endpoints(c, p);
       l.pos = p;
       l.n = ringSize;
       l.dstIndex = member(c, q);
@@ -80,11 +109,6 @@ void RingBuilder::addRing(CollectivePlan& plan, const BuildContext& ctx, LaneKin
       l.phase = phase;
       l.gate = gate;
       l.network = !sameHost(l.src, l.dst, g);
-      // PXN: a rotated ring leaves each host through the NIC of the rail it enters the next host
-      // on (its local GPU c mod G, the host's entry GPU of this channel), so its inter-host hops
-      // stay on one rail as NCCL's do (the exit GPU hands its data over NVLink to that rail's
-      // GPU, whose proxy sends it; that NVLink leg is not a transfer here).
-      if (rot && l.network) l.src = plan.members[(p / rot) * rot + c % rot];
       if (plan.pipelined) {
         // One send per ring edge and channel carrying every chunk its steps would: reduce-scatter
         // forwards all chunks but the sender's own, all-gather all but the receiver's.
@@ -94,7 +118,7 @@ void RingBuilder::addRing(CollectivePlan& plan, const BuildContext& ctx, LaneKin
         l.data = kind == LaneKind::RingReduceScatter ? rs : kind == LaneKind::RingAllGather ? ag : rs + ag;
         l.kind = LaneKind::Whole;  // next stays kNoLane: no per-step dependency; phases still count receipts
         l.repeat = steps;
-        l.delay = pipelinedDelay(plan, ctx, l, window(p), ringChannels);
+        l.delay = pipelinedDelay(plan, ctx, l, window(p), sharing(l.src, l.dst));
         plan.lanes.push_back(l);
         continue;
       }

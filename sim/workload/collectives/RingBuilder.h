@@ -17,7 +17,7 @@
 //                    one transfer (reduce-scatter all chunks but the sender's own, all-gather all
 //                    but the receiver's), after a wait that makes its critical path the stepped
 //                    ring's: the sum over the steps' hops of (step latency + path latency), less
-//                    what the channels sharing a link hide (pipelinedDelay). It gives up the
+//                    what the lanes sharing its sender -> receiver link hide (pipelinedDelay). It gives up the
 //                    per-step coupling of neighbours (a slow edge delays only itself).
 //   broadcast:       a chain through the ring order from the root, pipelined in chunks of
 //                    tuning.chunkSize per channel, at most kConnectionBuffer in flight per lane.
@@ -51,12 +51,15 @@ class RingBuilder {
   /// data received in the previous step, so the lane's last (k-th) send carries data that has
   /// crossed the k hops ending with its own: its critical path is the sum of those hops'
   /// latencies (each hop's step latency, NVLink or network, plus its path latency -- NCCL's
-  /// ring latency), `pathLatencies`, plus the lane's bytes D at the path rate B, while C
-  /// channels sharing a link need C D / B; the stepped ring takes the larger. The lane's one
-  /// transfer takes C D / B plus its own path latency L when its channels share the link, so it
-  /// waits the difference (at least its own step latency).
+  /// ring latency), `pathLatencies`, plus the lane's bytes D at the path rate B, while the k
+  /// lanes of the ring (over all channels) with the same sender and receiver, `sharing`, need
+  /// k D / B of their link; the stepped ring takes the larger. The lane's one transfer takes
+  /// k D / B plus its own path latency L, so it waits the difference (at least its own step
+  /// latency). k counts the lanes that do share the link: with C in its place for every lane
+  /// (rotated rings put most channels' lanes on different pairs), a larger size hid more
+  /// latency than the ring has and the time fell as the size grew.
   static Time pipelinedDelay(const CollectivePlan& plan, const BuildContext& ctx, const Lane& l,
-                             Time pathLatencies, uint32_t channels);
+                             Time pathLatencies, uint32_t sharing);
 };
 
 }  // namespace fabricsim

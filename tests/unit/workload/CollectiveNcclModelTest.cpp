@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/config/TopologyLoader.h"
+#include "sim/config/WorkloadLoader.h"
 #include "sim/config/WorkloadSpec.h"
 #include "sim/core/Error.h"
 #include "sim/core/Simulator.h"
@@ -164,6 +165,32 @@ TEST(CollectiveNcclModel, TreeAllReduceRunsAtItsNicBound) {
     const double sim = runUs(b.sim, b.fabric, t, gpus, allReduce(CollectiveAlgorithm::Tree, n, S));
     EXPECT_GE(sim, bound) << hosts << " x " << gpus;
     EXPECT_LE(sim, 1.10 * bound) << hosts << " x " << gpus;
+  }
+}
+
+TEST(CollectiveNcclModel, ARingNeverGetsFasterAsItsSizeGrows) {
+  // More data never takes less time (a monotone model; nccl-tests tables are, to their noise):
+  // time(2S) >= time(S) for all-reduce, all-gather and reduce-scatter from 64 KiB to 256 MiB, on
+  // 2 hosts x 8 GPUs with 16 channels under the pipelined ring model (the flow backend's
+  // default) and the H100 calibration's step latencies. (The pipelined lanes once hid C - 1
+  // channels' data behind every lane's latency, though rotated rings share few links, and the
+  // time fell: 216.5 us at 1 MiB, 191.6 us at 16 MiB.)
+  CollectiveTuning t;
+  t.channels = 16;
+  t.nvlinkChannels = 16;
+  t.ringModel = RingModel::Pipelined;
+  t.stepLatencyNvlink = Time::ns(2400);
+  t.stepLatencyNetwork = Time::ns(12700);
+  for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter}) {
+    double before = 0;
+    for (Bytes s = 64 * 1024; s <= 256 * kMiB; s *= 2) {
+      FlowBench b(hostsSpec(2, 8));
+      CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 16, s);
+      c.op = op;
+      const double us = runUs(b.sim, b.fabric, t, 8, c);
+      EXPECT_GE(us, before) << toString(op) << " at " << s << " B";
+      before = us;
+    }
   }
 }
 
