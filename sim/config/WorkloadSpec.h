@@ -90,7 +90,9 @@ struct CollectiveTuning {
   /// adds the steps' latencies (step latency plus the path's fixed latency, per step) before it.
   /// Both give the closed form on an idle fabric; Pipelined issues N C transfers per ring
   /// instead of 2(N-1) N C, which is what lets 100K-GPU jobs run. `Auto`: Pipelined on the flow
-  /// backend, Steps on the packet backend.
+  /// backend, Steps on the packet backend. Trees follow the same setting: Steps sends each
+  /// chunk (NCCL's tree chunk), Pipelined each tree edge's whole share at once after its first
+  /// chunk's latency (TreeBuilder::buildPipelined).
   RingModel ringModel = RingModel::Auto;
   /// Protocol of every collective (Simple: as before protocols existed) or Auto (per call).
   CollectiveProtocol protocol = CollectiveProtocol::Simple;

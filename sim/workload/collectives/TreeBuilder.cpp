@@ -61,6 +61,10 @@ void TreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes byt
       }
     }
   }
+  if (plan.pipelined) {
+    buildPipelined(plan, ctx, bytes, instances);
+    return;
+  }
   // Each instance has 2N lanes: up lane of rank r at q * 2N + r (r -> parent), down lane at
   // q * 2N + N + r (parent -> r).
   plan.lanes.resize(static_cast<size_t>(instances) * 2 * n);
@@ -89,6 +93,87 @@ void TreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes byt
         l.network = !sameHost(l.src, l.dst, g);
       }
       plan.remaining += 2 * static_cast<uint64_t>(chunks);
+    }
+  }
+}
+
+void TreeBuilder::buildPipelined(CollectivePlan& plan, const BuildContext& ctx, Bytes bytes, uint32_t instances) {
+  const uint32_t n = plan.ranks, g = ctx.gpusPerHost;
+  // The sends in the same direction (up or down) sharing each sender's port (its NVLink, or its
+  // NIC), over every instance: the first chunks of all instances go up together (every leaf
+  // starts at once), and come down together.
+  auto portOf = [&](uint32_t a, uint32_t b, bool upward) {
+    const uint32_t ga = plan.members[a], gb = plan.members[b];
+    return static_cast<uint64_t>(ga) << 2 | (sameHost(ga, gb, g) ? 0 : 2) | (upward ? 1 : 0);
+  };
+  std::vector<uint64_t>& ports = ctx.pairs;
+  ports.clear();
+  for (uint32_t q = 0; q < instances; ++q)
+    for (uint32_t r = 0; r < n; ++r)
+      if (const uint32_t p = plan.parent[static_cast<size_t>(q) * n + r]; p != kNoLane) {
+        ports.push_back(portOf(r, p, true));
+        ports.push_back(portOf(p, r, false));
+      }
+  std::sort(ports.begin(), ports.end());
+  // One hop of a chunk: the step latency, the path's latency and the chunk's serialization at
+  // the sender's share of its port.
+  auto hop = [&](uint32_t a, uint32_t b, bool upward) {
+    const uint32_t ga = plan.members[a], gb = plan.members[b];
+    const auto [lo, hi] = std::equal_range(ports.begin(), ports.end(), portOf(a, b, upward));
+    const double sharers = static_cast<double>(hi - lo);
+    const double chunkPs =
+        sharers * static_cast<double>(plan.chunk) / plan.eff / ctx.fabric.pathRate(ga, gb) * 1e12;
+    return (sameHost(ga, gb, g) ? plan.stepNv : plan.stepNet) + ctx.fabric.pathLatency(ga, gb) +
+           Time::ps(static_cast<int64_t>(chunkPs));
+  };
+  std::vector<uint32_t>& order = ctx.scratch;  // ranks, deepest first
+  std::vector<Time> up(n), down(n);
+  std::vector<uint32_t> depth(n);
+  for (uint32_t q = 0; q < instances; ++q) {
+    const uint32_t* parent = &plan.parent[static_cast<size_t>(q) * n];
+    uint32_t root = 0;
+    for (uint32_t r = 0; r < n; ++r) {
+      uint32_t d = 0;
+      for (uint32_t x = parent[r]; x != kNoLane; x = parent[x]) ++d;
+      depth[r] = d;
+      if (d == 0) root = r;
+    }
+    order.resize(n);
+    for (uint32_t r = 0; r < n; ++r) order[r] = r;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return depth[a] > depth[b]; });
+    // up[r]: when r's first chunk, reduced over its subtree, is ready to go up (0 at a leaf);
+    // down[r]: when r has the first chunk of the result.
+    std::fill(up.begin(), up.end(), Time::zero());
+    for (const uint32_t r : order)
+      if (parent[r] != kNoLane) up[parent[r]] = std::max(up[parent[r]], up[r] + hop(r, parent[r], true));
+    down[root] = up[root];
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+      if (parent[*it] != kNoLane) down[*it] = down[parent[*it]] + hop(parent[*it], *it, false);
+    const Bytes data = shareOf(bytes, instances, q);
+    for (uint32_t r = 0; r < n; ++r) {
+      if (parent[r] == kNoLane) continue;
+      for (int dir = 0; dir < 2; ++dir) {
+        // Each edge sends its whole share as one transfer once its first chunk could go (the
+        // steady state of the chunked pipeline: every edge busy at once), after the chunk's hops
+        // below it (up) or from the root down to the sender (down); the transfer adds its own
+        // path latency.
+        Lane l;
+        l.src = plan.members[dir == 0 ? r : parent[r]];
+        l.dst = plan.members[dir == 0 ? parent[r] : r];
+        l.total = 1;
+        l.received = 1;
+        l.pos = r;
+        l.n = q;
+        l.data = data;
+        l.qp = static_cast<uint16_t>(q);
+        l.kind = LaneKind::Whole;
+        l.network = !sameHost(l.src, l.dst, g);
+        l.fixedDelay = true;
+        const Time start = dir == 0 ? up[r] : down[parent[r]];
+        l.delay = start;
+        plan.lanes.push_back(l);
+        ++plan.remaining;
+      }
     }
   }
 }

@@ -2,7 +2,8 @@
 // trees, TreeShape, each carrying half of the data) with a chain inside each host towards its
 // head, reduce up then broadcast down, pipelined in chunks sized as NCCL sizes them (chunkFor).
 //
-// Models: instances (tree t, channel c), each carrying 1/(2C) of the data, with an up lane (rank
+// Models (chunked, the packet backend's default): instances (tree t, channel c), each carrying
+// 1/(2C) of the data, with an up lane (rank
 // -> parent) and a down lane (parent -> rank) per rank but the root, at most kConnectionBuffer in
 // flight per lane, its sends in order (one connection). Instance q = t C + c enters and leaves
 // every host through its local GPU c mod G (G: the host's GPUs in the call; both trees of a
@@ -29,6 +30,13 @@ class TreeBuilder {
  public:
   /// Lays out the all-reduce of `bytes` over plan.members (the plan's algo becomes Tree).
   static void build(CollectivePlan& plan, const BuildContext& ctx, Bytes bytes);
+
+  /// The pipelined model (the flow backend's default, as for rings): every tree edge of every
+  /// instance sends its whole share as one transfer after the latency its first chunk needs to
+  /// reach it (each hop below it going up, or from the root down to its sender: step latency,
+  /// path latency and one chunk's serialization per hop). Chunked, a 64-host tree of 16
+  /// instances holds tens of thousands of transfers in flight; pipelined, one per edge.
+  static void buildPipelined(CollectivePlan& plan, const BuildContext& ctx, Bytes bytes, uint32_t instances);
 
   /// The chunk NCCL's tree pipelines `perInstance` bytes in (enqueue.cc, Simple, pattern
   /// TreeUpDown): its Simple step (kConnectionBuffer / kNcclSteps, at most `cap`), halved while

@@ -153,9 +153,12 @@ TEST(CollectiveNcclModel, TreeAllReduceRunsAtItsNicBound) {
   // (C >= G). Tolerance +10%: the pipeline's fill and drain (2 x (7 + 3) levels of 512 KiB
   // chunks against 256 chunks per instance at 2 GiB, C = 8) and the step latencies; never below
   // the bound.
-  for (const auto& [hosts, gpus] : {std::pair{8, 8}, std::pair{16, 1}}) {
+  for (const auto& [hosts, gpus] : {std::pair{8, 8}, std::pair{16, 1}})
+  for (const RingModel model : {RingModel::Steps, RingModel::Pipelined}) {
+    SCOPED_TRACE(model == RingModel::Steps ? "chunked" : "pipelined");
     FlowBench b(hostsSpec(hosts, gpus));
     CollectiveTuning t;
+    t.ringModel = model;
     t.channels = gpus;  // both trees of channel c on NIC c
     t.stepLatencyNetwork = Time::us(10);
     const Bytes S = 2048 * kMiB;
