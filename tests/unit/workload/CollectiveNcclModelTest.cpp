@@ -1,8 +1,9 @@
-// The NCCL-like pieces of CollectiveEngine against their closed forms, on the flow backend (and
-// the ring latency also on the packet backend): ring latency = the sum of its hops' latencies,
-// rings spread over the hosts' NICs, NVLS all-reduce time at large sizes, the protocol switch
-// points of the analytic estimate, the pipelined nvls_tree = max of its phases plus its fill,
-// and the algorithm choice.
+// The NCCL-like pieces of CollectiveEngine against independent references: the ring's latency
+// against its closed form on one host and against the stepped ring (packet backend) across hosts;
+// rings spread over the hosts' NICs and stay on their rails; NVLS and the tree against the bytes
+// each port must carry (lower bounds, and how close the time comes to them); a ring's time never
+// falls as its size grows; the NVLS tree's double binary tree by bytes per NIC worked by hand;
+// the algorithm choice against NCCL's published choices.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,22 +97,6 @@ double runUs(Simulator& sim, Fabric& fabric, const CollectiveTuning& t, int gpus
   return d.at.micros();
 }
 
-/// The sum of the hop latencies along a ring all-reduce's critical path: 2(N-1) consecutive
-/// hops (step latency + path latency each) of a ring through the hosts in order (hop p leaves
-/// GPU p; the last GPU of each host crosses to the next host), the longest such window.
-double ringLatencyUs(const Fabric& f, const CollectiveTuning& t, uint32_t hosts, uint32_t g) {
-  const uint32_t n = hosts * g, k = 2 * (n - 1);
-  const double nv = t.stepLatencyNvlink.micros() + f.pathLatency(0, 1).micros();
-  const double net = t.stepLatencyNetwork.micros() + f.pathLatency(0, g).micros();
-  double worst = 0;
-  for (uint32_t p = 0; p < n; ++p) {
-    double sum = 0;
-    for (uint32_t j = 0; j < k; ++j) sum += (p + n * k - j) % g == g - 1 ? net : nv;
-    worst = std::max(worst, sum);
-  }
-  return worst;
-}
-
 /// Slack for the fixed latencies along an NVLS tree's path (fill excluded): a few hops of step
 /// and path latency, under 100 us with the tunings here.
 double e2eSlackUs(const CollectiveTuning& t) {
@@ -120,28 +105,35 @@ double e2eSlackUs(const CollectiveTuning& t) {
 
 }  // namespace
 
-TEST(CollectiveNcclModel, RingLatencyIsTheSumOfItsHopLatencies) {
-  // 2 hosts x 4 GPUs, one channel, 4 KiB: the bandwidth term is far below 1%. NVLink hops pay the
-  // NVLink step latency, only the hops that cross hosts (2 of 8 per turn of the ring; 3 or 4 of
-  // the 14 along a critical path) the (much larger) network one: NCCL's ring latency.
+TEST(CollectiveNcclModel, PipelinedRingLatencyIsTheSteppedRingsAndTheClosedForm) {
+  // Two independent references for a ring's latency (4 KiB, one channel: the bandwidth term is
+  // far below 1%). (1) One host of 8 GPUs, every hop NVLink: the closed form 2(N-1) x (NVLink
+  // step latency + NVLink latency), on both ring models; within 3% (the bytes' serialization and
+  // the packet backend's per-step bookkeeping). (2) Two hosts x 4 GPUs: the pipelined ring (flow,
+  // one transfer per edge after a computed wait) against the stepped ring (packet, each step
+  // waiting for the data it forwards, so its latency is whatever the dependencies make it);
+  // within 5%, and well below every step at the network's latency.
   CollectiveTuning t;
   t.channels = 1;
   t.nvlinkChannels = 1;
   t.stepLatencyNvlink = Time::ns(500);
   t.stepLatencyNetwork = Time::us(20);
-  const CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 8, 4096);
   {
-    FlowBench b(hostsSpec(2, 4));
-    const double expect = ringLatencyUs(b.fabric, t, 2, 4);
-    const double sim = runUs(b.sim, b.fabric, t, 4, c);
-    EXPECT_NEAR(sim, expect, 0.03 * expect) << "flow backend (pipelined ring)";
-    EXPECT_LT(sim, 0.5 * 14 * t.stepLatencyNetwork.micros());  // not every step at the network's latency
+    const CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 8, 4096);
+    FlowBench f(hostsSpec(1, 8));
+    const double closed = 14 * (0.5 + f.fabric.pathLatency(0, 1).micros());
+    EXPECT_NEAR(runUs(f.sim, f.fabric, t, 8, c), closed, 0.03 * closed) << "flow, pipelined";
+    PacketBench p(hostsSpec(1, 8));
+    EXPECT_NEAR(runUs(p.sim, p.fabric, t, 8, c), closed, 0.03 * closed) << "packet, stepped";
   }
   {
-    PacketBench b(hostsSpec(2, 4));
-    const double expect = ringLatencyUs(b.fabric, t, 2, 4);
-    const double sim = runUs(b.sim, b.fabric, t, 4, c);
-    EXPECT_NEAR(sim, expect, 0.05 * expect) << "packet backend (stepped ring)";
+    const CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 8, 4096);
+    FlowBench f(hostsSpec(2, 4));
+    const double pipelined = runUs(f.sim, f.fabric, t, 4, c);
+    PacketBench p(hostsSpec(2, 4));
+    const double stepped = runUs(p.sim, p.fabric, t, 4, c);
+    EXPECT_NEAR(pipelined, stepped, 0.05 * stepped);
+    EXPECT_LT(stepped, 0.5 * 14 * t.stepLatencyNetwork.micros());  // NVLink hops pay NVLink's latency
   }
 }
 
@@ -209,23 +201,20 @@ TEST(CollectiveNcclModel, CrossHostRingChannelsLeaveThroughEveryNic) {
 }
 
 TEST(CollectiveNcclModel, NvlsAllReduceAtLargeSizeMovesSTimesNPlusOneOverNPerPort) {
-  // One host, 8 GPUs, 1 GiB: each GPU port carries S + S/N (reduce into the switch, multicast
-  // back) at 450 GB/s x 0.7.
+  // One host, 8 GPUs, 1 GiB: each GPU's NVLink port must carry S + S/N (its data into the
+  // switch, which reduces, and the result back from its multicast) at 450 GB/s x 0.7, so that is
+  // a lower bound on the time; within +3% of it plus the fixed latency (the pipeline's fill, 16
+  // MiB of 1 GiB, is 1.4%).
   FlowBench b(hostsSpec(1, 8));
   const CollectiveTuning t = nvlsTuning();
   const Bytes s = 1024 * kMiB;
   const double sim = runUs(b.sim, b.fabric, t, 8, allReduce(CollectiveAlgorithm::Nvls, 8, s));
   const double rate = 450e9 * t.nvlsEfficiency;
-  // Latency + (S (N+1)/N per port + the pipeline's fill min(S, F)) at the NVLS rate.
-  const double fill = static_cast<double>(std::min(s, t.nvlsPipeline));
-  const double expect = t.nvlsLatency.micros() + (static_cast<double>(s) * 9 / 8 + fill) / rate * 1e6;
-  EXPECT_NEAR(sim, expect, 0.01 * expect);
+  const double bound = static_cast<double>(s) * 9 / 8 / rate * 1e6;
+  EXPECT_GE(sim, bound);
+  EXPECT_LE(sim, 1.03 * bound + t.nvlsLatency.micros());
   // busbw = 2(N-1)/N S / T: above the NVLink rate x efficiency, as NVLS's is on H100.
   EXPECT_GT(static_cast<double>(s) * 1.75 / (sim * 1e-6), rate);
-  CollectiveEngine e(b.sim, b.fabric, t, 8);
-  EXPECT_NEAR(e.estimateUs(allReduce(CollectiveAlgorithm::Nvls, 8, s), CollectiveAlgorithm::Nvls,
-                           CollectiveProtocol::Simple),
-              expect, 1e-6 * expect);
 }
 
 TEST(CollectiveNcclModel, ProtocolChoiceDrivesTheSimulatedRing) {
@@ -248,8 +237,8 @@ TEST(CollectiveNcclModel, ProtocolChoiceDrivesTheSimulatedRing) {
 
 TEST(CollectiveNcclModel, NvlsTreePipelinesItsPhases) {
   // 2 hosts x 8 GPUs: the NVLS part (S 9/8 per GPU port at 450 GB/s x 0.7) and the inter-host
-  // part (S/8 per NIC each way at 400 Gb/s) overlap: the time is about max(phases) + fill, far
-  // below their sum, and within 3% of the engine's estimate of that form.
+  // part (S/8 per NIC each way at 400 Gb/s) overlap: the time is at least the slower phase, far
+  // below their sum, and at 4 GiB within the slower phase plus the pipeline's fill and latencies.
   const CollectiveTuning t = nvlsTuning();
   for (Bytes s : {Bytes{256} * kMiB, Bytes{4096} * kMiB}) {
     FlowBench b(hostsSpec(2, 8));
@@ -258,13 +247,10 @@ TEST(CollectiveNcclModel, NvlsTreePipelinesItsPhases) {
     const double S = static_cast<double>(s);
     const double nvls = S * 9 / 8 / (450e9 * 0.7) * 1e6;
     const double inter = S / 8 / b.fabric.pathRate(0, 8) * 1e6;
-    CollectiveEngine e(b.sim, b.fabric, t, 8);
-    const double est = e.estimateUs(c, CollectiveAlgorithm::NvlsTree, CollectiveProtocol::Simple);
-    EXPECT_NEAR(sim, est, 0.03 * est) << s;
     EXPECT_GE(sim, std::max(nvls, inter)) << s;
     EXPECT_LT(sim, 0.85 * (nvls + inter)) << s;
     if (s > Bytes{1024} * kMiB) {
-      const double fill = e.nvlsPipelineBytes() / (450e9 * 0.7) * 1e6;
+      const double fill = static_cast<double>(t.nvlsPipeline) / (450e9 * 0.7) * 1e6;
       EXPECT_LT(sim, std::max(nvls, inter) + fill + 2 * t.nvlsLatency.micros() + 50) << s;
     }
   }
