@@ -106,7 +106,30 @@ int calibrateCommand(const std::vector<std::string>& args) {
   const CollectiveSimulator sim(testbed, tuning, backend);
   CalibrationFit::Options fo;
   fo.minSizeBytes = *min.value;
-  const auto fit = CalibrationFit::fit(ms, sim, fo);
+  const auto fit = [&] {
+    try {
+      return CalibrationFit::fit(ms, sim, fo);
+    } catch (const InputError& e) {
+      // A starting value outside its physical bounds comes from the starting calibration (or
+      // the testbed): name that file and the line of its key.
+      std::vector<Diagnostic> d = e.diagnostics();
+      for (Diagnostic& x : d) {
+        if (!x.file.empty() || x.key.empty()) continue;
+        x.file = !start.empty() ? start : topology;
+        std::string key = x.key;
+        for (const char* unit : {"_us", "_GBps", "_MiB"})
+          if (key.size() > std::string(unit).size() && key.ends_with(unit)) key.resize(key.size() - std::string(unit).size());
+        std::ifstream in(x.file);
+        std::string line;
+        for (int n = 1; std::getline(in, line); ++n)
+          if (line.find(key + ":") != std::string::npos) {
+            x.line = n;
+            break;
+          }
+      }
+      throw InputError(std::move(d));
+    }
+  }();
   const auto cv = CalibrationFit::crossValidate(ms, sim, fo);
   std::optional<ComputeFit::Result> cf;
   if (!compute.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "sim/calibrate/LeastSquares.h"
 #include "sim/core/Error.h"
@@ -60,8 +61,8 @@ CalibrationFit::Bounds CalibrationFit::bounds(size_t parameter, const ModelParam
               "(it gives SMs to the network part)"};
     case P::kNvlsTreeHop:
       return {5, 40,
-              "NCCL 2.30.7 hwLat NET NVLSTree 20.9 us (path included); at least a NIC-switch-NIC "
-              "round of the proxy (~5 us), at most twice NCCL's figure"};
+              "NCCL 2.30.7 hwLat NET NVLSTree 20.9 us with the path, ~19.6 us of step; at least a "
+              "NIC-switch-NIC round of the proxy (~5 us), at most twice NCCL's figure"};
   }
   SIM_CHECK(false, "parameter index out of range");
   return {};
@@ -130,9 +131,12 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
     lower.push_back(std::log(b.lower));
     upper.push_back(std::log(b.upper));
     if (!(start.get(j) >= b.lower && start.get(j) <= b.upper))
-      throw InputError("", 0, 0, ModelParameters::names()[j],
-                       "the starting value " + std::to_string(start.get(j)) + " is outside its physical bounds [" +
-                           std::to_string(b.lower) + ", " + std::to_string(b.upper) + "] (" + b.source + ")");
+    {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "the starting value %g is outside its physical bounds [%g, %g] (",
+                    start.get(j), b.lower, b.upper);
+      throw InputError("", 0, 0, ModelParameters::names()[j], buf + std::string(b.source) + ")");
+    }
   }
   auto paramsAt = [&](const std::vector<double>& x) {
     ModelParameters p = start;
