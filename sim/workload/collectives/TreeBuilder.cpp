@@ -115,14 +115,16 @@ void TreeBuilder::buildPipelined(CollectivePlan& plan, const BuildContext& ctx, 
         ports.push_back(portOf(p, r, false));
       }
   std::sort(ports.begin(), ports.end());
-  // One hop of a chunk: the step latency, the path's latency and the chunk's serialization at
-  // the sender's share of its port.
+  // One hop of the first chunk (the chunk, or all of an instance's data when it is smaller):
+  // the step latency, the path's latency and the chunk's serialization at the sender's share of
+  // its port.
+  const double first = static_cast<double>(std::min(plan.chunk, shareOf(bytes, instances, 0)));
   auto hop = [&](uint32_t a, uint32_t b, bool upward) {
     const uint32_t ga = plan.members[a], gb = plan.members[b];
     const auto [lo, hi] = std::equal_range(ports.begin(), ports.end(), portOf(a, b, upward));
     const double sharers = static_cast<double>(hi - lo);
     const double chunkPs =
-        sharers * static_cast<double>(plan.chunk) / plan.eff / ctx.fabric.pathRate(ga, gb) * 1e12;
+        sharers * first / plan.eff / ctx.fabric.pathRate(ga, gb) * 1e12;
     return (sameHost(ga, gb, g) ? plan.stepNv : plan.stepNet) + ctx.fabric.pathLatency(ga, gb) +
            Time::ps(static_cast<int64_t>(chunkPs));
   };
