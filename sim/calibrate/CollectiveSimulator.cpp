@@ -22,6 +22,9 @@ CollectiveSimulator::CollectiveSimulator(TopologySpec testbed, CollectiveTuning 
 CollectiveAlgorithm CollectiveSimulator::algorithmFor(const Measurement& m) const {
   if (m.algorithm == "ring") return CollectiveAlgorithm::Ring;
   if (m.algorithm == "tree" && m.op == CollectiveOp::AllReduce) return CollectiveAlgorithm::Tree;
+  if (m.algorithm == "pat" && (m.op == CollectiveOp::AllGather || m.op == CollectiveOp::ReduceScatter) &&
+      m.hosts == m.ranks)
+    return CollectiveAlgorithm::Pat;
   if (tuning_.nvls && m.op == CollectiveOp::AllReduce) {
     if (m.algorithm == "nvls") return m.hosts > 1 ? CollectiveAlgorithm::NvlsTree : CollectiveAlgorithm::Nvls;
     if (m.algorithm == "nvlstree") return m.hosts > 1 ? CollectiveAlgorithm::NvlsTree : CollectiveAlgorithm::Nvls;

@@ -39,7 +39,7 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
                "nvls_pipeline", "nvls_tree_efficiency", "nvls_tree_hop_latency"});
   std::string algorithm;
   if (r.getChoice(node, path, "algorithm", algorithm,
-                  {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree"}))
+                  {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "pat"}))
     tuning.algorithm = *parseCollectiveAlgorithm(algorithm);
   r.getInt(node, path, "channels", tuning.channels, 1, 64);
   r.getInt(node, path, "nvlink_channels", tuning.nvlinkChannels, 1, 64);

@@ -258,7 +258,7 @@ void readCollective(YamlReader& r, const Node& root, WorkloadSpec& spec) {
     c.op = *parseCollectiveOp(op);
   std::string algorithm;
   if (r.getChoice(root, "", "algorithm", algorithm,
-                  {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree"})) {
+                  {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "pat"})) {
     const Node cs = YamlReader::has(root, "collectives") ? root["collectives"] : Node();
     const Node other = YamlReader::has(cs, "algorithm") ? cs["algorithm"] : Node();
     if (other.IsDefined() && other.IsScalar() && other.Scalar() != algorithm) {
@@ -420,6 +420,8 @@ const char* toString(CollectiveAlgorithm a) {
       return "nvls";
     case CollectiveAlgorithm::NvlsTree:
       return "nvls_tree";
+    case CollectiveAlgorithm::Pat:
+      return "pat";
   }
   return "unknown";
 }
@@ -467,7 +469,7 @@ std::optional<CollectiveOp> parseCollectiveOp(std::string_view s) {
 std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(std::string_view s) {
   for (auto a : {CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree,
                  CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::Direct, CollectiveAlgorithm::Nvls,
-                 CollectiveAlgorithm::NvlsTree})
+                 CollectiveAlgorithm::NvlsTree, CollectiveAlgorithm::Pat})
     if (s == toString(a)) return a;
   return std::nullopt;
 }

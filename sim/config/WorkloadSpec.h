@@ -53,7 +53,7 @@ enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll, Broadca
 /// All-to-all and send/recv have one algorithm each: direct.
 /// Nvls: all-reduce inside one host through the NVSwitch (NVLink SHARP: the switch reduces and
 /// multicasts). NvlsTree: NVLS inside each host pipelined with an all-reduce across hosts.
-enum class CollectiveAlgorithm { Auto, Ring, Tree, Hierarchical, Direct, Nvls, NvlsTree };
+enum class CollectiveAlgorithm { Auto, Ring, Tree, Hierarchical, Direct, Nvls, NvlsTree, Pat };
 
 /// NCCL's protocols. Simple: the tuning's protocolEfficiency and step latencies; LL and LL128
 /// move 8-byte lines with 4 bytes of data (efficiency 0.5) and 128-byte lines with 120 bytes

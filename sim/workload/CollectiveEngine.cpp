@@ -18,6 +18,7 @@
 #include "sim/workload/collectives/HierarchicalBuilder.h"
 #include "sim/workload/collectives/NvlsBuilder.h"
 #include "sim/workload/collectives/NvlsTreeBuilder.h"
+#include "sim/workload/collectives/PatBuilder.h"
 #include "sim/workload/collectives/RingBuilder.h"
 #include "sim/workload/collectives/SendRecvBuilder.h"
 #include "sim/workload/collectives/TreeBuilder.h"
@@ -262,10 +263,16 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
       }
       break;
     case CollectiveOp::AllGather:
-      RingBuilder::addRing(slot, ctx, LaneKind::RingAllGather, n - 1, n, bytes, channels, 0, true, 0, 1);
+      if (algo == CollectiveAlgorithm::Pat)
+        PatBuilder::build(slot, ctx, call.op, bytes, channels);
+      else
+        RingBuilder::addRing(slot, ctx, LaneKind::RingAllGather, n - 1, n, bytes, channels, 0, true, 0, 1);
       break;
     case CollectiveOp::ReduceScatter:
-      RingBuilder::addRing(slot, ctx, LaneKind::RingReduceScatter, n - 1, n, bytes, channels, 0, true, 0, 1);
+      if (algo == CollectiveAlgorithm::Pat)
+        PatBuilder::build(slot, ctx, call.op, bytes, channels);
+      else
+        RingBuilder::addRing(slot, ctx, LaneKind::RingReduceScatter, n - 1, n, bytes, channels, 0, true, 0, 1);
       break;
     case CollectiveOp::Broadcast: {
       const uint32_t rootGpu = call.gpus[call.root];

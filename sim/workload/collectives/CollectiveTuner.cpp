@@ -69,8 +69,20 @@ CollectiveAlgorithm CollectiveTuner::resolve(const CollectiveCall& call) const {
   const bool nvlsKind = want == CollectiveAlgorithm::Nvls || want == CollectiveAlgorithm::NvlsTree;
   const bool allReduceOnly =
       want == CollectiveAlgorithm::Tree || want == CollectiveAlgorithm::Hierarchical || nvlsKind;
+  const bool gatherScatter = call.op == CollectiveOp::AllGather || call.op == CollectiveOp::ReduceScatter;
+  if (want == CollectiveAlgorithm::Pat) {
+    // PAT: all-gather and reduce-scatter with one GPU of the call per host (as NCCL enables it).
+    const Shape sh = shapeOf(call.gpus);
+    const bool ok = gatherScatter && sh.perHost == 1 && sh.uniform;
+    if (ok) return want;
+    if (explicitChoice)
+      throw InputError("", 0, 0, "collectives.algorithm",
+                       std::string("pat runs all_gather and reduce_scatter with one GPU per host; this ") +
+                           toString(call.op) + " has " + std::to_string(sh.perHost) + " on its first host");
+    if (!gatherScatter && !direct) return CollectiveAlgorithm::Ring;
+  }
   if (direct) {
-    if (explicitChoice && allReduceOnly)
+    if (explicitChoice && (allReduceOnly || want == CollectiveAlgorithm::Pat))
       throw InputError("", 0, 0, "collectives.algorithm",
                        std::string(toString(want)) + " does not apply to " + toString(call.op) +
                            " (it has one algorithm: direct)");
@@ -94,6 +106,12 @@ CollectiveAlgorithm CollectiveTuner::resolve(const CollectiveCall& call) const {
     return CollectiveAlgorithm::Ring;
   }
   if (want == CollectiveAlgorithm::Ring || want == CollectiveAlgorithm::Tree) return want;
+  if (gatherScatter) {
+    // Auto: NCCL's own choice between its ring and PAT (NVLS all-gather / reduce-scatter have no
+    // builder here).
+    const auto choice = ncclChoice(call, std::nullopt);
+    return choice ? toAlgorithm(choice->algo) : CollectiveAlgorithm::Ring;
+  }
   if (!allReduce) return CollectiveAlgorithm::Ring;
   const Shape sh = shapeOf(call.gpus);
   const bool hierOk = sh.hosts > 1 && sh.perHost > 1 && sh.uniform;
@@ -133,7 +151,9 @@ CollectiveAlgorithm CollectiveTuner::toAlgorithm(NcclAlgo a) {
       return CollectiveAlgorithm::Nvls;
     case NcclAlgo::NvlsTree:
       return CollectiveAlgorithm::NvlsTree;
-    default:  // PAT and CollNet have no builder here (and CollNet is never enabled): a ring
+    case NcclAlgo::Pat:
+      return CollectiveAlgorithm::Pat;
+    default:  // CollNet has no builder here (and is never enabled): a ring
       return CollectiveAlgorithm::Ring;
   }
 }
@@ -160,15 +180,14 @@ std::optional<NcclCostModel::Choice> CollectiveTuner::ncclChoice(const Collectiv
   const Shape sh = shapeOf(call.gpus);
   if (sh.ranks < 2 || call.bytes <= 0) return std::nullopt;
   NcclCostModel::Enabled on;
-  // What the builders here can run: NVLS inside one host, NVLS tree over uniform hosts of
-  // several GPUs, PAT (no builder) never.
-  on.algo[static_cast<int>(NcclAlgo::Pat)] = false;
-  if (sh.hosts != 1 || sh.perHost < 2) on.algo[static_cast<int>(NcclAlgo::Nvls)] = false;
+  // What the builders here can run: NVLS all-reduce inside one host, NVLS tree over uniform hosts
+  // of several GPUs, PAT with one GPU per host (NCCL's own condition, in its model too).
+  if (!(sh.perHost == 1 && sh.uniform)) on.algo[static_cast<int>(NcclAlgo::Pat)] = false;
+  if (sh.hosts != 1 || sh.perHost < 2 || f != NcclFunc::AllReduce) on.algo[static_cast<int>(NcclAlgo::Nvls)] = false;
   if (!(sh.hosts > 1 && sh.perHost > 1 && sh.uniform)) on.algo[static_cast<int>(NcclAlgo::NvlsTree)] = false;
   if (only) {
     for (int a = 0; a < kNcclAlgos; ++a)
-      if (toAlgorithm(static_cast<NcclAlgo>(a)) != *only || static_cast<NcclAlgo>(a) == NcclAlgo::Pat)
-        on.algo[a] = false;
+      if (toAlgorithm(static_cast<NcclAlgo>(a)) != *only) on.algo[a] = false;
     // CollNet maps to the ring above; only the ring itself stands for a ring request.
     on.algo[static_cast<int>(NcclAlgo::CollNetDirect)] = on.algo[static_cast<int>(NcclAlgo::CollNetChain)] = false;
   }

@@ -189,6 +189,81 @@ TEST(CollectiveNcclModel, ARingNeverGetsFasterAsItsSizeGrows) {
   }
 }
 
+TEST(CollectiveNcclModel, PatGathersInLogStepsAndMovesTheRingsBytes) {
+  // PAT (Bruck all-gather, distance-halving reduce-scatter) over N hosts of one GPU, one channel.
+  // (1) 4 KiB over 16 hosts: ceil(log2 16) = 4 network hops, each a step latency and the path's
+  // latency (the bytes add well under 1%): within 3%, against 15 hops for the ring.
+  // (2) 1 GiB over 16 hosts: each rank sends (N-1)/N S in all, one step after another at the NIC
+  // rate: at least that time, at most 3% and the 4 hops' latency above it.
+  // (3) 12 hosts (not a power of two): every rank sends exactly the ring's (N-1)/N S, give or
+  // take a byte per step's rounding.
+  CollectiveTuning t;
+  t.channels = 1;
+  t.stepLatencyNetwork = Time::us(10);
+  for (const CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter}) {
+    SCOPED_TRACE(toString(op));
+    auto call = [&](CollectiveAlgorithm a, uint32_t n, Bytes s) {
+      CollectiveCall c = allReduce(a, n, s);
+      c.op = op;
+      return c;
+    };
+    {
+      FlowBench b(hostsSpec(16, 1));
+      const double hop = 10 + b.fabric.pathLatency(0, 1).micros();
+      const double pat = runUs(b.sim, b.fabric, t, 1, call(CollectiveAlgorithm::Pat, 16, 4096));
+      EXPECT_NEAR(pat, 4 * hop, 0.03 * 4 * hop);
+      FlowBench r(hostsSpec(16, 1));
+      EXPECT_LT(pat, 0.4 * runUs(r.sim, r.fabric, t, 1, call(CollectiveAlgorithm::Ring, 16, 4096)));
+    }
+    {
+      FlowBench b(hostsSpec(16, 1));
+      const Bytes S = 1024 * kMiB;
+      const double bound = 15.0 / 16 * static_cast<double>(S) / b.fabric.pathRate(0, 1) * 1e6;
+      const double hops = 4 * (10 + b.fabric.pathLatency(0, 1).micros());
+      const double pat = runUs(b.sim, b.fabric, t, 1, call(CollectiveAlgorithm::Pat, 16, S));
+      EXPECT_GE(pat, bound);
+      EXPECT_LE(pat, 1.03 * bound + hops);
+    }
+    {
+      FlowBench b(hostsSpec(12, 1));
+      const Bytes S = 12 * kMiB + 7;
+      runUs(b.sim, b.fabric, t, 1, call(CollectiveAlgorithm::Pat, 12, S));
+      std::vector<double> sent(12, 0);
+      for (const FlowRecord& f : b.fabric.flowRecords()) sent[f.srcGpu] += static_cast<double>(f.bytes);
+      for (uint32_t r = 0; r < 12; ++r) EXPECT_NEAR(sent[r], 11.0 / 12 * static_cast<double>(S), 4.0) << r;
+    }
+  }
+}
+
+TEST(CollectiveNcclModel, AutoRunsPatWhereNcclsTunerDoes) {
+  // NCCL enables PAT for all-gather and reduce-scatter with one GPU per node, and its tuner
+  // prefers it where the ring's N - 1 network latencies dominate: on 64 hosts of one GPU (Simple
+  // protocol, the default tuning) PAT at 1 MiB, the ring at 4 GiB (PAT's bandwidth is 0.75 of
+  // the ring's in NCCL's model). With 8 GPUs per host never PAT; an explicit pat there, or for an
+  // all-reduce, is an input error.
+  {
+    FlowBench b(hostsSpec(64, 1));
+    CollectiveEngine e(b.sim, b.fabric, CollectiveTuning{}, 1);
+    for (const CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter}) {
+      CollectiveCall c = allReduce(CollectiveAlgorithm::Auto, 64, kMiB);
+      c.op = op;
+      EXPECT_EQ(e.resolve(c), CollectiveAlgorithm::Pat) << toString(op);
+      c.bytes = 4096 * kMiB;
+      EXPECT_EQ(e.resolve(c), CollectiveAlgorithm::Ring) << toString(op);
+    }
+    EXPECT_THROW(e.resolve(allReduce(CollectiveAlgorithm::Pat, 64, kMiB)), InputError);
+  }
+  {
+    FlowBench b(hostsSpec(2, 8));
+    CollectiveEngine e(b.sim, b.fabric, CollectiveTuning{}, 8);
+    CollectiveCall c = allReduce(CollectiveAlgorithm::Auto, 16, kMiB);
+    c.op = CollectiveOp::AllGather;
+    EXPECT_EQ(e.resolve(c), CollectiveAlgorithm::Ring);
+    c.algorithm = CollectiveAlgorithm::Pat;
+    EXPECT_THROW(e.resolve(c), InputError);
+  }
+}
+
 TEST(CollectiveNcclModel, CrossHostRingChannelsLeaveThroughEveryNic) {
   FlowBench b(hostsSpec(2, 8));
   CollectiveTuning t;
