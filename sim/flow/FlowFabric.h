@@ -416,8 +416,6 @@ class FlowFabric final : public Fabric, public EventHandler {
   uint64_t episodesEvaluated_ = 0;
   uint64_t pacesSet_ = 0;
   uint64_t backgroundCuts_ = 0;
-  /// Hybrid mode under a congestion control: the queue pairs' carried states (one QP each), by
-  /// queuePairKey; the flows held by them.
   /// In-order transfers (TransferRequest::inOrder) waiting behind the one in front of their
   /// connection (source and destination GPU, class, qp); a key is present while its connection
   /// has a transfer in front.
@@ -428,6 +426,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::unordered_map<uint64_t, std::deque<Queued>> ordered_;
   std::vector<uint64_t> released_;  ///< completeDue's scratch: connections whose message left
   std::vector<uint64_t> stalledOrders_;  ///< reroute(): connections whose message stalled
+  /// Hybrid mode under a congestion control: the queue pairs' carried states (one QP each), by
+  /// queuePairKey; the flows held by them.
   std::unique_ptr<CongestionControl> qpCc_;
   std::unordered_map<uint64_t, uint32_t> qpSlots_;
   std::vector<uint32_t> held_;
