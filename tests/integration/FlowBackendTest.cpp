@@ -164,24 +164,23 @@ TEST(FlowBackend, InOrderMessagesOfAConnectionGoOneAfterAnother) {
   const double B = payloadRate(s, BitRate::gbps(100));  // bytes per ps
   for (bool ordered : {true, false}) {
     SCOPED_TRACE(ordered ? "in order" : "shared");
+    // Posts the three messages on one connection and runs the bench to the end.
+    auto postThree = [&](auto& bench, uint32_t dst, DeliveryLog& log) {
+      for (uint64_t k = 1; k <= 3; ++k) {
+        TransferRequest r = transfer(0, dst, S, k);
+        r.inOrder = ordered;
+        bench.fabric.send(r, &log);
+      }
+      bench.sim.run();
+    };
     FlowBench fb(s);
     const uint32_t dst = gpuOnOtherLeaf(*fb.topo, 0);
     DeliveryLog log;
-    for (uint64_t k = 1; k <= 3; ++k) {
-      TransferRequest r = transfer(0, dst, S, k);
-      r.inOrder = ordered;
-      fb.fabric.send(r, &log);
-    }
-    fb.sim.run();
+    postThree(fb, dst, log);
     const double latency = static_cast<double>(fb.fabric.pathLatency(0, dst).picos());
     PacketBench pb(s);
     DeliveryLog plog;
-    for (uint64_t k = 1; k <= 3; ++k) {
-      TransferRequest r = transfer(0, dst, S, k);
-      r.inOrder = ordered;
-      pb.fabric.send(r, &plog);
-    }
-    pb.sim.run();
+    postThree(pb, dst, plog);
     for (uint64_t k = 1; k <= 3; ++k) {
       const double expected = latency + (ordered ? k : 3) * static_cast<double>(S) / B;
       EXPECT_NEAR(static_cast<double>(log.at[k].picos()), expected, 3.0) << "message " << k;

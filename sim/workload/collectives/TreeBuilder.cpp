@@ -128,29 +128,25 @@ void TreeBuilder::buildPipelined(CollectivePlan& plan, const BuildContext& ctx, 
     return (sameHost(ga, gb, g) ? plan.stepNv : plan.stepNet) + ctx.fabric.pathLatency(ga, gb) +
            Time::ps(static_cast<int64_t>(chunkPs));
   };
-  std::vector<uint32_t>& order = ctx.scratch;  // ranks, deepest first
-  std::vector<Time> up(n), down(n);
-  std::vector<uint32_t> depth(n);
+  std::vector<uint32_t>& order = ctx.scratch;  // ranks, root first (breadth first)
+  std::vector<Time>& times = ctx.hopPrefix;       // up[r] at r, down[r] at n + r
   for (uint32_t q = 0; q < instances; ++q) {
     const uint32_t* parent = &plan.parent[static_cast<size_t>(q) * n];
-    uint32_t root = 0;
-    for (uint32_t r = 0; r < n; ++r) {
-      uint32_t d = 0;
-      for (uint32_t x = parent[r]; x != kNoLane; x = parent[x]) ++d;
-      depth[r] = d;
-      if (d == 0) root = r;
-    }
-    order.resize(n);
-    for (uint32_t r = 0; r < n; ++r) order[r] = r;
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return depth[a] > depth[b]; });
+    const uint32_t* children = &plan.children[static_cast<size_t>(q) * n * 3];
+    order.clear();
+    for (uint32_t r = 0; r < n; ++r)
+      if (parent[r] == kNoLane) order.push_back(r);
+    for (size_t i = 0; i < order.size(); ++i)
+      for (int c = 0; c < 3 && children[order[i] * 3 + c] != kNoLane; ++c) order.push_back(children[order[i] * 3 + c]);
     // up[r]: when r's first chunk, reduced over its subtree, is ready to go up (0 at a leaf);
     // down[r]: when r has the first chunk of the result.
-    std::fill(up.begin(), up.end(), Time::zero());
-    for (const uint32_t r : order)
-      if (parent[r] != kNoLane) up[parent[r]] = std::max(up[parent[r]], up[r] + hop(r, parent[r], true));
-    down[root] = up[root];
+    times.assign(2 * static_cast<size_t>(n), Time::zero());
+    Time* up = times.data();
+    Time* down = up + n;
     for (auto it = order.rbegin(); it != order.rend(); ++it)
-      if (parent[*it] != kNoLane) down[*it] = down[parent[*it]] + hop(parent[*it], *it, false);
+      if (parent[*it] != kNoLane) up[parent[*it]] = std::max(up[parent[*it]], up[*it] + hop(*it, parent[*it], true));
+    for (const uint32_t r : order)
+      down[r] = parent[r] == kNoLane ? up[r] : down[parent[r]] + hop(parent[r], r, false);
     const Bytes data = shareOf(bytes, instances, q);
     for (uint32_t r = 0; r < n; ++r) {
       if (parent[r] == kNoLane) continue;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "sim/config/TopologyLoader.h"
 #include "sim/core/Error.h"
@@ -12,6 +14,32 @@ namespace fabricsim {
 namespace {
 
 const std::string kCases = std::string(FABRICSIM_SOURCE_DIR) + "/validation/cases/";
+
+/// A made-up table of `op` on `hosts` hosts of 8 GPUs: one point per size, time timeUs(size).
+template <class TimeUs>
+Measurement table(const std::string& label, CollectiveOp op, uint32_t hosts, const std::vector<int64_t>& sizes,
+                  TimeUs timeUs) {
+  Measurement m;
+  m.label = m.file = label;
+  m.op = op;
+  m.hosts = hosts;
+  m.gpusPerHost = 8;
+  m.ranks = hosts * 8;
+  for (const int64_t size : sizes) {
+    Measurement::Point p;
+    p.sizeBytes = size;
+    p.oopTimeUs = timeUs(static_cast<double>(size));
+    m.points.push_back(p);
+  }
+  return m;
+}
+
+/// first, first x factor, ... up to last.
+std::vector<int64_t> sizes(int64_t first, int64_t last, int64_t factor) {
+  std::vector<int64_t> v;
+  for (int64_t s = first; s <= last; s *= factor) v.push_back(s);
+  return v;
+}
 
 TEST(CalibrationFit, SingleHostDataFromTheRingsClosedFormFitBackToItsParameters) {
   // Measurements made up from the closed form of a ring reduce-scatter on one host of N = 8 GPUs
@@ -24,18 +52,10 @@ TEST(CalibrationFit, SingleHostDataFromTheRingsClosedFormFitBackToItsParameters)
   const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-1node-nvlink.yaml"), CollectiveTuning{},
                                 "flow");
   const double n = 8, bandwidth = 400e9, step = 3e-6, hop = 1e-6;
-  Measurement m;
-  m.label = m.file = "closed-form";
-  m.op = CollectiveOp::ReduceScatter;
-  m.hosts = 1;
-  m.gpusPerHost = 8;
-  m.ranks = 8;
-  for (int64_t size = 1 << 16; size <= (int64_t{1} << 32); size *= 4) {
-    Measurement::Point p;
-    p.sizeBytes = size;
-    p.oopTimeUs = 1e6 * ((n - 1) * (step + hop) + (n - 1) / n * static_cast<double>(size) / bandwidth);
-    m.points.push_back(p);
-  }
+  const Measurement m =
+      table("closed-form", CollectiveOp::ReduceScatter, 1, sizes(1 << 16, int64_t{1} << 32, 4), [&](double size) {
+        return 1e6 * ((n - 1) * (step + hop) + (n - 1) / n * size / bandwidth);
+      });
   CalibrationFit::Options o;
   o.minSizeBytes = 0;
   const auto fit = CalibrationFit::fit({m}, sim, o);
@@ -58,18 +78,8 @@ TEST(CalibrationFit, TwoHostRingTableFromItsNicBoundFitsTheNicRate) {
   start.channels = 16;
   const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), start, "flow");
   const double n = 16, b = 46e9;
-  Measurement m;
-  m.label = m.file = "nic-bound";
-  m.op = CollectiveOp::AllGather;
-  m.hosts = 2;
-  m.gpusPerHost = 8;
-  m.ranks = 16;
-  for (int64_t size = int64_t{1} << 28; size <= (int64_t{1} << 34); size *= 2) {
-    Measurement::Point p;
-    p.sizeBytes = size;
-    p.oopTimeUs = 60 + 1e6 * (n - 1) / n * static_cast<double>(size) / (8 * b);
-    m.points.push_back(p);
-  }
+  const Measurement m = table("nic-bound", CollectiveOp::AllGather, 2, sizes(int64_t{1} << 28, int64_t{1} << 34, 2),
+                              [&](double size) { return 60 + 1e6 * (n - 1) / n * size / (8 * b); });
   CalibrationFit::Options o;
   o.minSizeBytes = 0;
   const auto fit = CalibrationFit::fit({m}, sim, o);
@@ -86,18 +96,8 @@ TEST(CalibrationFit, AStartOutsideItsPhysicalBoundsIsAnInputError) {
   start.nvls = true;
   start.nvlsTreeHopLatency = Time::us(100);
   const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), start, "flow");
-  Measurement m;
-  m.label = m.file = "two-hosts.csv";
-  m.op = CollectiveOp::AllReduce;
-  m.hosts = 2;
-  m.gpusPerHost = 8;
-  m.ranks = 16;
-  for (int64_t size : {int64_t{1} << 20, int64_t{1} << 24, int64_t{1} << 28}) {
-    Measurement::Point p;
-    p.sizeBytes = size;
-    p.oopTimeUs = 100 + static_cast<double>(size) / 2e5;
-    m.points.push_back(p);
-  }
+  const Measurement m = table("two-hosts.csv", CollectiveOp::AllReduce, 2, sizes(int64_t{1} << 20, int64_t{1} << 28, 16),
+                              [](double size) { return 100 + size / 2e5; });
   try {
     CalibrationFit::fit({m}, sim, CalibrationFit::Options{});
     FAIL() << "expected an InputError";
