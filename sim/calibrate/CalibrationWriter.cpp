@@ -58,7 +58,9 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
       isFitted(P::kNvlsLatency) || t.algorithm != d.algorithm || t.channels != d.channels ||
       t.nvlinkChannels != d.nvlinkChannels || t.protocol != d.protocol ||
       t.protocolEfficiency != d.protocolEfficiency || t.llLatencyScale != d.llLatencyScale ||
-      t.ll128LatencyScale != d.ll128LatencyScale || t.nvls != d.nvls || t.nvlsPipeline != d.nvlsPipeline ||
+      t.ll128LatencyScale != d.ll128LatencyScale || t.llNetworkLatencyScale != d.llNetworkLatencyScale ||
+      t.ll128NetworkLatencyScale != d.ll128NetworkLatencyScale || t.llMaxBandwidthGBps != d.llMaxBandwidthGBps ||
+      t.ll128ChannelBandwidthGBps != d.ll128ChannelBandwidthGBps || t.netOverhead != d.netOverhead || t.nvls != d.nvls || t.nvlsPipeline != d.nvlsPipeline ||
       t.nvlsTreeEfficiency != d.nvlsTreeEfficiency || t.stepLatencyNvlink != d.stepLatencyNvlink ||
       t.stepLatencyNetwork != d.stepLatencyNetwork || t.nvlsEfficiency != d.nvlsEfficiency ||
       t.nvlsLatency != d.nvlsLatency || isFitted(P::kNvlsTreeHop) ||
@@ -79,6 +81,16 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
       out << YAML::Key << "ll_latency_scale" << YAML::Value << t.llLatencyScale;
     if (t.ll128LatencyScale != d.ll128LatencyScale)
       out << YAML::Key << "ll128_latency_scale" << YAML::Value << t.ll128LatencyScale;
+    if (t.llNetworkLatencyScale != d.llNetworkLatencyScale)
+      out << YAML::Key << "ll_network_latency_scale" << YAML::Value << t.llNetworkLatencyScale;
+    if (t.ll128NetworkLatencyScale != d.ll128NetworkLatencyScale)
+      out << YAML::Key << "ll128_network_latency_scale" << YAML::Value << t.ll128NetworkLatencyScale;
+    if (t.llMaxBandwidthGBps != d.llMaxBandwidthGBps)
+      out << YAML::Key << "ll_max_bandwidth" << YAML::Value << fmt("%.3fGBps", t.llMaxBandwidthGBps);
+    if (t.ll128ChannelBandwidthGBps != d.ll128ChannelBandwidthGBps)
+      out << YAML::Key << "ll128_channel_bandwidth" << YAML::Value << fmt("%.3fGBps", t.ll128ChannelBandwidthGBps);
+    if (t.netOverhead != d.netOverhead)
+      out << YAML::Key << "net_overhead" << YAML::Value << fmt("%.1fns", t.netOverhead.micros() * 1e3);
     if (isFitted(P::kStepLatencyNvlink) || t.stepLatencyNvlink != d.stepLatencyNvlink)
       out << YAML::Key << "step_latency_nvlink" << YAML::Value
           << fmt("%.1fns", t.stepLatencyNvlink.micros() * 1e3);

@@ -35,7 +35,8 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
   r.checkKeys(node, path,
               {"algorithm", "channels", "nvlink_channels", "step_latency_nvlink", "step_latency_network",
                "protocol_efficiency", "chunk_size", "traffic_class", "ring_model", "protocol",
-               "ll_latency_scale", "ll128_latency_scale", "nvls", "nvls_efficiency", "nvls_latency",
+               "ll_latency_scale", "ll128_latency_scale", "ll_network_latency_scale",
+               "ll128_network_latency_scale", "ll_max_bandwidth", "ll128_channel_bandwidth", "net_overhead", "nvls", "nvls_efficiency", "nvls_latency",
                "nvls_pipeline", "nvls_tree_efficiency", "nvls_tree_hop_latency"});
   std::string algorithm;
   if (r.getChoice(node, path, "algorithm", algorithm,
@@ -58,6 +59,14 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
     tuning.protocol = *parseCollectiveProtocol(protocol);
   getDoubleAbove(r, node, path, "ll_latency_scale", tuning.llLatencyScale, 0, 10);
   getDoubleAbove(r, node, path, "ll128_latency_scale", tuning.ll128LatencyScale, 0, 10);
+  getDoubleAbove(r, node, path, "ll_network_latency_scale", tuning.llNetworkLatencyScale, 0, 10);
+  getDoubleAbove(r, node, path, "ll128_network_latency_scale", tuning.ll128NetworkLatencyScale, 0, 10);
+  for (const auto& [key, out] : {std::pair<const char*, double*>{"ll_max_bandwidth", &tuning.llMaxBandwidthGBps},
+                                 {"ll128_channel_bandwidth", &tuning.ll128ChannelBandwidthGBps}}) {
+    BitRate rate;
+    if (r.getRate(node, path, key, rate)) *out = static_cast<double>(rate.bitsPerSecond()) / 8 / 1e9;
+  }
+  r.getTime(node, path, "net_overhead", tuning.netOverhead);
   r.getBool(node, path, "nvls", tuning.nvls);
   getDoubleAbove(r, node, path, "nvls_efficiency", tuning.nvlsEfficiency, 0, 1);
   getDoubleAbove(r, node, path, "nvls_tree_efficiency", tuning.nvlsTreeEfficiency, 0, 1);

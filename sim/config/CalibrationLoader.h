@@ -4,7 +4,9 @@
 //   gpu:         {peak: 989TFLOPS, efficiency: {gemm: 0.62, attention: 0.41}, hbm_bandwidth: 3.35TBps}
 //   collectives: {algorithm, channels, nvlink_channels, step_latency_nvlink, step_latency_network,
 //                 protocol_efficiency, chunk_size, traffic_class, ring_model, protocol,
-//                 ll_latency_scale, ll128_latency_scale, nvls, nvls_efficiency, nvls_latency,
+//                 ll_latency_scale, ll128_latency_scale, ll_network_latency_scale,
+//                 ll128_network_latency_scale, ll_max_bandwidth, ll128_channel_bandwidth,
+//                 net_overhead, nvls, nvls_efficiency, nvls_latency,
 //                 nvls_pipeline, nvls_tree_efficiency, nvls_tree_hop_latency}
 //                                                        (as a workload's `collectives:`)
 //   fabric:      {nvlink_bandwidth: 480GBps, nic_bandwidth: 390Gbps}   effective rates fitted by

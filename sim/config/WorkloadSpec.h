@@ -57,8 +57,9 @@ enum class CollectiveAlgorithm { Auto, Ring, Tree, Hierarchical, Direct, Nvls, N
 
 /// NCCL's protocols. Simple: the tuning's protocolEfficiency and step latencies; LL and LL128
 /// move 8-byte lines with 4 bytes of data (efficiency 0.5) and 128-byte lines with 120 bytes
-/// (120/128), with lower per-hop latencies (CollectiveTuning::llLatencyScale /
-/// ll128LatencyScale). Auto picks per call the fastest by the engine's analytic estimate.
+/// (NCCL counts 0.92 for them and their flags), with lower per-hop latencies (CollectiveTuning::llLatencyScale / ll128LatencyScale
+/// and their network counterparts) and their own throughput ceilings (llMaxBandwidth,
+/// ll128ChannelBandwidthGBps). Auto: the protocol NCCL's own tuner picks (NcclCostModel).
 enum class CollectiveProtocol : uint8_t { Auto, LL, LL128, Simple };
 
 /// How collectives are decomposed and timed. Defaults are NCCL-like; a calibration file may
@@ -96,11 +97,33 @@ struct CollectiveTuning {
   RingModel ringModel = RingModel::Auto;
   /// Protocol of every collective (Simple: as before protocols existed) or Auto (per call).
   CollectiveProtocol protocol = CollectiveProtocol::Simple;
-  /// Per-hop latency of LL and LL128 as a fraction of Simple's (the step latencies above).
-  /// Defaults: the ratios of NCCL 2.30.7's ring hardware latencies (src/graph/tuning.cc
-  /// hwLat, NVLink LL 0.6 / LL128 1.9 / Simple 3.4 us; network 2.7 / 4.0 / 14.0 us), averaged.
-  double llLatencyScale = 0.18;
-  double ll128LatencyScale = 0.42;
+  /// Per-hop latency of LL and LL128 as a fraction of Simple's (the step latencies above), on
+  /// NVLink hops and on network hops. Defaults: the ratios of NCCL 2.30.7's ring hardware
+  /// latencies (src/graph/tuning.cc hwLat Ring: NVLink LL 0.6 / LL128 1.9 / Simple 3.4 us;
+  /// network 2.7 / 4.0 / 14.0 us).
+  double llLatencyScale = 0.6 / 3.4;
+  double ll128LatencyScale = 1.9 / 3.4;
+  double llNetworkLatencyScale = 2.7 / 14.0;
+  double ll128NetworkLatencyScale = 4.0 / 14.0;
+  /// Throughput ceilings of the low-latency protocols, as user data (GB/s, 10^9 B/s). LL: a
+  /// rank's data rate over all its channels (its 8-byte stores of 4 data bytes and a flag are
+  /// polled by the receiver; across hosts they are staged through host memory, so the CPU's
+  /// memory system bounds them): NCCL 2.30.7's llMaxBw, Hopper 141 GB/s on one host and, across
+  /// hosts, by CPU (Intel x86: 39 on two hosts, 20.4 beyond); <= 0 takes those. LL128: one
+  /// channel's data rate (NCCL's perChMaxRingLL128Bw, Hopper 36.7 GB/s; trees on more than two
+  /// hosts perChMaxTreeLL128Bw 29).
+  double llMaxBandwidthGBps = 0;
+  double ll128ChannelBandwidthGBps = 36.7;
+  /// The LL ceiling for a collective over `hosts` hosts (llMaxBandwidthGBps, or NCCL's).
+  double llMaxBandwidth(uint32_t hosts) const {
+    if (llMaxBandwidthGBps > 0) return llMaxBandwidthGBps;
+    return hosts <= 1 ? 141.0 : hosts == 2 ? 39.0 : 20.4;
+  }
+  /// Per-step cost of posting a ring's network operation (NCCL's net overhead: 1 us on Intel
+  /// x86, 2 us on AMD, x3 under Simple; src/graph/tuning.cc getNetOverhead): a ring that
+  /// crosses hosts takes at least this per step, NVLink steps included ("inter-node rings still
+  /// have to launch nsteps x net overhead"). Zero: not modelled (the default).
+  Time netOverhead = Time::zero();
   /// Hosts' NVSwitches reduce in the switch (NVLink SHARP, HGX H100/H200 and later): enables the
   /// nvls and nvls_tree all-reduce (auto considers them; an explicit request without it is an error).
   bool nvls = false;

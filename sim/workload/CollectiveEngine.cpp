@@ -33,6 +33,7 @@ constexpr uint64_t kMaxSlots = uint64_t{1} << (64 - kLaneBits);
 struct Pending {
   uint32_t slot;
   uint32_t lane;
+  bool delivery;  ///< a delivery held until the protocol has passed the send's data (else a send)
 };
 
 /// User bytes of send k of lane l.
@@ -120,6 +121,7 @@ struct CollectiveEngine::Impl {
     slot.eff = tuning_.protocolEfficiency;
     slot.stepNv = tuning_.stepLatencyNvlink;
     slot.stepNet = tuning_.stepLatencyNetwork;
+    slot.protoRate = 0;
     ++active;
     return s;
   }
@@ -137,15 +139,15 @@ struct CollectiveEngine::Impl {
     --active;
   }
   static constexpr size_t kKeptLanes = 64;  ///< lanes a free plan may keep room for (5 KiB)
-  uint32_t acquirePending(uint32_t slot, uint32_t lane) {
+  uint32_t acquirePending(uint32_t slot, uint32_t lane, bool delivery = false) {
     uint32_t p;
     if (!freePending.empty()) {
       p = freePending.back();
       freePending.pop_back();
-      pending[p] = Pending{slot, lane};
+      pending[p] = Pending{slot, lane, delivery};
     } else {
       p = static_cast<uint32_t>(pending.size());
-      pending.push_back(Pending{slot, lane});
+      pending.push_back(Pending{slot, lane, delivery});
     }
     return p;
   }
@@ -233,12 +235,33 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
   const uint32_t channels =
       static_cast<uint32_t>(std::min<Bytes>(crossHost ? tuning_.channels : tuning_.nvlinkChannels, bytes));
   if (call.op != CollectiveOp::AllToAll && call.op != CollectiveOp::SendRecv) {
-    // The call's protocol: its wire efficiency and per-step latencies.
+    // The call's protocol: its wire efficiency, per-step latencies and throughput ceiling.
     const CollectiveProtocol proto = protocolFor(call, algo);
-    const double scale = protocolLatencyScale(proto);
+    const auto scaled = [](Time t, double scale) {
+      return Time::ps(std::llround(static_cast<double>(t.picos()) * scale));
+    };
     slot.eff = protocolEfficiency(proto);
-    slot.stepNv = Time::ps(std::llround(static_cast<double>(tuning_.stepLatencyNvlink.picos()) * scale));
-    slot.stepNet = Time::ps(std::llround(static_cast<double>(tuning_.stepLatencyNetwork.picos()) * scale));
+    slot.stepNv = scaled(tuning_.stepLatencyNvlink, protocolLatencyScale(proto));
+    slot.stepNet = scaled(tuning_.stepLatencyNetwork, protocolLatencyScale(proto, true));
+    if (crossHost && tuning_.netOverhead > Time::zero() && algo == CollectiveAlgorithm::Ring) {
+      // Every step of a ring across hosts posts a network operation through the proxy.
+      const Time floor = proto == CollectiveProtocol::Simple ? tuning_.netOverhead * 3 : tuning_.netOverhead;
+      slot.stepNv = std::max(slot.stepNv, floor);
+      slot.stepNet = std::max(slot.stepNet, floor);
+    }
+    if (proto == CollectiveProtocol::LL || proto == CollectiveProtocol::LL128) {
+      // LL: the rank's ceiling shared by its lanes (a tree's 2C instances, else C channels);
+      // LL128: each channel's own. GB/s -> bytes per ps.
+      uint32_t hosts = 1;
+      for (uint32_t i = 1; i < n; ++i) hosts += slot.members[i] / g != slot.members[i - 1] / g ? 1 : 0;
+      const uint32_t perRank =
+          algo == CollectiveAlgorithm::Tree
+              ? 2 * static_cast<uint32_t>(crossHost ? tuning_.channels : tuning_.nvlinkChannels)
+              : channels;
+      slot.protoRate = (proto == CollectiveProtocol::LL ? tuning_.llMaxBandwidth(hosts) / perRank
+                                                         : tuning_.ll128ChannelBandwidthGBps) *
+                       1e-3;
+    }
   }
 
   switch (call.op) {
@@ -316,9 +339,18 @@ void CollectiveEngine::onEvent(uint32_t tag) {
 
 void CollectiveEngine::Impl::onEvent(uint32_t tag) {
   const Pending p = pending[tag];
-  freePending.push_back(tag);
   CollectivePlan& slot = *slots[p.slot];
   SIM_DCHECK(slot.inUse, "event for a finished collective");
+  if (!p.delivery && slot.protoRate > 0 && sim_.now() < slot.lanes[p.lane].paceEnd) {
+    // The protocol has not yet passed the lane's previous send: this one waits for it.
+    sim_.schedule(slot.lanes[p.lane].paceEnd, &e, tag);
+    return;
+  }
+  freePending.push_back(tag);
+  if (p.delivery) {
+    delivered(p.slot, p.lane);
+    return;
+  }
   if (slot.lanes[p.lane].overlap) {
     issue(p.slot, p.lane);
     return;
@@ -353,6 +385,9 @@ bool CollectiveEngine::Impl::issue(uint32_t s, uint32_t lane) {
                      : eff >= 1.0 ? user
                                   : static_cast<Bytes>(std::ceil(static_cast<double>(user) / eff));
   if (wire == 0) return delivered(s, lane);  // nothing to move: the step is done at once
+  if (slot.protoRate > 0)
+    l.paceEnd = std::max(sim_.now(), l.paceEnd) +
+                Time::ps(std::llround(static_cast<double>(user) / slot.protoRate));
   TransferRequest r;
   r.srcGpu = l.src;
   r.dstGpu = dst;
@@ -372,6 +407,14 @@ void CollectiveEngine::onTransferDelivered(uint64_t tag, Time) {
   const uint32_t s = static_cast<uint32_t>(tag >> kLaneBits);
   const uint32_t lane = static_cast<uint32_t>(tag & kLaneMask);
   SIM_CHECK(s < impl_->slots.size() && impl_->slots[s]->inUse, "delivery for an unknown collective");
+  const CollectivePlan& slot = *impl_->slots[s];
+  const Lane& l = slot.lanes[lane];
+  if (slot.protoRate > 0 && l.delivered + 1 == l.sent && sim_.now() < l.paceEnd) {
+    // The lane's latest send arrived before the protocol could have passed its data (earlier
+    // sends were: the latest waited for them): it counts as delivered when the protocol has.
+    sim_.schedule(l.paceEnd, this, impl_->acquirePending(s, lane, true));
+    return;
+  }
   impl_->delivered(s, lane);
 }
 

@@ -62,7 +62,9 @@ class CollectiveEngine final : public TransferObserver, public EventHandler {
     return tuner_.estimateUs(call, algo, proto);
   }
   double protocolEfficiency(CollectiveProtocol p) const { return tuner_.protocolEfficiency(p); }
-  double protocolLatencyScale(CollectiveProtocol p) const { return tuner_.protocolLatencyScale(p); }
+  double protocolLatencyScale(CollectiveProtocol p, bool network = false) const {
+    return tuner_.protocolLatencyScale(p, network);
+  }
   double nvlsPipelineBytes() const { return tuner_.nvlsPipelineBytes(); }
   static double busBandwidthFactor(CollectiveOp op, size_t ranks) {
     return CollectiveTuner::busBandwidthFactor(op, ranks);

@@ -36,6 +36,10 @@ struct CollectivePlan {
   double eff = 1.0;
   double nvlsEff = 1.0;  ///< NVLS lanes' wire efficiency
   Time stepNv, stepNet;
+  /// The protocol's throughput ceiling per lane (LL, LL128), user bytes per ps; 0: none. A
+  /// lane's send waits until the protocol has passed the previous one's data, and its delivery
+  /// counts no earlier than the protocol passing its own (Lane::paceEnd).
+  double protoRate = 0;
   std::vector<Lane> lanes;
   std::vector<uint32_t> members;  ///< participant GPUs in ring order
   // Hierarchical and NVLS tree

@@ -287,12 +287,12 @@ double CollectiveTuner::protocolEfficiency(CollectiveProtocol p) const {
   return tuning_.protocolEfficiency;
 }
 
-double CollectiveTuner::protocolLatencyScale(CollectiveProtocol p) const {
+double CollectiveTuner::protocolLatencyScale(CollectiveProtocol p, bool network) const {
   switch (p) {
     case CollectiveProtocol::LL:
-      return tuning_.llLatencyScale;
+      return network ? tuning_.llNetworkLatencyScale : tuning_.llLatencyScale;
     case CollectiveProtocol::LL128:
-      return tuning_.ll128LatencyScale;
+      return network ? tuning_.ll128NetworkLatencyScale : tuning_.ll128LatencyScale;
     case CollectiveProtocol::Auto:
     case CollectiveProtocol::Simple:
       break;
@@ -318,9 +318,8 @@ double CollectiveTuner::estimateUs(const CollectiveCall& call, CollectiveAlgorit
   const double rNet = xa != kNoLane ? fabric_.pathRate(xa, xb) : 0;
   const double lNv = ia != kNoLane ? fabric_.pathLatency(ia, ib).micros() : 0;
   const double lNet = xa != kNoLane ? fabric_.pathLatency(xa, xb).micros() : 0;
-  const double scale = protocolLatencyScale(proto);
-  const double aNv = tuning_.stepLatencyNvlink.micros() * scale + lNv;
-  const double aNet = tuning_.stepLatencyNetwork.micros() * scale + lNet;
+  const double aNv = tuning_.stepLatencyNvlink.micros() * protocolLatencyScale(proto) + lNv;
+  const double aNet = tuning_.stepLatencyNetwork.micros() * protocolLatencyScale(proto, true) + lNet;
   const double us = 1e6;
   const double nvlsRate = rNv * tuning_.nvlsEfficiency;
   switch (algo) {

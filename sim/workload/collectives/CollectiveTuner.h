@@ -66,9 +66,10 @@ class CollectiveTuner {
   ///             fill = min(S, F) through the NVLS reduce and tail = min(S, F)/G through the
   ///             multicast, F = nvlsPipelineBytes()
   double estimateUs(const CollectiveCall& call, CollectiveAlgorithm algo, CollectiveProtocol proto) const;
-  /// Wire efficiency and latency scale of a protocol (Simple: the tuning's protocolEfficiency, 1).
+  /// Wire efficiency and latency scale of a protocol (Simple: the tuning's protocolEfficiency, 1),
+  /// the scale on NVLink hops or on network hops.
   double protocolEfficiency(CollectiveProtocol p) const;
-  double protocolLatencyScale(CollectiveProtocol p) const;
+  double protocolLatencyScale(CollectiveProtocol p, bool network = false) const;
   /// F: bytes in flight in an NVLS pipeline (tuning.nvlsPipeline).
   double nvlsPipelineBytes() const;
   /// nccl-tests' bus-bandwidth factor: busbw = algbw * factor (all_reduce 2(N-1)/N,

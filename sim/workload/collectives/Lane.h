@@ -89,6 +89,9 @@ struct Lane {
   uint32_t repeat = 1;      ///< ring steps this lane's one send stands for (pipelined ring model)
   Time delay;               ///< pipelined or fixed-delay lane: the wait before its one send
   bool fixedDelay = false;  ///< the wait before each send is `delay` (NVLS lanes)
+  /// When the protocol's ceiling (CollectivePlan::protoRate) has passed the data of the lane's
+  /// latest send.
+  Time paceEnd;
   bool nvlsWire = false;    ///< wire bytes = user bytes / nvlsEfficiency (NVLS lanes)
   /// Stepped ring lanes: each send that becomes ready waits its own step latency, overlapping
   /// the waits of sends before it, so a ring's latency is the sum of its hops' latencies along

@@ -91,7 +91,8 @@ TEST(CalibrationLoaderTest, AppliesTheNcclModelKeys) {
   CollectiveTuning t;
   applyCalibrationYaml(
       "collectives:\n  algorithm: nvls_tree\n  protocol: auto\n  ll_latency_scale: 0.2\n"
-      "  ll128_latency_scale: 0.5\n  nvls: true\n  nvls_efficiency: 0.86\n  nvls_tree_efficiency: 0.84\n"
+      "  ll128_latency_scale: 0.5\n  ll_network_latency_scale: 0.25\n  ll128_network_latency_scale: 0.3\n"
+      "  ll_max_bandwidth: 30GBps\n  ll128_channel_bandwidth: 20GBps\n  net_overhead: 2us\n  nvls: true\n  nvls_efficiency: 0.86\n  nvls_tree_efficiency: 0.84\n"
       "  nvls_latency: 22.9us\n  nvls_pipeline: 56236KiB\n"
       "fabric: {nvlink_bandwidth: 2960.000Gbps, nic_bandwidth: 400.000Gbps}\n",
       "cal.yaml", g, t);
@@ -99,6 +100,11 @@ TEST(CalibrationLoaderTest, AppliesTheNcclModelKeys) {
   EXPECT_EQ(t.protocol, CollectiveProtocol::Auto);
   EXPECT_DOUBLE_EQ(t.llLatencyScale, 0.2);
   EXPECT_DOUBLE_EQ(t.ll128LatencyScale, 0.5);
+  EXPECT_DOUBLE_EQ(t.llNetworkLatencyScale, 0.25);
+  EXPECT_DOUBLE_EQ(t.ll128NetworkLatencyScale, 0.3);
+  EXPECT_DOUBLE_EQ(t.llMaxBandwidth(4), 30.0);
+  EXPECT_DOUBLE_EQ(t.ll128ChannelBandwidthGBps, 20.0);
+  EXPECT_EQ(t.netOverhead, Time::us(2));
   EXPECT_TRUE(t.nvls);
   EXPECT_DOUBLE_EQ(t.nvlsEfficiency, 0.86);
   EXPECT_DOUBLE_EQ(t.nvlsTreeEfficiency, 0.84);
@@ -113,12 +119,15 @@ TEST(CalibrationLoaderTest, NcclModelKeysAreCheckedWithLineAndKey) {
       "  nvls: maybe\n"             // 3
       "  nvls_efficiency: 1.2\n"    // 4
       "  nvls_pipeline: -1\n"       // 5
-      "  nvls_channels: 16\n");     // 6
+      "  nvls_channels: 16\n"       // 6
+      "  ll_max_bandwidth: 0GBps\n" // 7
+      "  net_overhead: -1us\n");    // 8
   std::vector<std::string> keys;
   for (const auto& x : d) keys.push_back(x.key);
   EXPECT_EQ(keys, (std::vector<std::string>{"collectives.protocol", "collectives.nvls",
                                             "collectives.nvls_efficiency", "collectives.nvls_pipeline",
-                                            "collectives.nvls_channels"}));
+                                            "collectives.nvls_channels", "collectives.ll_max_bandwidth",
+                                            "collectives.net_overhead"}));
   for (const auto& x : d) EXPECT_EQ(x.file, "cal.yaml");
   for (size_t i = 0; i < d.size(); ++i) EXPECT_EQ(d[i].line, static_cast<int>(i) + 2) << d[i].key;
   EXPECT_NE(d[4].message.find("unknown key 'nvls_channels'"), std::string::npos);

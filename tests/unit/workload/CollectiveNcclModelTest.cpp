@@ -446,3 +446,68 @@ TEST(CollectiveNcclModel, AutoPicksWhatNcclPicksOnH100) {
     EXPECT_TRUE(a == CollectiveAlgorithm::Ring || a == CollectiveAlgorithm::Tree) << s;
   }
 }
+
+TEST(CollectiveNcclModel, LowLatencyProtocolsRunAtNcclsThroughputCeilings) {
+  // NCCL 2.30.7's ceilings on its low-latency protocols (src/graph/tuning.cc, Hopper, Intel
+  // hosts): LL moves at most llMaxBw of user data per rank (141 GB/s on one node, 20.4 GB/s
+  // beyond two nodes), LL128 at most 36.7 GB/s per channel. A ring all-reduce of 256 MiB
+  // large enough for latency to vanish (< 0.3% here) runs at busbw = the ceiling wherever the
+  // wire allows more (NVLink 450 GB/s x LL's 1/2 = 225; the NIC's payload rate x 1/2 or
+  // x 0.92, NCCL's LL128 factor for its 120 data bytes per 128-byte line and their flags), and
+  // at the wire's rate where it does not (two LL128 channels: 73.4 > the NIC): the same ring
+  // under Simple x 0.92 (both NIC-bound, ACKs included alike).
+  // Tolerance 1%: the latencies and the last send's serialization. Both ring models.
+  struct Case {
+    int hosts, gpus, channels;
+    CollectiveProtocol proto;
+    double ceilingGBps;  // < 0: the same ring under Simple x 0.92
+  };
+  for (const Case& k : {Case{1, 8, 1, CollectiveProtocol::LL, 141.0}, Case{4, 1, 1, CollectiveProtocol::LL, 20.4},
+                        Case{2, 1, 1, CollectiveProtocol::LL128, 36.7}, Case{2, 1, 2, CollectiveProtocol::LL128, -1}})
+    for (const RingModel model : {RingModel::Steps, RingModel::Pipelined}) {
+      SCOPED_TRACE(::testing::Message() << k.hosts << " x " << k.gpus << ", " << k.channels << " channels, "
+                                        << toString(k.proto) << (model == RingModel::Steps ? ", steps" : ", pipelined"));
+      CollectiveTuning t;
+      t.ringModel = model;
+      t.protocol = k.proto;
+      t.channels = t.nvlinkChannels = k.channels;
+      const uint32_t n = static_cast<uint32_t>(k.hosts * k.gpus);
+      const Bytes S = 256 * kMiB;
+      const auto busbw = [&](const CollectiveTuning& tu) {
+        FlowBench fresh(hostsSpec(k.hosts, k.gpus));
+        const double us = runUs(fresh.sim, fresh.fabric, tu, k.gpus, allReduce(CollectiveAlgorithm::Ring, n, S));
+        return 2.0 * (n - 1) / n * static_cast<double>(S) / us / 1e3;  // GB/s
+      };
+      CollectiveTuning simple = t;
+      simple.protocol = CollectiveProtocol::Simple;
+      const double expect = k.ceilingGBps > 0 ? k.ceilingGBps : busbw(simple) * 0.92;
+      EXPECT_NEAR(busbw(t), expect, 0.01 * expect);
+    }
+}
+
+TEST(CollectiveNcclModel, ARingAcrossHostsPaysTheNetOverheadOnEveryStep) {
+  // NCCL's cost model: a ring spanning nodes launches every step through the network proxy,
+  // so each step, NVLink ones included, costs at least the net overhead (x3 under Simple):
+  // with 1 us, an NVLink step of 0.5 us becomes 3 us. Two hosts x 4 GPUs, one channel, a 4 KiB
+  // all-reduce (latency only): the data's path runs 14 hops of the 8-hop ring, of which 10 or 11
+  // are NVLink (2 network hops per turn), so the time grows by between 10 and 11 x 2.5 us.
+  // Network steps (20 us) are above the floor and unchanged.
+  CollectiveTuning t;
+  t.channels = t.nvlinkChannels = 1;
+  t.stepLatencyNvlink = Time::ns(500);
+  t.stepLatencyNetwork = Time::us(20);
+  CollectiveTuning floor = t;
+  floor.netOverhead = Time::us(1);
+  const CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 8, 4096);
+  for (const RingModel model : {RingModel::Steps, RingModel::Pipelined}) {
+    t.ringModel = floor.ringModel = model;
+    FlowBench b1(hostsSpec(2, 4)), b2(hostsSpec(2, 4));
+    const double plain = runUs(b1.sim, b1.fabric, t, 4, c);
+    const double posted = runUs(b2.sim, b2.fabric, floor, 4, c);
+    EXPECT_GE(posted - plain, 10 * 2.5 - 0.1) << (model == RingModel::Steps ? "steps" : "pipelined");
+    EXPECT_LE(posted - plain, 11 * 2.5 + 0.1) << (model == RingModel::Steps ? "steps" : "pipelined");
+    // One host: no network to post to, no floor.
+    FlowBench b3(hostsSpec(1, 8)), b4(hostsSpec(1, 8));
+    EXPECT_DOUBLE_EQ(runUs(b3.sim, b3.fabric, t, 8, c), runUs(b4.sim, b4.fabric, floor, 8, c));
+  }
+}
