@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,18 @@ class Fabric {
   /// A link (both directions) goes down or comes back up now (failures during the run; the
   /// routing tables are the caller's business). Both backends model it.
   virtual void setLinkUp(uint32_t link, bool up) = 0;
+  /// Transfers that are the edges of one pipeline (a pipelined ring's channel, a pipelined
+  /// tree's instance), all starting now. Where couplesGroups(), the backend moves them as one:
+  /// in the steady state of a pipeline no edge runs ahead of the edge feeding it, so every
+  /// member moves at the same fraction of its bytes per second, the rate its most loaded link
+  /// allows, and they finish together (each delivered after its own path latency). Otherwise
+  /// (the default, and a backend that sees every packet) each is sent on its own.
+  virtual void sendGroup(std::span<const TransferRequest> members, TransferObserver* observer) {
+    for (const TransferRequest& r : members) send(r, observer);
+  }
+  /// True when sendGroup couples its members now (callers then start a pipeline's edges
+  /// together, when its last edge could start).
+  virtual bool couplesGroups() const { return false; }
 };
 
 }  // namespace fabricsim

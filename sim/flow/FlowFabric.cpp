@@ -335,17 +335,19 @@ void FlowFabric::dispatch(const TransferRequest& r, TransferObserver* observer, 
   }
   const Time latency =
       route(r.srcGpu, r.dstGpu, r.trafficClass, r.qp, r.bytes, static_cast<uint32_t>(transfers_.started()));
-  const bool works = routeWorks();
-  if (works) {
-    double bottleneck = 0;
-    for (size_t i = 0; i + ackHops_ < hops_.size(); ++i) {
-      const MaxMinSolver::Hop h = hops_[i];
-      const double c = nominal_[h.resource] / h.weight;
-      bottleneck = bottleneck == 0 ? c : std::min(bottleneck, c);
+  const Bytes burst = r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes;
+  if (routeWorks()) {
+    const uint32_t record = openRouted(r, observer, latency);
+    if (r.bytes == 0) {
+      scheduleDelivery(record, sim_.now() + latency);  // nothing to share: after the path latency
+      return;
     }
-    rec.ideal =
-        latency + Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / bottleneck)));
-  } else {  // posted into a failure: its ideal is that of the intact fabric
+    const uint32_t f = start(record, static_cast<double>(r.bytes), latency, burst, r.trafficClass, r.qp);
+    active_[f].orderKey = orderKey;
+    requestRecompute();
+    return;
+  }
+  {  // posted into a failure: its ideal is that of the intact fabric
     const double nic = nominal_[topo_.nicPort(topo_.nicOfGpu(r.srcGpu))];
     rec.ideal = pathLatency(r.srcGpu, r.dstGpu) +
                 Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / nic)));
@@ -353,8 +355,7 @@ void FlowFabric::dispatch(const TransferRequest& r, TransferObserver* observer, 
   const uint32_t record = transfers_.open(rec, r.tag, observer);
   ++flowsStarted_;
   bytesSent_ += r.bytes;
-  const Bytes burst = r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes;
-  if (!works) {  // black-holed from its first packet: it waits for a working path
+  {  // black-holed from its first packet: it waits for a working path
     releaseOrder(orderKey);  // (a failure ends the connection's order: the next goes now)
     const uint32_t slot = newStalled();
     Stalled& st = stalled_[slot];
@@ -370,17 +371,28 @@ void FlowFabric::dispatch(const TransferRequest& r, TransferObserver* observer, 
     st.since = sim_.now();
     ++stalls_;
     armTimer(slot);
-    return;
   }
+}
+
+uint32_t FlowFabric::openRouted(const TransferRequest& r, TransferObserver* observer, Time latency) {
+  FlowRecord rec;
+  rec.srcGpu = r.srcGpu;
+  rec.dstGpu = r.dstGpu;
+  rec.bytes = r.bytes;
+  rec.start = sim_.now();
+  double bottleneck = 0;
+  for (size_t i = 0; i + ackHops_ < hops_.size(); ++i) {
+    const MaxMinSolver::Hop h = hops_[i];
+    const double c = nominal_[h.resource] / h.weight;
+    bottleneck = bottleneck == 0 ? c : std::min(bottleneck, c);
+  }
+  rec.ideal = latency + Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / bottleneck)));
+  const uint32_t record = transfers_.open(rec, r.tag, observer);
+  ++flowsStarted_;
+  bytesSent_ += r.bytes;
   for (size_t i = 0; i + ackHops_ < hops_.size(); ++i)
     portBytes_[hops_[i].resource] += static_cast<double>(r.bytes) * hops_[i].weight;
-  if (r.bytes == 0) {
-    scheduleDelivery(record, sim_.now() + latency);  // nothing to share: after the path latency
-    return;
-  }
-  const uint32_t f = start(record, static_cast<double>(r.bytes), latency, burst, r.trafficClass, r.qp);
-  active_[f].orderKey = orderKey;
-  requestRecompute();
+  return record;
 }
 
 uint32_t FlowFabric::start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc,
@@ -516,8 +528,17 @@ void FlowFabric::completeDue() {
     endFlowlet(a, now);
     releasePace(a);
     solver_.removeFlow(f);
-    scheduleDelivery(a.record, now + a.latency);
-    if (failuresSeen_) checkAcks(a);
+    if (a.group != kNoGroup) {
+      // Every member of a pipeline left together; each arrives after its own path latency.
+      // (Groups are split at the first failure's recomputation, so their ACKs need no check.)
+      for (const GroupMember& m : groups_[a.group].members) scheduleDelivery(m.record, now + m.latency);
+      groups_[a.group].members.clear();
+      freeGroups_.push_back(a.group);
+      a.group = kNoGroup;
+    } else {
+      scheduleDelivery(a.record, now + a.latency);
+      if (failuresSeen_) checkAcks(a);
+    }
     if (a.orderKey != 0) released_.push_back(a.orderKey);
     a.orderKey = 0;
     any = true;

@@ -132,6 +132,16 @@ class FlowFabric final : public Fabric, public EventHandler {
   void setSubnetManager(const IbSubnetManager& sm);
 
   void send(const TransferRequest& request, TransferObserver* observer) override;
+  /// A pipeline's network edges as one fluid flow (FlowFabricGroups.cpp): its hops are every
+  /// member's path, each weighted by the member's bytes over the largest member's, so it moves
+  /// every member at the same fraction of its bytes per second. NVLink members, empty and
+  /// in-order ones go on their own. Coupled only in the plain flow mode (couplesGroups()):
+  /// without congestion episodes, PFC spreading, failures seen, and with hashed paths; a failure
+  /// during the run splits every group flow back into its members (explodeGroups).
+  void sendGroup(std::span<const TransferRequest> members, TransferObserver* observer) override;
+  bool couplesGroups() const override {
+    return episodes_ == nullptr && pfcClasses_ == 0 && !failuresSeen_ && selection_ == Selection::Ecmp;
+  }
   std::string backendName() const override { return episodes_ ? "hybrid" : "flow"; }
   Time pathLatency(uint32_t srcGpu, uint32_t dstGpu) const override;
   double pathRate(uint32_t srcGpu, uint32_t dstGpu) const override;
@@ -196,6 +206,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   static constexpr uint32_t kPaceExpiry = 0x40000000u;  ///< tag of the next pace's end
   static constexpr uint32_t kStallBit = 0x80000000u;    ///< tag of a stalled flow's timer: bit | slot
   static constexpr uint32_t kNoPace = UINT32_MAX;
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   struct Active {
     double remaining = 0;  ///< bytes not yet through the bottleneck at `last`
@@ -222,7 +233,28 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint32_t ccSlot = kNoSlot;
     bool held = false;
     uint32_t heldSlot = 0;  ///< its place in held_ while held
+    uint32_t group = kNoGroup;  ///< a group flow (sendGroup): its members in groups_
   };
+  /// A group flow's members: their transfers' records, path latencies and queue pairs; the
+  /// flow's bytes are those of the largest member (`most`).
+  struct GroupMember {
+    uint32_t record = 0;
+    Time latency;
+    uint16_t qp = 0;
+  };
+  struct Group {
+    std::vector<GroupMember> members;
+    double most = 0;
+  };
+  std::vector<Group> groups_;
+  std::vector<uint32_t> freeGroups_;
+  std::vector<std::pair<uint32_t, double>> groupHops_;  ///< scratch: (resource, weight x bytes)
+  /// Splits every group flow into its members' own flows, each with its share of what the group
+  /// has left (failures: each member then stalls or moves on its own path).
+  void explodeGroups(Time now);
+  /// Opens the record of transfer `r` routed in hops_ (its ideal time from that path) and counts
+  /// it as sent, with its bytes on the ports it crosses.
+  uint32_t openRouted(const TransferRequest& r, TransferObserver* observer, Time latency);
   /// A flow that lost packets at a failure and waits to resend them.
   struct Stalled {
     uint32_t record = 0;              ///< its transfer's slot (not to be read once ackOnly: delivered)

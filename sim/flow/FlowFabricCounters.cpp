@@ -18,7 +18,12 @@ size_t FlowFabric::memoryBytes() const {
          freeStalled_.capacity() * sizeof(uint32_t) + nvlink_->memoryBytes() +
          (freePaces_.capacity() + paced_.capacity() + shareStamp_.capacity() + passStamp_.capacity()) *
              sizeof(uint32_t) +
-         (share_.capacity() + pass_.capacity()) * sizeof(double);
+         (share_.capacity() + pass_.capacity()) * sizeof(double) + groups_.capacity() * sizeof(Group) +
+         freeGroups_.capacity() * sizeof(uint32_t) + groupHops_.capacity() * sizeof(groupHops_[0]) + [&] {
+           size_t b = 0;
+           for (const Group& g : groups_) b += g.members.capacity() * sizeof(GroupMember);
+           return b;
+         }();
 }
 
 NetworkCounters FlowFabric::networkCounters() const {

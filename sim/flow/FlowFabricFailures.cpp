@@ -85,6 +85,7 @@ uint32_t FlowFabric::newStalled() {
 }
 
 void FlowFabric::reroute() {
+  explodeGroups(sim_.now());  // from here on every edge of a pipeline is on its own
   const Time now = sim_.now();
   // Active flows: a flow whose path lost a port stalls (its packets in flight are gone); one
   // whose path still works follows the tables' new choice at once.

@@ -75,6 +75,9 @@ struct CollectiveEngine::Impl {
   /// One send of `lane` has been delivered; true if that completed the collective.
   bool delivered(uint32_t s, uint32_t lane);
   void onEvent(uint32_t tag);
+  /// Where the fabric couples groups: the lanes of each pipelined ring channel (plain rings) and
+  /// of each pipelined tree instance become one group, sent when its last edge could start.
+  void groupPipelines(CollectivePlan& slot) const;
 
   /// Delay before lane's next send: one step latency, or a pipelined lane's own delay.
   static Time stepDelay(const CollectivePlan& s, const Lane& l) {
@@ -95,6 +98,7 @@ struct CollectiveEngine::Impl {
   std::vector<uint32_t> scratch;
   std::vector<Time> hopPrefix;
   std::vector<uint64_t> pairs;
+  std::vector<TransferRequest> groupScratch;
   BuildContext ctx;
 
   uint32_t acquireSlot() {
@@ -312,15 +316,54 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
       break;
   }
   SIM_CHECK(slot.lanes.size() <= kLaneMask, "too many lanes in one collective");
+  if (slot.pipelined && slot.protoRate == 0 && fabric_.couplesGroups()) impl_->groupPipelines(slot);
   const uint32_t lanes = static_cast<uint32_t>(slot.lanes.size());
   for (uint32_t i = 0; i < lanes; ++i) impl_->pump(s, i);
 }
 
 // ---------------------------------------------------------------------------------------------
 
+void CollectiveEngine::Impl::groupPipelines(CollectivePlan& slot) const {
+  // Rings: each channel's lanes (contiguous), every edge busy at every step. Trees: each
+  // instance's up edges and its down edges (TreeBuilder::buildPipelined pushes each edge's up and
+  // down lanes in turn, hence stride 2): within a phase the edges run together, while the two
+  // phases overlap only as far as the instance's data outlast its first chunk's round trip.
+  const auto lanes = static_cast<uint32_t>(slot.lanes.size());
+  const auto group = [&](uint32_t first, uint32_t count, uint32_t stride) {
+    if (count < 2) return;
+    Time last = Time::zero();
+    for (uint32_t k = 0, m = first; k < count; ++k, m += stride) {
+      last = std::max(last, slot.lanes[m].delay);
+      slot.lanes[m].groupLead = first;
+    }
+    slot.lanes[first].delay = last;
+    slot.lanes[first].groupSize = count;
+    slot.lanes[first].groupStride = stride;
+  };
+  const auto eligible = [&](const Lane& l) { return l.kind == LaneKind::Whole && l.data > 0; };
+  for (uint32_t i = 0; i < lanes;) {
+    const Lane& l = slot.lanes[i];
+    uint32_t j = i + 1;
+    if (slot.algo == PlanAlgo::Lanes && eligible(l) && l.flow == LaneFlow::Ring && l.repeat > 1 && l.gate) {
+      while (j < lanes && eligible(slot.lanes[j]) && slot.lanes[j].flow == LaneFlow::Ring &&
+             slot.lanes[j].repeat > 1 && slot.lanes[j].gate && slot.lanes[j].qp == l.qp)
+        ++j;
+      group(i, j - i, 1);
+    } else if (slot.algo == PlanAlgo::Tree && eligible(l) && l.fixedDelay) {
+      while (j < lanes && eligible(slot.lanes[j]) && slot.lanes[j].fixedDelay && slot.lanes[j].n == l.n) ++j;
+      if ((j - i) % 2 == 0) {  // (up, down) pairs
+        group(i, (j - i) / 2, 2);
+        group(i + 1, (j - i) / 2, 2);
+      }
+    }
+    i = j;
+  }
+}
+
 void CollectiveEngine::Impl::pump(uint32_t s, uint32_t lane) {
   const CollectivePlan& slot = *slots[s];
   Lane& l = slots[s]->lanes[lane];
+  if (l.groupLead != kNoLane && l.groupLead != lane) return;  // its group's leader sends it
   if (l.overlap) {
     // Every newly ready send gets its own step-latency event; the events fire in order, each
     // issuing the lane's next send.
@@ -372,6 +415,29 @@ void CollectiveEngine::Impl::onEvent(uint32_t tag) {
 bool CollectiveEngine::Impl::issue(uint32_t s, uint32_t lane) {
   CollectivePlan& slot = *slots[s];
   Lane& l = slot.lanes[lane];
+  if (l.groupSize > 1) {
+    // The whole pipeline at once (Whole lanes of the Simple protocol: one send each).
+    groupScratch.clear();
+    for (uint32_t k = 0, m = lane; k < l.groupSize; ++k, m += l.groupStride) {
+      Lane& ml = slot.lanes[m];
+      ++ml.sent;
+      const Bytes user = ml.data;
+      const Bytes wire = slot.eff >= 1.0 ? user : static_cast<Bytes>(std::ceil(static_cast<double>(user) / slot.eff));
+      TransferRequest r;
+      r.srcGpu = ml.src;
+      r.dstGpu = ml.dst;
+      r.bytes = wire;
+      r.trafficClass = static_cast<uint8_t>(tuning_.trafficClass);
+      r.qp = ml.qp;
+      r.tag = (static_cast<uint64_t>(s) << kLaneBits) | m;
+      if (ml.repeat > 1) r.burst = (wire + ml.repeat - 1) / ml.repeat;
+      ++e.transfersIssued_;
+      e.bytesIssued_ += wire;
+      groupScratch.push_back(r);
+    }
+    fabric_.sendGroup(groupScratch, &e);
+    return false;
+  }
   const uint32_t k = l.sent++;
   const Bytes user = laneBytes(l, slot, k);
   uint32_t dst = l.dst;

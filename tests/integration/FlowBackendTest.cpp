@@ -192,6 +192,52 @@ TEST(FlowBackend, InOrderMessagesOfAConnectionGoOneAfterAnother) {
   }
 }
 
+TEST(FlowBackend, AGroupMovesAsOnePipelineAtItsMostLoadedLinksRate) {
+  // One leaf, 8 hosts, 100G. A group of three members (sendGroup): 0 -> 1 and 2 -> 3 of S bytes
+  // and 5 -> 6 of S/2, with a lone transfer 4 -> 3 of 2S sharing host 3's downlink. Worked by
+  // hand: the downlink is shared equally by the group (weight 1 there) and the lone flow, so the
+  // group moves at B/2 (B: the payload rate): S-byte members take 2S/B, the S/2-byte one moves
+  // at B/4 and takes as long, and all arrive together (each after its own path latency), where
+  // sent alone 0 -> 1 would take S/B. The lone flow has S left at 2S/B, then the link: 3S/B.
+  // Tolerance: 3 ps of fluid rounding. Bytes are conserved. A link failure mid-way splits the
+  // group: then 0 -> 1 runs at B on its own and arrives before 2 -> 3.
+  TopologySpec s = leafSpineSpec(1, 1, 8);
+  const Bytes S = 1 << 20;
+  const double B = payloadRate(s, BitRate::gbps(100));
+  for (const bool fail : {false, true}) {
+    SCOPED_TRACE(fail ? "a link fails mid-way" : "intact");
+    FlowBench fb(s);
+    ASSERT_TRUE(fb.fabric.couplesGroups());
+    DeliveryLog log;
+    const std::vector<TransferRequest> group{transfer(0, 1, S, 1), transfer(2, 3, S, 2), transfer(5, 6, S / 2, 3)};
+    fb.fabric.sendGroup(group, &log);
+    fb.fabric.send(transfer(4, 3, 2 * S, 4), &log);
+    struct Fail : EventHandler {
+      Fabric* f = nullptr;
+      void onEvent(uint32_t) override { f->setLinkUp(7, false); }  // host 7's link: no member's
+    } failer;
+    failer.f = &fb.fabric;
+    if (fail) fb.sim.schedule(Time::ps(static_cast<int64_t>(S / B / 2)), &failer, 0);
+    fb.sim.run();
+    const auto lat = [&](uint32_t a, uint32_t b) { return static_cast<double>(fb.fabric.pathLatency(a, b).picos()); };
+    const auto at = [&](uint64_t tag) { return static_cast<double>(log.at.at(tag).picos()); };
+    if (!fail) {
+      EXPECT_NEAR(at(1), lat(0, 1) + 2 * S / B, 3.0);
+      EXPECT_NEAR(at(2), lat(2, 3) + 2 * S / B, 3.0);
+      EXPECT_NEAR(at(3), lat(5, 6) + 2 * S / B, 3.0);
+      EXPECT_NEAR(at(4), lat(4, 3) + 3 * S / B, 3.0);
+    } else {
+      // Split at S/(2B), a quarter of each S-byte member sent: 0 -> 1 then has 3S/4 at B.
+      EXPECT_NEAR(at(1), lat(0, 1) + S / (2 * B) + 0.75 * S / B, 3.0);
+      EXPECT_LT(at(1), at(2));
+    }
+    const NetworkCounters c = fb.fabric.networkCounters();
+    EXPECT_EQ(c.bytesSent, c.bytesDelivered);
+    EXPECT_EQ(c.bytesSent, 2 * S + S / 2 + 2 * S);
+    EXPECT_EQ(fb.fabric.transfers().started(), 4u);
+  }
+}
+
 TEST(FlowBackend, IncastSharesTheReceiverEquallyAndConservesBytes) {
   const TopologySpec s = leafSpineSpec(2, 2, 4);  // 8 hosts: 3 senders on the receiver's leaf, 4 across
   const Bytes bytes = 1 << 20;

@@ -92,6 +92,12 @@ struct Lane {
   /// When the protocol's ceiling (CollectivePlan::protoRate) has passed the data of the lane's
   /// latest send.
   Time paceEnd;
+  /// A pipeline's edges sent as one group (Fabric::sendGroup, where the fabric couples them):
+  /// the leader's groupSize lanes from groupLead, every groupStride-th; members leave it to the
+  /// leader.
+  uint32_t groupLead = kNoLane;
+  uint32_t groupSize = 0;    ///< the leader's: lanes in its group
+  uint32_t groupStride = 1;  ///< the leader's
   bool nvlsWire = false;    ///< wire bytes = user bytes / nvlsEfficiency (NVLS lanes)
   /// Stepped ring lanes: each send that becomes ready waits its own step latency, overlapping
   /// the waits of sends before it, so a ring's latency is the sum of its hops' latencies along
