@@ -136,11 +136,12 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// member's path, each weighted by the member's bytes over the largest member's, so it moves
   /// every member at the same fraction of its bytes per second. NVLink members, empty and
   /// in-order ones go on their own. Coupled only in the plain flow mode (couplesGroups()):
-  /// without congestion episodes, PFC spreading, failures seen, and with hashed paths; a failure
+  /// without congestion episodes, PFC spreading, failures seen, or flowlets (whose placement is
+  /// per queue pair); sprayed and adaptive members bring their split paths. A failure
   /// during the run splits every group flow back into its members (explodeGroups).
   void sendGroup(std::span<const TransferRequest> members, TransferObserver* observer) override;
   bool couplesGroups() const override {
-    return episodes_ == nullptr && pfcClasses_ == 0 && !failuresSeen_ && selection_ == Selection::Ecmp;
+    return episodes_ == nullptr && pfcClasses_ == 0 && !failuresSeen_ && selection_ != Selection::Flowlet;
   }
   std::string backendName() const override { return episodes_ ? "hybrid" : "flow"; }
   Time pathLatency(uint32_t srcGpu, uint32_t dstGpu) const override;
