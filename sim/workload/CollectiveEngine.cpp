@@ -236,7 +236,7 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
   const uint32_t g = static_cast<uint32_t>(gpusPerHost_);
   const bool crossHost = slot.members.front() / g != slot.members.back() / g;
   const Bytes bytes = call.bytes;
-  const uint32_t channels =
+  uint32_t channels =
       static_cast<uint32_t>(std::min<Bytes>(crossHost ? tuning_.channels : tuning_.nvlinkChannels, bytes));
   if (call.op != CollectiveOp::AllToAll && call.op != CollectiveOp::SendRecv) {
     // The call's protocol: its wire efficiency, per-step latencies and throughput ceiling.
@@ -253,15 +253,19 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
       slot.stepNv = std::max(slot.stepNv, floor);
       slot.stepNet = std::max(slot.stepNet, floor);
     }
+    if (algo == CollectiveAlgorithm::Ring || algo == CollectiveAlgorithm::Tree || algo == CollectiveAlgorithm::Pat) {
+      // NCCL's channels for this call (enqueue.cc topoGetAlgoInfo): the communicator's, fewer
+      // while the bytes are under channels x threads x the protocol's per-thread threshold.
+      if (const auto choice = tuner_.ncclChoice(call, algo))
+        channels = std::min(channels, static_cast<uint32_t>(std::max(1, choice->channels)));
+    }
     if (proto == CollectiveProtocol::LL || proto == CollectiveProtocol::LL128) {
       // LL: the rank's ceiling shared by its lanes (a tree's 2C instances, else C channels);
       // LL128: each channel's own. GB/s -> bytes per ps.
       uint32_t hosts = 1;
       for (uint32_t i = 1; i < n; ++i) hosts += slot.members[i] / g != slot.members[i - 1] / g ? 1 : 0;
       const uint32_t perRank =
-          algo == CollectiveAlgorithm::Tree
-              ? 2 * static_cast<uint32_t>(crossHost ? tuning_.channels : tuning_.nvlinkChannels)
-              : channels;
+          algo == CollectiveAlgorithm::Tree ? 2 * channels : channels;
       slot.protoRate = (proto == CollectiveProtocol::LL ? tuning_.llMaxBandwidth(hosts) / perRank
                                                          : tuning_.ll128ChannelBandwidthGBps) *
                        1e-3;
@@ -278,7 +282,7 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
           NvlsTreeBuilder::build(slot, ctx, bytes);
           break;
         case CollectiveAlgorithm::Tree:
-          TreeBuilder::build(slot, ctx, bytes);
+          TreeBuilder::build(slot, ctx, bytes, channels);
           break;
         case CollectiveAlgorithm::Hierarchical:
           HierarchicalBuilder::build(slot, ctx, bytes);

@@ -9,7 +9,7 @@
 
 namespace fabricsim {
 
-void TreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes bytes) {
+void TreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes bytes, uint32_t channels) {
   plan.algo = PlanAlgo::Tree;
   const uint32_t g = ctx.gpusPerHost;
   const uint32_t n = static_cast<uint32_t>(plan.members.size());
@@ -20,14 +20,13 @@ void TreeBuilder::build(CollectivePlan& plan, const BuildContext& ctx, Bytes byt
   for (uint32_t r = 0; r < n; ++r)
     if (r == 0 || plan.members[r] / g != plan.members[r - 1] / g) hostStart.push_back(r);
   const uint32_t hosts = static_cast<uint32_t>(hostStart.size());
-  const bool crossHost = hosts > 1;
   // Instances (tree t, channel c), q = t * C + c. Instance q enters and leaves each host through
   // its local GPU c mod (the host's GPUs), the head of a chain through the host's GPUs in turn
   // from there: the instances' inter-host edges spread over the hosts' NICs (one per GPU,
   // rail-matched: the same local GPU on every host), and both trees of channel c share its NIC,
   // as NCCL's tree channels c and C + c do. (Were the trees on different NICs, a host's NICs
   // of the tree it is interior in would carry 3 units to the others' 1.)
-  const uint32_t c = static_cast<uint32_t>(crossHost ? ctx.tuning.channels : ctx.tuning.nvlinkChannels);
+  const uint32_t c = std::max<uint32_t>(1, channels);
   const uint32_t instances = 2 * c;
   plan.chunk = chunkFor(bytes / instances, n / hosts, hosts, ctx.tuning.chunkSize);
   plan.parent.assign(static_cast<size_t>(instances) * n, kNoLane);

@@ -28,8 +28,9 @@ namespace fabricsim {
 
 class TreeBuilder {
  public:
-  /// Lays out the all-reduce of `bytes` over plan.members (the plan's algo becomes Tree).
-  static void build(CollectivePlan& plan, const BuildContext& ctx, Bytes bytes);
+  /// Lays out the all-reduce of `bytes` over plan.members (the plan's algo becomes Tree) on
+  /// `channels` channels (two tree instances each).
+  static void build(CollectivePlan& plan, const BuildContext& ctx, Bytes bytes, uint32_t channels);
 
   /// The pipelined model (the flow backend's default, as for rings): every tree edge of every
   /// instance sends its whole share as one transfer after the latency its first chunk needs to
