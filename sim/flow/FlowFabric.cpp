@@ -347,31 +347,29 @@ void FlowFabric::dispatch(const TransferRequest& r, TransferObserver* observer, 
     requestRecompute();
     return;
   }
-  {  // posted into a failure: its ideal is that of the intact fabric
-    const double nic = nominal_[topo_.nicPort(topo_.nicOfGpu(r.srcGpu))];
-    rec.ideal = pathLatency(r.srcGpu, r.dstGpu) +
-                Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / nic)));
-  }
+  // Posted into a failure: its ideal is that of the intact fabric; black-holed from its first
+  // packet, it waits for a working path.
+  const double nic = nominal_[topo_.nicPort(topo_.nicOfGpu(r.srcGpu))];
+  rec.ideal =
+      pathLatency(r.srcGpu, r.dstGpu) + Time::ps(static_cast<int64_t>(std::ceil(static_cast<double>(r.bytes) / nic)));
   const uint32_t record = transfers_.open(rec, r.tag, observer);
   ++flowsStarted_;
   bytesSent_ += r.bytes;
-  {  // black-holed from its first packet: it waits for a working path
-    releaseOrder(orderKey);  // (a failure ends the connection's order: the next goes now)
-    const uint32_t slot = newStalled();
-    Stalled& st = stalled_[slot];
-    st.record = record;
-    st.srcGpu = r.srcGpu;
-    st.dstGpu = r.dstGpu;
-    st.bytes = r.bytes;
-    st.remaining = static_cast<double>(r.bytes);
-    st.rate = nominal_[topo_.nicPort(topo_.nicOfGpu(r.srcGpu))];  // it sends at line rate, into the hole
-    st.burst = burst;
-    st.tc = r.trafficClass;
-    st.qp = r.qp;
-    st.since = sim_.now();
-    ++stalls_;
-    armTimer(slot);
-  }
+  releaseOrder(orderKey);  // (a failure ends the connection's order: the next goes now)
+  const uint32_t slot = newStalled();
+  Stalled& st = stalled_[slot];
+  st.record = record;
+  st.srcGpu = r.srcGpu;
+  st.dstGpu = r.dstGpu;
+  st.bytes = r.bytes;
+  st.remaining = static_cast<double>(r.bytes);
+  st.rate = nominal_[topo_.nicPort(topo_.nicOfGpu(r.srcGpu))];  // it sends at line rate, into the hole
+  st.burst = burst;
+  st.tc = r.trafficClass;
+  st.qp = r.qp;
+  st.since = sim_.now();
+  ++stalls_;
+  armTimer(slot);
 }
 
 uint32_t FlowFabric::openRouted(const TransferRequest& r, TransferObserver* observer, Time latency) {
