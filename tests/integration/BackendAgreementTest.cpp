@@ -169,7 +169,8 @@ TEST(BackendAgreement, SprayFctDistributionsAgree) {
 TEST(BackendAgreement, TrainingOnTheDefaultFabric) {
   // topologies/default.yaml (64 GPUs, 8 rails, 400G RoCE) with its GPT-1.3B job shrunk to
   // 4 layers and 8 sequences per iteration (2 micro-batches per pipeline).
-  // Measured: flow 4.8982 ms, packet 4.9145 ms (-0.33%); the full job: 48.855 vs 48.917 ms.
+  // Measured (2026-11-26): flow 4.9043 ms, packet 4.9145 ms (-0.21%); the full job: 48.887 vs
+  // 48.917 ms.
   const Pair p = runBoth(quoted(kRoot + "topologies/default.yaml") +
                          " --workload-set model.layers=4 --workload-set parallelism.global_batch=8");
   expectJctAgreement(p, "default-training", 0.05);
@@ -191,8 +192,9 @@ TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithTheSameRingModel) {
 // The default ring models differ by backend (auto: steps on packet, pipelined on flow): this is
 // what users get. The pipelined model waits the part of its steps' latencies that the other
 // channels' data do not hide (CollectiveEngine::pipelinedDelay), over the ring's mean edge
-// latency, as the stepped ring's critical path does. Measured busbw flow / packet (GB/s):
-// 1 MiB 9.168 / 8.884 (+3.2%), 2 MiB 11.732 / 11.477 (+2.2%), 4 MiB 11.868 / 11.791 (+0.7%),
+// latency, as the stepped ring's critical path does; each ring channel moves as one pipeline
+// (Fabric::sendGroup). Measured busbw flow / packet (GB/s, 2026-11-26):
+// 1 MiB 9.000 / 8.884 (+1.3%), 2 MiB 11.732 / 11.477 (+2.2%), 4 MiB 11.868 / 11.791 (+0.7%),
 // 8 MiB 11.937 / 11.911 (+0.2%), 16 MiB 11.972 / 11.959 (+0.1%). The ring is asked for (auto
 // follows NCCL's tuner to a tree below 8 MiB here: see the test above).
 TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithDefaultRingModels) {
@@ -205,9 +207,10 @@ TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithDefaultRingModels) {
 
 // What users get by default: NCCL's own choice, a tree up to 4 MiB and a ring from 8 MiB here;
 // the flow backend runs the pipelined tree (each edge one transfer after its first chunk's
-// latency), the packet backend NCCL's chunks on in-order connections. Measured busbw flow /
-// packet (GB/s, 2026-11-26): 1 MiB 7.03 / 7.15, 2 MiB 7.67 / 7.66, 4 MiB 9.19 / 9.17, then the
-// rings' figures above. The tolerance is this file's 5%.
+// latency, each instance's up edges and its down edges moving as one pipeline), the packet
+// backend NCCL's chunks on in-order connections. Measured busbw flow / packet (GB/s,
+// 2026-11-26): 1 MiB 6.96 / 7.15, 2 MiB 7.73 / 7.66, 4 MiB 9.23 / 9.17, then the rings' figures
+// above. The tolerance is this file's 5%.
 TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithNcclsChoice) {
   const Pair p = runBoth(quoted(kRoot + "topologies/leafspine-16.yaml") + " --workload " +
                          quoted(kRoot + "workloads/nccl-allreduce.yaml") +
@@ -218,7 +221,7 @@ TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithNcclsChoice) {
 
 TEST(BackendAgreement, TrainingOnRailOptimized256) {
   // rail-optimized-256 (32 hosts x 8 GPUs, 400G) with gpt-small (TP 4, PP 2, DP 4) at 4 layers.
-  // Measured: flow 8.8696 ms, packet 8.8914 ms (-0.25%).
+  // Measured (2026-11-26): flow 8.8639 ms, packet 8.8914 ms (-0.31%).
   const Pair p = runBoth(quoted(kRoot + "topologies/rail-optimized-256.yaml") + " --workload " +
                          quoted(kRoot + "workloads/gpt-small.yaml") + " --workload-set model.layers=4");
   expectJctAgreement(p, "gpt-small-rail256", 0.05);
