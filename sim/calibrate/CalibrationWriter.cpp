@@ -56,7 +56,7 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
   const bool anyTuning =
       isFitted(P::kStepLatencyNvlink) || isFitted(P::kStepLatencyNetwork) || isFitted(P::kNvlsEfficiency) ||
       isFitted(P::kNvlsLatency) || t.algorithm != d.algorithm || t.channels != d.channels ||
-      t.nvlinkChannels != d.nvlinkChannels || t.protocol != d.protocol ||
+      t.nvlinkChannels != d.nvlinkChannels || t.protocol != d.protocol || t.protocolsAllowed != d.protocolsAllowed ||
       t.protocolEfficiency != d.protocolEfficiency || t.llLatencyScale != d.llLatencyScale ||
       t.ll128LatencyScale != d.ll128LatencyScale || t.llNetworkLatencyScale != d.llNetworkLatencyScale ||
       t.ll128NetworkLatencyScale != d.ll128NetworkLatencyScale || t.llMaxBandwidthGBps != d.llMaxBandwidthGBps ||
@@ -71,7 +71,10 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
     if (t.channels != d.channels) out << YAML::Key << "channels" << YAML::Value << t.channels;
     if (t.nvlinkChannels != d.nvlinkChannels)
       out << YAML::Key << "nvlink_channels" << YAML::Value << t.nvlinkChannels;
-    if (t.protocol != d.protocol) out << YAML::Key << "protocol" << YAML::Value << toString(t.protocol);
+    if (t.protocol == CollectiveProtocol::Auto && t.protocolsAllowed != d.protocolsAllowed)
+      out << YAML::Key << "protocol" << YAML::Value << ncclProtoList(t.protocolsAllowed);
+    else if (t.protocol != d.protocol)
+      out << YAML::Key << "protocol" << YAML::Value << toString(t.protocol);
     if (t.ringModel != d.ringModel)
       out << YAML::Key << "ring_model" << YAML::Value
           << (t.ringModel == RingModel::Steps ? "steps" : t.ringModel == RingModel::Pipelined ? "pipelined" : "auto");

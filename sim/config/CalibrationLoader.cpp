@@ -54,9 +54,23 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
     tuning.ringModel = ringModel == "steps"       ? RingModel::Steps
                        : ringModel == "pipelined" ? RingModel::Pipelined
                                                   : RingModel::Auto;
-  std::string protocol;
-  if (r.getChoice(node, path, "protocol", protocol, {"auto", "ll", "ll128", "simple"}))
-    tuning.protocol = *parseCollectiveProtocol(protocol);
+  if (YamlReader::has(node, "protocol")) {
+    // One protocol, auto, or an NCCL_PROTO list for auto to choose from.
+    const YAML::Node v = node["protocol"];
+    const std::string p = YamlReader::join(path, "protocol");
+    const std::string text = v.IsScalar() ? v.Scalar() : std::string();
+    if (const auto one = v.IsScalar() ? parseCollectiveProtocol(text) : std::nullopt) {
+      tuning.protocol = *one;
+      tuning.protocolsAllowed = 0b111;
+    } else if (const auto list = v.IsScalar() ? parseNcclProtoList(text) : std::nullopt) {
+      tuning.protocol = CollectiveProtocol::Auto;
+      tuning.protocolsAllowed = *list;
+    } else {
+      r.error(v, p,
+              "expected auto, ll, ll128, simple, or an NCCL_PROTO list for auto to choose from such as "
+              "'LL,Simple' or '^LL128', found " + YamlReader::describe(v));
+    }
+  }
   getDoubleAbove(r, node, path, "ll_latency_scale", tuning.llLatencyScale, 0, 10);
   getDoubleAbove(r, node, path, "ll128_latency_scale", tuning.ll128LatencyScale, 0, 10);
   getDoubleAbove(r, node, path, "ll_network_latency_scale", tuning.llNetworkLatencyScale, 0, 10);

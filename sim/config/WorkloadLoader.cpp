@@ -1,5 +1,7 @@
 #include "sim/config/WorkloadLoader.h"
 
+#include <cctype>
+
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -445,6 +447,37 @@ std::optional<CollectiveProtocol> parseCollectiveProtocol(std::string_view s) {
                  CollectiveProtocol::Simple})
     if (s == toString(p)) return p;
   return std::nullopt;
+}
+
+std::optional<uint8_t> parseNcclProtoList(std::string_view s) {
+  const bool exclude = !s.empty() && s.front() == '^';
+  if (exclude) s.remove_prefix(1);
+  uint8_t listed = 0;
+  while (true) {
+    const size_t comma = s.find(',');
+    std::string name(s.substr(0, comma));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "ll")
+      listed |= 1;
+    else if (name == "ll128")
+      listed |= 2;
+    else if (name == "simple")
+      listed |= 4;
+    else
+      return std::nullopt;
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  const uint8_t allowed = exclude ? static_cast<uint8_t>(~listed & 7) : listed;
+  if (allowed == 0) return std::nullopt;
+  return allowed;
+}
+
+std::string ncclProtoList(uint8_t allowed) {
+  std::string out;
+  for (const auto& [bit, name] : {std::pair{1, "LL"}, {2, "LL128"}, {4, "Simple"}})
+    if (allowed & bit) out += (out.empty() ? "" : ",") + std::string(name);
+  return out;
 }
 
 const char* toString(PlacementPolicy p) {

@@ -49,6 +49,11 @@ const char* toString(CollectiveOp op);
 const char* toString(CollectiveAlgorithm a);
 const char* toString(CollectiveProtocol p);
 std::optional<CollectiveProtocol> parseCollectiveProtocol(std::string_view s);
+/// An NCCL_PROTO list ("LL,Simple", "^LL128"; names in any case) as CollectiveTuning::
+/// protocolsAllowed bits; nullopt for an unknown name or a list that allows nothing.
+std::optional<uint8_t> parseNcclProtoList(std::string_view s);
+/// The bits as an NCCL_PROTO list ("LL,LL128,Simple" order).
+std::string ncclProtoList(uint8_t allowed);
 /// "rail-aligned", "random-hosts", "random".
 const char* toString(PlacementPolicy p);
 

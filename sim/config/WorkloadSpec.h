@@ -97,6 +97,10 @@ struct CollectiveTuning {
   RingModel ringModel = RingModel::Auto;
   /// Protocol of every collective (Simple: as before protocols existed) or Auto (per call).
   CollectiveProtocol protocol = CollectiveProtocol::Simple;
+  /// Under Auto, the protocols NCCL's tuner may pick (NCCL_PROTO semantics, e.g. "^LL128" on a
+  /// host whose NICs are not under its GPUs' PCIe switches, where NCCL disables LL128): bit 0
+  /// LL, bit 1 LL128, bit 2 Simple.
+  uint8_t protocolsAllowed = 0b111;
   /// Per-hop latency of LL and LL128 as a fraction of Simple's (the step latencies above), on
   /// NVLink hops and on network hops. Defaults: the ratios of NCCL 2.30.7's ring hardware
   /// latencies (src/graph/tuning.cc hwLat Ring: NVLink LL 0.6 / LL128 1.9 / Simple 3.4 us;

@@ -194,6 +194,8 @@ std::optional<NcclCostModel::Choice> CollectiveTuner::ncclChoice(const Collectiv
   if (tuning_.protocol != CollectiveProtocol::Auto) {
     on.proto = {false, false, false};
     on.proto[static_cast<int>(toNcclProto(tuning_.protocol))] = true;
+  } else {  // NCCL_PROTO: the protocols auto may pick (bits in NcclProto order)
+    for (int p = 0; p < kNcclProtos; ++p) on.proto[p] = ((tuning_.protocolsAllowed >> p) & 1) != 0;
   }
   return modelFor(sh, call.gpus).choose(f, static_cast<uint64_t>(call.bytes), on);
 }

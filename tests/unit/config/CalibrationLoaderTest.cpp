@@ -122,6 +122,16 @@ TEST(CalibrationLoaderTest, NcclModelKeysAreCheckedWithLineAndKey) {
       "  nvls_channels: 16\n"       // 6
       "  ll_max_bandwidth: 0GBps\n" // 7
       "  net_overhead: -1us\n");    // 8
+  // An NCCL_PROTO list is accepted for auto; an unknown name in one is not.
+  GpuSpec g;
+  CollectiveTuning t;
+  applyCalibrationYaml("collectives:\n  protocol: ^LL128\n", "cal.yaml", g, t);
+  EXPECT_EQ(t.protocol, CollectiveProtocol::Auto);
+  EXPECT_EQ(t.protocolsAllowed, 0b101);
+  const auto bad = diagnosticsOf("collectives:\n  protocol: LL,LL256\n");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].line, 2);
+  EXPECT_NE(bad[0].message.find("NCCL_PROTO list"), std::string::npos);
   std::vector<std::string> keys;
   for (const auto& x : d) keys.push_back(x.key);
   EXPECT_EQ(keys, (std::vector<std::string>{"collectives.protocol", "collectives.nvls",

@@ -532,3 +532,31 @@ TEST(CollectiveNcclModel, ACallRunsOnNcclsChannelCountForItsSize) {
     EXPECT_EQ(b.fabric.transfers().started(), 16 * channels) << bytes << " B";
   }
 }
+
+TEST(CollectiveNcclModel, AnNcclProtoListRestrictsWhatAutoPicks) {
+  // NCCL_PROTO semantics. A 1 MiB ring all-reduce of 16 ranks on two 8-GPU Intel hosts, 24
+  // channels, NCCL 2.30.7's constants worked by hand (Hopper, two nodes): LL 6.6 + 26 x max(0.6,
+  // 1 net overhead) + 4 x 2.7 = 43 us of latency, 1 MiB at min(39, ...) x 16/30 GB/s = 50 us: 93;
+  // LL128 14 + 26 x 1.9 + 4 x 4.0 = 79 us, ~6 us of data: 85; Simple (8.4 + 26 x 3.4 + 4 x 14)
+  // x 1.4 (the ring's plateau) = 214 us. So auto picks LL128; "^LL128" (NCCL's choice where it
+  // disables LL128, NICs beyond the GPUs' PCIe switches) LL; "Simple,LL128" LL128; "Simple" Simple.
+  TopologySpec spec = hostsSpec(2, 8);
+  spec.hosts.nvlinkBandwidth = BitRate::bps(int64_t{370} * 8'000'000'000);
+  FlowBench b(spec);
+  const CollectiveCall c = allReduce(CollectiveAlgorithm::Ring, 16, kMiB);
+  for (const auto& [list, expect] :
+       {std::pair<const char*, CollectiveProtocol>{"LL,LL128,Simple", CollectiveProtocol::LL128},
+        {"^LL128", CollectiveProtocol::LL},
+        {"Simple,LL128", CollectiveProtocol::LL128},
+        {"simple", CollectiveProtocol::Simple}}) {
+    CollectiveTuning t;
+    t.channels = 24;
+    t.protocol = CollectiveProtocol::Auto;
+    t.protocolsAllowed = *parseNcclProtoList(list);
+    CollectiveEngine e(b.sim, b.fabric, t, 8);
+    EXPECT_EQ(e.protocolFor(c, CollectiveAlgorithm::Ring), expect) << list;
+  }
+  EXPECT_FALSE(parseNcclProtoList("^LL,LL128,Simple"));  // allows nothing
+  EXPECT_FALSE(parseNcclProtoList("LL,FOO"));
+  EXPECT_EQ(ncclProtoList(*parseNcclProtoList("^ll128")), "LL,Simple");
+}
