@@ -67,7 +67,7 @@ uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
   for (const Hop& h : hops) __builtin_prefetch(&users_[h.resource]);  // independent misses, issued together
   for (uint32_t i = 0; i < n; ++i) {
     const Hop h = hops[i];
-    SIM_DCHECK(h.resource < res_.size() && h.weight > 0 && h.weight <= 1, "bad hop");
+    SIM_DCHECK(h.resource < res_.size() && h.weight > 0, "bad hop");
     hops_[offset + i] = h;
     auto& users = users_[h.resource];
     hopSlot_[offset + i] = static_cast<uint32_t>(users.size());

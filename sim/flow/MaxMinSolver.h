@@ -5,8 +5,9 @@
 // taking from one that has no more (max-min fairness), computed by progressive filling
 // ("water filling"): repeatedly saturate the resource with the smallest fair share, freeze its
 // flows at that share, and subtract them from the other resources on their paths.
-// A flow may use a resource with a weight w in (0, 1]: it then consumes w x its rate there
-// (a sprayed flow spreading evenly over parallel links uses each with weight 1/links).
+// A flow may use a resource with a weight w > 0: it then consumes w x its rate there (a sprayed
+// flow spreading evenly over parallel links uses each with weight 1/links; a pipeline moved as
+// one flow, FlowFabric::sendGroup, crosses a port once per member that does, w up to their count).
 // Recomputation is incremental and exact. A change can only move the flows bottlenecked where
 // it happens, and through them, transitively, the flows bottlenecked where those run. A solve
 // therefore starts from the flows added since the last one and the saturated resources a flow
@@ -35,7 +36,7 @@ class MaxMinSolver {
  public:
   struct Hop {
     uint32_t resource;
-    float weight;  ///< share of the flow's rate this resource carries, in (0, 1]
+    float weight;  ///< share of the flow's rate this resource carries, > 0
   };
 
   /// Adds a resource of `capacity` bytes/ps; returns its id (ids are dense from 0).
