@@ -179,6 +179,26 @@ TEST(MaxMinSolver, HalfWeightOnTwoParallelLinksDoublesTheRate) {
   expectMaxMinOptimal(s, {f, g});
 }
 
+TEST(MaxMinSolver, AWeightAboveOneIsABundleOfFlowsOnThatResource) {
+  // A pipeline of three edges moved as one flow (FlowFabric::sendGroup) whose edges all cross
+  // link a: weight 3 there. With a lone flow on a (capacity 1), link a's fill level r satisfies
+  // 3 r + r = 1: both run at 1/4 (the bundle's three edges each at 1/4, as three flows would
+  // be). Worked by hand. Link b (capacity 1, weight 1 of the bundle) is then not its bottleneck.
+  MaxMinSolver s;
+  const uint32_t a = s.addResource(1), b = s.addResource(1);
+  const uint32_t bundle = s.addFlow(std::vector<MaxMinSolver::Hop>{{a, 3.0f}, {b, 1.0f}});
+  const uint32_t lone = flowOn(s, {a});
+  solveAll(s);
+  EXPECT_TRUE(near(s.rate(bundle), 0.25)) << s.rate(bundle);
+  EXPECT_TRUE(near(s.rate(lone), 0.25)) << s.rate(lone);
+  EXPECT_DOUBLE_EQ(s.load(a), 4.0);
+  expectMaxMinOptimal(s, {bundle, lone});
+  // Alone, the bundle fills a: 1/3.
+  s.removeFlow(lone);
+  solveAll(s);
+  EXPECT_TRUE(near(s.rate(bundle), 1.0 / 3)) << s.rate(bundle);
+}
+
 TEST(MaxMinSolver, RemovalRecomputesOnlyItsComponent) {
   MaxMinSolver s;
   // Component 1: links a (cap 6) and b (cap 9) joined by flow x.
