@@ -54,12 +54,13 @@ uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
     nextBottleneck_.push_back(kNoResource);
   }
   uint32_t offset;
-  if (n < freeHops_.size() && !freeHops_[n].empty()) {
-    offset = freeHops_[n].back();
-    freeHops_[n].pop_back();
+  const uint32_t cls = blockClass(n);
+  if (cls < freeHops_.size() && !freeHops_[cls].empty()) {
+    offset = freeHops_[cls].back();
+    freeHops_[cls].pop_back();
   } else {
     offset = static_cast<uint32_t>(hops_.size());
-    hops_.resize(hops_.size() + n);
+    hops_.resize(hops_.size() + blockSize(n));
     hopSlot_.resize(hops_.size());
   }
   Flow& fl = flows_[f];
@@ -106,8 +107,9 @@ void MaxMinSolver::removeFlow(uint32_t f) {
     if (users.empty()) res_[h.resource].usage = 0;  // no drift left by float sums
     if (trackLoad_) weightSum_[h.resource] = users.empty() ? 0 : weightSum_[h.resource] - h.weight;
   }
-  if (fl.count >= freeHops_.size()) freeHops_.resize(fl.count + 1);
-  freeHops_[fl.count].push_back(fl.offset);
+  const uint32_t cls = blockClass(fl.count);
+  if (cls >= freeHops_.size()) freeHops_.resize(cls + 1);
+  freeHops_[cls].push_back(fl.offset);
   fl.alive = false;
   fl.rate = fl.next = 0;
   freeFlows_.push_back(f);

@@ -26,6 +26,8 @@
 // dirty components.
 #pragma once
 
+#include <bit>
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -154,7 +156,15 @@ class MaxMinSolver {
   std::vector<Flow> flows_;
   std::vector<Hop> hops_;
   std::vector<uint32_t> hopSlot_;                ///< per hop slot: its index in the resource's users list
-  std::vector<std::vector<uint32_t>> freeHops_;  ///< free hop blocks by size
+  /// Free hop blocks by class: exact sizes up to kExactBlock hops (paths), powers of two
+  /// beyond (a pipeline's group flow spans many paths, each of its own length: blocks of exact
+  /// sizes would rarely be reused and the table would grow with every group).
+  std::vector<std::vector<uint32_t>> freeHops_;
+  static constexpr uint32_t kExactBlock = 64;
+  static uint32_t blockSize(uint32_t n) { return n <= kExactBlock ? n : std::bit_ceil(n); }
+  static uint32_t blockClass(uint32_t n) {
+    return n <= kExactBlock ? n : kExactBlock + static_cast<uint32_t>(std::bit_width(n - 1));
+  }
   std::vector<uint32_t> freeFlows_;
   std::vector<uint32_t> expand_;      ///< resources the next solve must expand
   std::vector<uint32_t> newFlows_;    ///< flows added since the last solve
