@@ -14,8 +14,8 @@ void usage(FILE* out) {
   std::fprintf(out,
                "fabricsim: discrete-event simulator of AI-cluster network fabrics\n\n"
                "usage:\n"
-               "  fabricsim run TOPOLOGY.yaml [--workload W.yaml ...] [--backend packet|flow] [--routing R]\n"
-               "                [--cc C] [--set key.path=value ...] [--workload-set key.path=value ...]\n"
+               "  fabricsim run TOPOLOGY.yaml [--workload W.yaml ...] [--backend packet|flow|hybrid]\n"
+               "                [--routing R] [--cc C] [--set key.path=value ...] [--workload-set key.path=value ...]\n"
                "                [--seed N] [--out results.json] [--timeline t.json] [--quiet]\n"
                "  fabricsim sweep SWEEP.yaml --out DIR [--jobs N] [--resume] [--dry-run] [--quiet]\n"
                "                (also under mpirun -np N: rank r runs the points i %% N == r)\n"
