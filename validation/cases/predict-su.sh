@@ -2,7 +2,7 @@
 # Predictions beyond the fitted tables: nccl-tests busbw that the H100 calibration
 # (validation/reports/calibration-h100.yaml, from validation/cases/run.sh) gives on a DGX H100
 # SuperPOD scalable unit (validation/cases/h100-ndr-su32.yaml: 32 nodes x 8 H100, 8 NDR rails)
-# for all_reduce, all_gather and reduce_scatter at 4 and 8 nodes, 1 MiB to 16 GiB (x4), flow
+# for all_reduce, all_gather, reduce_scatter and alltoall at 4 and 8 nodes, 1 MiB to 16 GiB (x4), flow
 # backend, with the algorithm NCCL's own tuner picks. No measurement enters: `fabricsim validate`
 # is given size-only tables (the measured column is a placeholder it compares against; only the
 # simulated column is printed). Prints a markdown table with the date and machine.
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 files=()
-for op in all_reduce all_gather reduce_scatter; do
+for op in all_reduce all_gather reduce_scatter alltoall; do
   for hosts in 4 8; do
     f="$tmp/${op}_${hosts}.csv"
     {
