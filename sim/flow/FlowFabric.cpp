@@ -318,12 +318,17 @@ void FlowFabric::releaseOrder(uint64_t orderKey) {
   dispatch(next.request, next.observer, orderKey);
 }
 
-void FlowFabric::dispatch(const TransferRequest& r, TransferObserver* observer, uint64_t orderKey) {
+FlowRecord FlowFabric::recordOf(const TransferRequest& r) const {
   FlowRecord rec;
   rec.srcGpu = r.srcGpu;
   rec.dstGpu = r.dstGpu;
   rec.bytes = r.bytes;
   rec.start = sim_.now();
+  return rec;
+}
+
+void FlowFabric::dispatch(const TransferRequest& r, TransferObserver* observer, uint64_t orderKey) {
+  FlowRecord rec = recordOf(r);
   rec.intraHost = topo_.hostOfGpu(r.srcGpu) == topo_.hostOfGpu(r.dstGpu);
   if (rec.intraHost) {
     // NVLink, as on the packet backend: each GPU's egress serves its transfers in order.
@@ -373,11 +378,7 @@ void FlowFabric::dispatch(const TransferRequest& r, TransferObserver* observer, 
 }
 
 uint32_t FlowFabric::openRouted(const TransferRequest& r, TransferObserver* observer, Time latency) {
-  FlowRecord rec;
-  rec.srcGpu = r.srcGpu;
-  rec.dstGpu = r.dstGpu;
-  rec.bytes = r.bytes;
-  rec.start = sim_.now();
+  FlowRecord rec = recordOf(r);
   double bottleneck = 0;
   for (size_t i = 0; i + ackHops_ < hops_.size(); ++i) {
     const MaxMinSolver::Hop h = hops_[i];

@@ -256,6 +256,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Opens the record of transfer `r` routed in hops_ (its ideal time from that path) and counts
   /// it as sent, with its bytes on the ports it crosses.
   uint32_t openRouted(const TransferRequest& r, TransferObserver* observer, Time latency);
+  /// A record of transfer `r` starting now (endpoints, bytes, start).
+  FlowRecord recordOf(const TransferRequest& r) const;
   /// A flow that lost packets at a failure and waits to resend them.
   struct Stalled {
     uint32_t record = 0;              ///< its transfer's slot (not to be read once ackOnly: delivered)

@@ -142,7 +142,7 @@ struct CollectiveEngine::Impl {
     freeSlots.push_back(s);
     --active;
   }
-  static constexpr size_t kKeptLanes = 64;  ///< lanes a free plan may keep room for (5 KiB)
+  static constexpr size_t kKeptLanes = 64;  ///< lanes a free plan may keep room for (6.5 KiB)
   uint32_t acquirePending(uint32_t slot, uint32_t lane, bool delivery = false) {
     uint32_t p;
     if (!freePending.empty()) {
@@ -342,19 +342,24 @@ void CollectiveEngine::Impl::groupPipelines(CollectivePlan& slot) const {
     }
     slot.lanes[first].delay = last;
     slot.lanes[first].groupSize = count;
-    slot.lanes[first].groupStride = stride;
+    slot.lanes[first].groupStride = static_cast<uint8_t>(stride);
   };
-  const auto eligible = [&](const Lane& l) { return l.kind == LaneKind::Whole && l.data > 0; };
+  // A pipelined ring's lane (one send for all its steps), or a pipelined tree's edge.
+  const auto ringLane = [&](const Lane& l) {
+    return slot.algo == PlanAlgo::Lanes && l.kind == LaneKind::Whole && l.data > 0 && l.flow == LaneFlow::Ring &&
+           l.repeat > 1 && l.gate;
+  };
+  const auto treeEdge = [&](const Lane& l) {
+    return slot.algo == PlanAlgo::Tree && l.kind == LaneKind::Whole && l.data > 0 && l.fixedDelay;
+  };
   for (uint32_t i = 0; i < lanes;) {
     const Lane& l = slot.lanes[i];
     uint32_t j = i + 1;
-    if (slot.algo == PlanAlgo::Lanes && eligible(l) && l.flow == LaneFlow::Ring && l.repeat > 1 && l.gate) {
-      while (j < lanes && eligible(slot.lanes[j]) && slot.lanes[j].flow == LaneFlow::Ring &&
-             slot.lanes[j].repeat > 1 && slot.lanes[j].gate && slot.lanes[j].qp == l.qp)
-        ++j;
+    if (ringLane(l)) {
+      while (j < lanes && ringLane(slot.lanes[j]) && slot.lanes[j].qp == l.qp) ++j;
       group(i, j - i, 1);
-    } else if (slot.algo == PlanAlgo::Tree && eligible(l) && l.fixedDelay) {
-      while (j < lanes && eligible(slot.lanes[j]) && slot.lanes[j].fixedDelay && slot.lanes[j].n == l.n) ++j;
+    } else if (treeEdge(l)) {
+      while (j < lanes && treeEdge(slot.lanes[j]) && slot.lanes[j].n == l.n) ++j;
       if ((j - i) % 2 == 0) {  // (up, down) pairs
         group(i, (j - i) / 2, 2);
         group(i + 1, (j - i) / 2, 2);

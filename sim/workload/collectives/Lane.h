@@ -88,7 +88,6 @@ struct Lane {
   bool batch = false;
   uint32_t repeat = 1;      ///< ring steps this lane's one send stands for (pipelined ring model)
   Time delay;               ///< pipelined or fixed-delay lane: the wait before its one send
-  bool fixedDelay = false;  ///< the wait before each send is `delay` (NVLS lanes)
   /// When the protocol's ceiling (CollectivePlan::protoRate) has passed the data of the lane's
   /// latest send.
   Time paceEnd;
@@ -96,21 +95,21 @@ struct Lane {
   /// the leader's groupSize lanes from groupLead, every groupStride-th; members leave it to the
   /// leader.
   uint32_t groupLead = kNoLane;
-  uint32_t groupSize = 0;    ///< the leader's: lanes in its group
-  uint32_t groupStride = 1;  ///< the leader's
-  bool nvlsWire = false;    ///< wire bytes = user bytes / nvlsEfficiency (NVLS lanes)
+  uint32_t groupSize = 0;  ///< the leader's: lanes in its group
+  uint32_t scheduled = 0;  ///< overlap lanes: sends whose step-latency event has been scheduled
+  uint32_t window = kNoLane;  ///< most sends in flight (issued, not yet delivered)
+  uint8_t groupStride = 1;    ///< the leader's
+  bool fixedDelay = false;    ///< the wait before each send is `delay` (NVLS lanes)
+  bool nvlsWire = false;      ///< wire bytes = user bytes / nvlsEfficiency (NVLS lanes)
   /// Stepped ring lanes: each send that becomes ready waits its own step latency, overlapping
   /// the waits of sends before it, so a ring's latency is the sum of its hops' latencies along
   /// the data's path (NCCL's ring latency) rather than steps x the slowest hop's.
   bool overlap = false;
-  uint32_t scheduled = 0;  ///< overlap lanes: sends whose step-latency event has been scheduled
   /// One connection (one queue pair): the fabric moves the lane's sends in flight one after
   /// another (TransferRequest::inOrder), as a NIC streams a QP's posted messages in turn, not
   /// all at once at a share each (then every tree level would store and forward each chunk at a
   /// fraction of the rate).
   bool inOrder = false;
-
-  uint32_t window = kNoLane;  ///< most sends in flight (issued, not yet delivered)
 
   uint32_t ready() const {
     if (!gate) return 0;
