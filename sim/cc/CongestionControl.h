@@ -35,6 +35,9 @@ class CongestionControl {
   virtual void onNotification(uint32_t qp, Time now) = 0;
   /// The next time after `now` at which rate(qp) can change by a timer alone; Time::max() if never.
   virtual Time nextTimer(uint32_t qp, Time now) = 0;
+  /// The next time after `now` at which rate(qp) can change without a notification: a timer, or
+  /// a decrease already latched; Time::max() if never. Between now and then rate(qp) is constant.
+  virtual Time nextRateChange(uint32_t qp, Time now) { return nextTimer(qp, now); }
   /// Makes QP `qp` (registered or not) a copy of QP `fromQp` of `from`, a controller of the same
   /// algorithm and parameters, its clock moved by `shift` (from's time t is this one's t + shift):
   /// rates, timers' phases and stage counts alike. The hybrid backend carries the state a queue

@@ -85,6 +85,10 @@ class DcqcnMlx final : public CongestionControl {
   int timerStages(uint32_t qp) const { return qps_[qp].timerStages; }
   int byteStages(uint32_t qp) const { return qps_[qp].byteStages; }
   /// The decrease tick that will consume a latched CNP, or Time::max() when none is latched.
+  Time nextRateChange(uint32_t qp, Time now) override {
+    const Time timer = nextTimer(qp, now);  // applies what is due by now
+    return std::min(timer, pendingCut(qp));
+  }
   Time pendingCut(uint32_t qp) const { return qps_[qp].decLatched ? qps_[qp].cutAt : Time::max(); }
 
  private:

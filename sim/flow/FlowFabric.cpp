@@ -479,6 +479,7 @@ void FlowFabric::recompute() {
       Active& a = active_[f];
       a.rate = solver_.rate(f);
       updateFinish(f);
+      if (a.paced) setPaceExpiry(f);
     });
   };
   solve();

@@ -365,6 +365,10 @@ class FlowFabric final : public Fabric, public EventHandler {
   void refreshHolds();
   /// Ends the paces of the flows that have sent the bytes their episode covered, and schedules
   /// the next such end.
+  /// Moves flow f's (paced) entry in paceExpiries_ to when its pace ends at its current rate.
+  void setPaceExpiry(uint32_t f);
+  /// Moves held flow f's entry in holdTimers_ to its queue pair's next rate change.
+  void setHoldTimer(uint32_t f);
   void expirePaces(Time now);
   void schedulePaceExpiry();
   /// The efficiency of the episode on saturated switch port `r`, whose flows are the episodic
@@ -446,6 +450,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   Coupling coupling_;
   std::vector<uint32_t> freePaces_;        ///< pace resources of flows that left
   std::vector<uint32_t> paced_;            ///< the flows held to a pace
+  CompletionHeap paceExpiries_;            ///< when each paced flow's pace ends, earliest first
+  CompletionHeap holdTimers_;              ///< when each held flow's carried rate may next change
   Time nextPaceExpiry_ = Time::max();      ///< the pending pace-expiry event, or max
   static constexpr double kUnpaced = 1e6;  ///< a pace resource's capacity while it holds nothing (bytes/ps)
   uint64_t episodesEvaluated_ = 0;

@@ -10,6 +10,7 @@ namespace fabricsim {
 
 size_t FlowFabric::memoryBytes() const {
   return solver_.memoryBytes() + active_.capacity() * sizeof(Active) + finishes_.memoryBytes() +
+         paceExpiries_.memoryBytes() + holdTimers_.memoryBytes() +
          transfers_.memoryBytes() + deliveries_.capacity() * sizeof(uint32_t) +
          freeDeliveries_.capacity() * sizeof(uint32_t) + portBytes_.capacity() * sizeof(double) +
          nominal_.capacity() * sizeof(double) + routeHops_.capacity() * sizeof(MaxMinSolver::Hop) +

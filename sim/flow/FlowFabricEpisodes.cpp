@@ -151,6 +151,7 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     a.pacedAt = sim_.now();
     a.pacedSlot = static_cast<uint32_t>(paced_.size());
     paced_.push_back(f);
+    setPaceExpiry(f);  // at its current rate; the solve moves it with the rate
     solver_.setCapacity(a.pace, pace);
     ++held;
     ++pacesSet_;
@@ -303,6 +304,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
 
 void FlowFabric::dropPaced(Active& a) {
   if (!a.paced) return;
+  paceExpiries_.erase(paced_[a.pacedSlot]);
   const uint32_t moved = paced_.back();  // swap-remove from the list of paced flows
   paced_[a.pacedSlot] = moved;
   active_[moved].pacedSlot = a.pacedSlot;
@@ -312,6 +314,7 @@ void FlowFabric::dropPaced(Active& a) {
 
 void FlowFabric::dropHeld(Active& a) {
   if (!a.held) return;
+  holdTimers_.erase(held_[a.heldSlot]);
   const uint32_t moved = held_.back();
   held_[a.heldSlot] = moved;
   active_[moved].heldSlot = a.heldSlot;
@@ -364,41 +367,61 @@ void FlowFabric::holdAtCarriedRate(uint32_t f) {
     a.heldSlot = static_cast<uint32_t>(held_.size());
     held_.push_back(f);
   }
+  setHoldTimer(f);
   solver_.setCapacity(a.pace, rate);
 }
 
 void FlowFabric::refreshHolds() {
-  // Backwards: a flow whose queue pair is back at line rate leaves held_ by a swap with the
-  // last entry, already refreshed.
-  for (size_t i = held_.size(); i-- > 0;) {
-    const uint32_t f = held_[i];
+  // Only the held flows whose queue pair's rate may have moved since they were last looked at
+  // (a timer of its congestion control is due): between those instants the rate is constant.
+  const Time now = sim_.now();
+  while (!holdTimers_.empty() && holdTimers_.top().at <= now) {
+    const uint32_t f = holdTimers_.top().flow;
     const double rate = carriedRate(f);
-    const double now = solver_.capacity(active_[f].pace);
-    if (rate <= 0 || std::abs(rate - now) > 1e-3 * now) holdAtCarriedRate(f);
+    const double held = solver_.capacity(active_[f].pace);
+    if (rate <= 0 || std::abs(rate - held) > 1e-3 * held)
+      holdAtCarriedRate(f);  // a new hold (and timer), or none
+    else
+      setHoldTimer(f);
   }
 }
 
+void FlowFabric::setHoldTimer(uint32_t f) {
+  const Time next = qpCc_->nextRateChange(active_[f].ccSlot, sim_.now());
+  if (next == Time::max())
+    holdTimers_.erase(f);
+  else
+    holdTimers_.set(f, next);
+}
+
+void FlowFabric::setPaceExpiry(uint32_t f) {
+  // When the flow's bytes left reach its pace's end (within half a byte: rounding in the fluid),
+  // at its current rate; held to its end, or not moving, it has none.
+  const Active& a = active_[f];
+  if (a.paceUntil <= 0 || a.rate <= 0) {
+    paceExpiries_.erase(f);
+    return;
+  }
+  const double ps = std::max(0.0, a.remaining - a.paceUntil - 0.5) / a.rate;
+  paceExpiries_.set(f, a.last + Time::ps(static_cast<int64_t>(std::ceil(ps))));
+}
+
 void FlowFabric::expirePaces(Time now) {
-  for (size_t i = 0; i < paced_.size();) {
-    const uint32_t f = paced_[i];
+  // Only the flows whose pace ends by now (the heap's earliest), not every paced flow.
+  while (!paceExpiries_.empty() && paceExpiries_.top().at <= now) {
+    const uint32_t f = paceExpiries_.top().flow;
     settle(f, now);
-    Active& a = active_[f];
-    if (a.remaining > a.paceUntil + 0.5) {  // half a byte: rounding in the fluid
-      ++i;
-      continue;
-    }
-    unpace(f);  // moves the last paced flow into slot i
+    const Active& a = active_[f];
+    if (a.remaining > a.paceUntil + 0.5)
+      setPaceExpiry(f);  // not yet (rounding): later
+    else
+      unpace(f);  // leaves the heap
   }
 }
 
 void FlowFabric::schedulePaceExpiry() {
-  Time next = Time::max();
-  for (const uint32_t f : paced_) {
-    const Active& a = active_[f];
-    if (a.paceUntil <= 0 || a.rate <= 0) continue;  // held to the end of the flow
-    const double ps = std::max(0.0, a.remaining - a.paceUntil) / a.rate;
-    next = std::min(next, a.last + Time::ps(static_cast<int64_t>(std::ceil(ps))));
-  }
+  if (paceExpiries_.empty()) return;
+  const Time next = paceExpiries_.top().at;
   if (next < nextPaceExpiry_) {
     nextPaceExpiry_ = next;
     sim_.schedule(next, this, kPaceExpiry);
