@@ -325,6 +325,15 @@ void Experiment::runReplicas() {
   o.timelinePath.clear();
   o.probes.clear();
   for (int r = 1; r <= episodes_->replicas(); ++r) {
+    if (episodes_->seedDependent() == 0) {
+      // Every episode this run asked for answers every replica as it answered the run, so a
+      // rerun would ask the same episodes in the same order and repeat the run exactly.
+      std::vector<ReplicaJob> figures;
+      for (const auto& job : jobs_) figures.push_back(replicaFigures(job));
+      replicas_.push_back(std::move(figures));
+      replicasRepeated_ = true;
+      continue;
+    }
     Experiment replica(o, episodes_, r);
     replica.run();
     if (replica.failed()) continue;  // a replica whose episodes fail the run adds no figure

@@ -63,6 +63,9 @@ class Experiment {
   Experiment(RunOptions options, std::shared_ptr<PacketEpisodeModel> episodes, int replica);
   ~Experiment();
 
+  /// The hybrid backend's episode model (its cache of packet-level measurements), for replicas;
+  /// null on other backends.
+  std::shared_ptr<PacketEpisodeModel> episodeModel() const { return episodes_; }
   /// Runs the simulation to completion, or until a connection fails (failed()).
   void run();
   /// A connection gave up (transport retries exhausted) or the run stalled with transfers
@@ -129,6 +132,8 @@ class Experiment {
   };
   std::vector<std::vector<ReplicaJob>> replicas_;
   double replicaWallSeconds_ = 0;
+  /// No episode depended on its seed: the replicas are this run's figures, not reruns.
+  bool replicasRepeated_ = false;
   uint64_t runQueries_ = 0;  ///< episode queries of the run itself (the replicas' not counted)
   /// Runs the replicas of a hybrid run (after the run itself).
   void runReplicas();

@@ -105,6 +105,8 @@ nlohmann::json Experiment::buildResults() const {
                                       {"replica_groups", episodes_->replicas()},
                                       {"replicas", replicas_.size()},
                                       {"replica_wall_time_s", replicaWallSeconds_},
+                                      {"replicas_rerun", !replicasRepeated_},
+                                      {"seed_dependent_episodes", episodes_->seedDependent()},
                                       {"episodes", episodes_->episodesJson(20)}};
     const FlowFabric::Coupling& c = flow_->coupling();
     doc["summary"]["hybrid_model"]["coupling"] = {

@@ -38,7 +38,10 @@
 // quartiles to the nearest quarter of S, at least one; L to 0.25 us). Each distinct quantized
 // episode is simulated with `episodes.seeds` seeds (the packet backend's random choices: ECN
 // marking, drop victims, DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16 MiB DCQCN
-// flows at 400G take 1.04 or 1.88 times the fluid time as a CNP does or does not cut them). The
+// flows at 400G take 1.04 or 1.88 times the fluid time as a CNP does or does not cut them), in
+// order; where the first max(replicas, 3) runs give every flow the same time and keep no
+// congestion-control state, the outcome does not depend on the seed and the rest are not run
+// (seedDependent() counts the episodes that do). The
 // answer is the fluid time over the seeds' mean packet time (the harmonic mean of their
 // efficiencies: the capacity that gives the expected drain time). The cache is keyed by the
 // quantized episode alone, so the answer does not depend on which raw episode, or in which order,
@@ -119,6 +122,9 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   static std::vector<std::string> unmodelledEffects();
 
   uint64_t queries() const { return queries_; }
+  /// Simulated episodes whose outcome depends on the seed. None: every replica's rerun of the
+  /// flow level would repeat the run (each answer it would get is the run's), so none is needed.
+  uint64_t seedDependent() const { return seedDependent_; }
   size_t simulated() const { return cache_.size(); }
   double packetWallSeconds() const { return wallSeconds_; }
   /// The simulated episodes, most used first (at most `limit`), for the results.
@@ -145,7 +151,11 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     /// The background's efficiency (delivered over ideal bytes): [0] over every run, [r] over
     /// replica r's group.
     std::vector<double> background;
+    /// Its first runs were identical (no state to carry): the other seeds were not run, and
+    /// every replica group answers with them all.
+    bool seedIndependent = false;
     uint64_t uses = 0;  ///< times the flow backend asked for it
+    double wallS = 0;   ///< wall time its packet runs took, seconds
   };
   TopologySpec spec_;
   uint64_t seed_;
@@ -160,11 +170,15 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   static double harmonic(const std::vector<Measured>& runs, int group, int groups);
   /// The background's delivered over ideal bytes over runs[k] for k % groups == group.
   static double backgroundKept(const std::vector<Measured>& runs, int group, int groups);
+  /// Every run gave every flow the same time and the background the same bytes, and none kept
+  /// congestion-control state.
+  static bool identical(const std::vector<Measured>& runs);
   /// Sum of num over sum of den over runs[k] for k % groups == group, in [1e-3, 1] (1 when den is 0).
   static double ratio(const std::vector<Measured>& runs, int group, int groups, double Measured::*num,
                       double Measured::*den);
   std::map<Key, Entry> cache_;
   uint64_t queries_ = 0;
+  uint64_t seedDependent_ = 0;
   double wallSeconds_ = 0;
 };
 

@@ -366,5 +366,41 @@ TEST(PacketEpisodeModelTest, SeedsGiveTheExpectedDrainTimeAndReplicasGiveGroupsO
   EXPECT_GE(hi, all);
 }
 
+TEST(PacketEpisodeModelTest, AnEpisodeThatDoesNotDependOnItsSeedRunsOneSeedPerReplicaGroup) {
+  // A lossless switch without congestion control: PFC pauses, nothing is dropped and no rate is
+  // cut, so no random choice (ECN marks are made but nothing reads them) changes a flow's time.
+  // Its first three seeds (one per replica group) agree flow by flow and the model stops there;
+  // the seeds it skipped, simulated here, would indeed have repeated them, and every replica
+  // answers as the run does. DCQCN's cuts follow its random marks: all eight seeds run.
+  TopologySpec lossless = fabric("none", true);
+  lossless.episodes.seeds = 8;
+  lossless.episodes.replicas = 3;
+  PacketEpisodeModel m(lossless, 3);
+  const CongestionEpisode e = episode(4, 8, 1 << 20);
+  const double all = m.efficiency(e);
+  EXPECT_EQ(m.seedDependent(), 0u);
+  auto j = m.episodesJson(1);
+  EXPECT_EQ(j[0]["seed_independent"], true);
+  ASSERT_EQ(j[0]["seeds"].size(), 3u);
+  const PacketEpisodeModel::Measured first = m.simulate(PacketEpisodeModel::quantize(e), m.episodeSeed(0));
+  for (int k = 3; k < 8; ++k)
+    EXPECT_EQ(m.simulate(PacketEpisodeModel::quantize(e), m.episodeSeed(k)).flowTimesS, first.flowTimesS)
+        << "seed " << k;
+  for (int r = 1; r <= 3; ++r) {
+    m.setReplica(r);
+    EXPECT_EQ(m.efficiency(e), all) << "replica " << r;
+  }
+
+  TopologySpec dcqcn = fabric("dcqcn", false);
+  dcqcn.episodes.seeds = 8;
+  dcqcn.episodes.replicas = 3;
+  PacketEpisodeModel d(dcqcn, 3);
+  d.efficiency(episode(8, 8, 1 << 20));
+  EXPECT_EQ(d.seedDependent(), 1u);
+  j = d.episodesJson(1);
+  EXPECT_EQ(j[0]["seed_independent"], false);
+  EXPECT_EQ(j[0]["seeds"].size(), 8u);
+}
+
 }  // namespace
 }  // namespace fabricsim
