@@ -1,10 +1,14 @@
 #include "sim/runtime/Experiment.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <ctime>
+#include <exception>
 #include <filesystem>
 #include <future>
+#include <optional>
+#include <thread>
 
 #include "sim/config/SpecJson.h"
 #include "sim/config/TopologyLoader.h"
@@ -61,7 +65,8 @@ Experiment::Experiment(RunOptions options, std::shared_ptr<PacketEpisodeModel> e
     fabric_ = std::move(f);
     if (options_.backend == "hybrid") {
       if (!episodes_) episodes_ = std::make_shared<PacketEpisodeModel>(spec_, options_.seed);
-      flow_->setEpisodeModel(episodes_.get());
+      episodeView_ = episodes_->view(replica_);  // this run's answers; the measurements are shared
+      flow_->setEpisodeModel(episodeView_.get());
     }
   } else {
     auto p = std::make_unique<PacketFabric>(*sim_, *topo_, spec_, *fib_);
@@ -230,7 +235,6 @@ void Experiment::run() {
   ran_ = true;
   ProgressReporter progress(options_.progress);
   Bytes requested = 0;
-  if (episodes_) episodes_->setReplica(replica_);
   if (bgp_) {
     // Initial convergence: BGP alone runs until quiet; the workloads start then.
     const auto w0 = std::chrono::steady_clock::now();
@@ -319,30 +323,54 @@ Experiment::ReplicaJob Experiment::replicaFigures(const Job& job) const {
 void Experiment::runReplicas() {
   // Each replica is the same run with one group of seeds' episode measurements (they are in the
   // shared cache already, or simulated on demand with every seed). Quiet, without side outputs.
+  // The replicas are independent runs of the flow level: they run on as many threads as the
+  // machine has cores (at most one per replica), each answer a function of its episode alone,
+  // so the figures do not depend on which thread simulated an episode first; they are kept in
+  // replica order.
   const auto t0 = std::chrono::steady_clock::now();
+  const int n = episodes_->replicas();
+  if (episodes_->seedDependent() == 0) {
+    // Every episode this run asked for answers every replica as it answered the run, so a
+    // rerun would ask the same episodes in the same order and repeat the run exactly.
+    std::vector<ReplicaJob> figures;
+    for (const auto& job : jobs_) figures.push_back(replicaFigures(job));
+    replicas_.assign(static_cast<size_t>(n), figures);
+    replicasRepeated_ = true;
+    return;
+  }
   RunOptions o = options_;
   o.progress = false;
   o.timelinePath.clear();
   o.probes.clear();
-  for (int r = 1; r <= episodes_->replicas(); ++r) {
-    if (episodes_->seedDependent() == 0) {
-      // Every episode this run asked for answers every replica as it answered the run, so a
-      // rerun would ask the same episodes in the same order and repeat the run exactly.
-      std::vector<ReplicaJob> figures;
-      for (const auto& job : jobs_) figures.push_back(replicaFigures(job));
-      replicas_.push_back(std::move(figures));
-      replicasRepeated_ = true;
-      continue;
+  std::vector<std::optional<std::vector<ReplicaJob>>> figures(static_cast<size_t>(n));
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
+  std::atomic<int> next{1};
+  const auto work = [&] {
+    for (int r = next++; r <= n; r = next++) {
+      const auto i = static_cast<size_t>(r - 1);
+      try {
+        Experiment replica(o, episodes_, r);
+        replica.run();
+        if (replica.failed()) continue;  // a replica whose episodes fail the run adds no figure
+        std::vector<ReplicaJob> f;
+        for (const auto& job : replica.jobs_) f.push_back(replica.replicaFigures(job));
+        figures[i] = std::move(f);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
     }
-    Experiment replica(o, episodes_, r);
-    replica.run();
-    if (replica.failed()) continue;  // a replica whose episodes fail the run adds no figure
-    std::vector<ReplicaJob> figures;
-    for (const auto& job : replica.jobs_) figures.push_back(replica.replicaFigures(job));
-    replicas_.push_back(std::move(figures));
-  }
-  episodes_->setReplica(0);
+  };
+  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, static_cast<unsigned>(n));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (auto& f : figures)
+    if (f) replicas_.push_back(std::move(*f));
   replicaWallSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  replicaThreads_ = threads;
 }
 
 void Experiment::writeTimeline() const {

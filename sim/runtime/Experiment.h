@@ -125,6 +125,7 @@ class Experiment {
   PacketFabric* packet_ = nullptr;                ///< fabric_ when the backend is packet
   FlowFabric* flow_ = nullptr;                    ///< fabric_ when the backend is flow or hybrid
   std::shared_ptr<PacketEpisodeModel> episodes_;  ///< hybrid: congestion episodes at packet level
+  std::unique_ptr<CongestionEpisodeModel> episodeView_;  ///< what this run's flow level asks
   int replica_ = 0;                               ///< hybrid: 0 for the run, 1..seeds for its replicas
   /// Per replica, per job: JCT, mean iteration time and exposed communication (s; NaN: none).
   struct ReplicaJob {
@@ -134,6 +135,7 @@ class Experiment {
   double replicaWallSeconds_ = 0;
   /// No episode depended on its seed: the replicas are this run's figures, not reruns.
   bool replicasRepeated_ = false;
+  unsigned replicaThreads_ = 0;  ///< threads the replicas ran on
   uint64_t runQueries_ = 0;  ///< episode queries of the run itself (the replicas' not counted)
   /// Runs the replicas of a hybrid run (after the run itself).
   void runReplicas();

@@ -106,6 +106,7 @@ nlohmann::json Experiment::buildResults() const {
                                       {"replicas", replicas_.size()},
                                       {"replica_wall_time_s", replicaWallSeconds_},
                                       {"replicas_rerun", !replicasRepeated_},
+                                      {"replica_threads", replicaThreads_},
                                       {"seed_dependent_episodes", episodes_->seedDependent()},
                                       {"episodes", episodes_->episodesJson(20)}};
     const FlowFabric::Coupling& c = flow_->coupling();

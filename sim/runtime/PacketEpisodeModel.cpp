@@ -167,6 +167,14 @@ uint32_t PacketEpisodeModel::sizeLevel(const CongestionEpisode& q, uint32_t quar
 }
 
 double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
+  return answer(episode, replica_, last_);
+}
+
+double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica, Answer& out) {
+  // One lock for the cache, its counters and the packet runs: replicas on other threads wait
+  // for an episode being simulated (each answer is a function of the quantized episode alone,
+  // so which thread simulates it first changes nothing).
+  const std::lock_guard<std::mutex> lock(mutex_);
   ++queries_;
   const CongestionEpisode q = quantize(episode);
   const Key key{q.fanIn,
@@ -251,11 +259,21 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
     it = cache_.emplace(key, std::move(entry)).first;
   }
   ++it->second.uses;
-  lastFlows_ = it->second.flows[static_cast<size_t>(replica_)];
-  lastStates_ = it->second.states[static_cast<size_t>(replica_)];
-  lastQuartiles_ = it->second.quartiles[static_cast<size_t>(replica_)];
-  lastBackground_ = it->second.background[static_cast<size_t>(replica_)];
-  return replica_ == 0 ? it->second.mean : it->second.groups[static_cast<size_t>(replica_ - 1)];
+  // Spans into the entry, which never changes once in the cache (std::map nodes stay put).
+  const auto r = static_cast<size_t>(replica);
+  out.flows = it->second.flows[r];
+  out.states = it->second.states[r];
+  out.quartiles = it->second.quartiles[r];
+  out.background = it->second.background[r];
+  return replica == 0 ? it->second.mean : it->second.groups[r - 1];
+}
+
+PacketEpisodeModel::View::View(PacketEpisodeModel& model, int replica) : model_(model), replica_(replica) {
+  SIM_CHECK(replica >= 0 && replica <= model.replicas(), "an episode replica is 0 (every seed) or one of the groups");
+}
+
+std::unique_ptr<CongestionEpisodeModel> PacketEpisodeModel::view(int replica) {
+  return std::make_unique<View>(*this, replica);
 }
 
 bool PacketEpisodeModel::identical(const std::vector<Measured>& runs) {
@@ -432,6 +450,7 @@ std::vector<std::string> PacketEpisodeModel::unmodelledEffects() {
 }
 
 nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::pair<Key, const Entry*>> all;
   for (const auto& [k, e] : cache_) all.emplace_back(k, &e);
   std::stable_sort(all.begin(), all.end(),

@@ -60,6 +60,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <tuple>
@@ -83,14 +84,19 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   /// Over every seed (replica 0), or over replica r's group of seeds.
   double efficiency(const CongestionEpisode& episode) override;
   /// Pooled over the same seeds as efficiency() answered from.
-  std::span<const double> flowEfficiencies() const override { return lastFlows_; }
+  std::span<const double> flowEfficiencies() const override { return last_.flows; }
   /// Aligned with flowEfficiencies(): each flow's queue pair as its run left it.
-  std::span<const QueuePairState> flowStates() const override { return lastStates_; }
-  std::span<const uint32_t> flowQuartiles() const override { return lastQuartiles_; }
+  std::span<const QueuePairState> flowStates() const override { return last_.states; }
+  std::span<const uint32_t> flowQuartiles() const override { return last_.quartiles; }
   /// Over the same seeds: the background's delivered bytes over its rate times the episode's time.
-  double backgroundEfficiency() const override { return lastBackground_; }
+  double backgroundEfficiency() const override { return last_.background; }
   /// 0: answer from every seed; 1..replicas(): from that group of the seeds.
   void setReplica(int replica);
+
+  /// What one run of the flow level asks: the model's measurements (shared, simulated on demand)
+  /// answered from one replica's group of seeds (0: every seed), with answers of its own. The
+  /// views of one model may ask from different threads at once; the model outlives them.
+  std::unique_ptr<CongestionEpisodeModel> view(int replica);
   int seeds() const { return seeds_; }
   int replicas() const { return replicas_; }
 
@@ -121,12 +127,16 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   /// What the hybrid backend leaves out, for the results.
   static std::vector<std::string> unmodelledEffects();
 
-  uint64_t queries() const { return queries_; }
+  // The counters and the episodes, read under the cache's lock (replicas may be asking).
+  uint64_t queries() const { return locked(queries_); }
   /// Simulated episodes whose outcome depends on the seed. None: every replica's rerun of the
   /// flow level would repeat the run (each answer it would get is the run's), so none is needed.
-  uint64_t seedDependent() const { return seedDependent_; }
-  size_t simulated() const { return cache_.size(); }
-  double packetWallSeconds() const { return wallSeconds_; }
+  uint64_t seedDependent() const { return locked(seedDependent_); }
+  size_t simulated() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return cache_.size();
+  }
+  double packetWallSeconds() const { return locked(wallSeconds_); }
   /// The simulated episodes, most used first (at most `limit`), for the results.
   nlohmann::json episodesJson(size_t limit) const;
 
@@ -162,10 +172,37 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   int seeds_;
   int replicas_;
   int replica_ = 0;
-  std::span<const double> lastFlows_;           ///< flowEfficiencies() of the last episode asked for
-  std::span<const QueuePairState> lastStates_;  ///< flowStates() of the same
-  std::span<const uint32_t> lastQuartiles_;     ///< flowQuartiles() of the same
-  double lastBackground_ = 1;                   ///< backgroundEfficiency() of the last episode asked for
+  /// The per-flow answers about the last episode asked for.
+  struct Answer {
+    std::span<const double> flows;           ///< flowEfficiencies()
+    std::span<const QueuePairState> states;  ///< flowStates()
+    std::span<const uint32_t> quartiles;     ///< flowQuartiles()
+    double background = 1;                   ///< backgroundEfficiency()
+  };
+  Answer last_;
+  /// The episode's efficiency from replica `replica`'s seeds, its per-flow answers into `out`
+  /// (simulated first if new). Thread-safe.
+  double answer(const CongestionEpisode& episode, int replica, Answer& out);
+  class View final : public CongestionEpisodeModel {
+   public:
+    View(PacketEpisodeModel& model, int replica);
+    double efficiency(const CongestionEpisode& episode) override { return model_.answer(episode, replica_, last_); }
+    std::span<const double> flowEfficiencies() const override { return last_.flows; }
+    std::span<const QueuePairState> flowStates() const override { return last_.states; }
+    std::span<const uint32_t> flowQuartiles() const override { return last_.quartiles; }
+    double backgroundEfficiency() const override { return last_.background; }
+
+   private:
+    PacketEpisodeModel& model_;
+    int replica_;
+    Answer last_;
+  };
+  mutable std::mutex mutex_;  ///< guards the cache and its counters
+  template <class T>
+  T locked(const T& x) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return x;
+  }
   /// Fluid time over mean packet time of runs[k] for k % groups == group.
   static double harmonic(const std::vector<Measured>& runs, int group, int groups);
   /// The background's delivered over ideal bytes over runs[k] for k % groups == group.

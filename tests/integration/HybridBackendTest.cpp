@@ -117,9 +117,10 @@ std::string incast(const std::string& cc, bool pfc) {
 // run asked for depends on its seed (an incast without congestion control into a lossy switch:
 // it drops the tail once its buffer is full, nothing random cuts a rate), every answer a rerun gets is the run's, so it must repeat the run
 // exactly, asking no episode the run did not: the run reports its replicas as its own figures
-// without rerunning them. Checked here by rerunning one anyway. With DCQCN the episodes depend
-// on their seeds, and the replicas are rerun.
-TEST(HybridBackend, ARunWhoseEpisodesDoNotDependOnTheirSeedsIsItsOwnReplica) {
+// without rerunning them. Checked here by rerunning them anyway. With DCQCN the episodes depend
+// on their seeds, and the replicas are rerun, on as many threads as there are cores: each must
+// give what it gives run alone.
+TEST(HybridBackend, ReplicasAreTheRunWhereNoEpisodeDependsOnItsSeedAndRunAloneOrOnThreadsAlike) {
   for (const std::string cc : {"none", "dcqcn"}) {
     fabricsim::RunOptions o;
     o.topologyPath = kRoot + "topologies/leafspine-64-cc.yaml";
@@ -135,6 +136,14 @@ TEST(HybridBackend, ARunWhoseEpisodesDoNotDependOnTheirSeedsIsItsOwnReplica) {
     if (cc == "dcqcn") {
       EXPECT_GT(m["seed_dependent_episodes"].get<int>(), 0);
       EXPECT_EQ(m["replicas_rerun"], true);
+      // The replicas ran on threads, sharing the episodes' cache: each must be what the same
+      // replica gives when run alone, after them.
+      for (int replica = 1; replica <= 3; ++replica) {
+        fabricsim::Experiment alone(o, run.episodeModel(), replica);
+        alone.run();
+        EXPECT_EQ(r["jobs"][0]["confidence"]["jct_s"]["replicas"][replica - 1], alone.results()["jobs"][0]["jct_s"])
+            << "replica " << replica;
+      }
       continue;
     }
     EXPECT_EQ(m["seed_dependent_episodes"], 0);

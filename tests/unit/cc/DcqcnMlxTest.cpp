@@ -336,5 +336,20 @@ TEST(DcqcnMlxTest, NextTimerIsTheNextIncreaseAfterAPendingCut) {
   EXPECT_EQ(cc.timerStages(0), 0);
 }
 
+TEST(DcqcnMlxTest, NextRateChangeIsTheLatchedCutBeforeTheTimer) {
+  // A CNP at 2 us latches a cut for the tick at 6.001 us (2 + 4 + 0.001); the increase timer it
+  // starts expires at 306.001. The rate is line rate until the cut, lower from it: the next
+  // change is the cut, not the timer (the hybrid backend refreshes a carried rate then).
+  const DcqcnSpec s = ns3Mellanox();
+  DcqcnMlx cc(s);
+  cc.addFlow(0, kLineRate, Time::zero());
+  EXPECT_EQ(cc.nextRateChange(0, us(1)), Time::max()) << "at line rate, nothing pending";
+  cc.onNotification(0, us(2));
+  EXPECT_EQ(cc.nextRateChange(0, us(2)), us(6.001));
+  EXPECT_EQ(cc.rate(0, us(6.001) - Time::ps(1)), kLineRate);
+  EXPECT_LT(cc.rate(0, us(6.001)).bitsPerSecond(), kLineRate.bitsPerSecond());
+  EXPECT_EQ(cc.nextRateChange(0, us(6.001)), us(306.001)) << "then the timer";
+}
+
 }  // namespace
 }  // namespace fabricsim
