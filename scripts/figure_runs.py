@@ -11,13 +11,30 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(binary, topology, args, ok=(0,)):
+class TimedOut(Exception):
+    """A run stopped after `seconds` of wall time (run()'s timeout)."""
+
+    def __init__(self, seconds):
+        super().__init__(f"stopped after {seconds:.0f} s")
+        self.seconds = seconds
+
+
+def run(binary, topology, args, ok=(0,), timeout=None):
     """Runs `binary run ROOT/topology --quiet --out ... ARGS`; returns (results, wall s, peak RSS MiB),
-    whole-process figures. Exits on a status outside `ok`."""
+    whole-process figures. Exits on a status outside `ok`. With `timeout` (s), a run still going
+    then is stopped (its whole process group) and TimedOut raised."""
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "r.json")
         cmd = ["/usr/bin/time", "-v", binary, "run", os.path.join(ROOT, topology), "--quiet", "--out", out] + args
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True) as proc:
+            try:
+                _, stderr = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)
+                proc.communicate()
+                raise TimedOut(timeout)
+        p = subprocess.CompletedProcess(cmd, proc.returncode, "", stderr)
         if p.returncode not in ok:
             sys.exit("failed: " + " ".join(cmd) + "\n" + p.stderr)
         rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024

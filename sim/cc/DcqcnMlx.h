@@ -84,11 +84,12 @@ class DcqcnMlx final : public CongestionControl {
   /// Timer / byte stages since the last cut (as of the last advancing call).
   int timerStages(uint32_t qp) const { return qps_[qp].timerStages; }
   int byteStages(uint32_t qp) const { return qps_[qp].byteStages; }
-  /// The decrease tick that will consume a latched CNP, or Time::max() when none is latched.
+  /// The next timer expiry or latched cut, whichever comes first.
   Time nextRateChange(uint32_t qp, Time now) override {
     const Time timer = nextTimer(qp, now);  // applies what is due by now
     return std::min(timer, pendingCut(qp));
   }
+  /// The decrease tick that will consume a latched CNP, or Time::max() when none is latched.
   Time pendingCut(uint32_t qp) const { return qps_[qp].decLatched ? qps_[qp].cutAt : Time::max(); }
 
  private:

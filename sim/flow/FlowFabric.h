@@ -363,12 +363,12 @@ class FlowFabric final : public Fabric, public EventHandler {
   void dropHeld(Active& a);
   /// The held flows' paces at their queue pairs' carried rates now (they recover).
   void refreshHolds();
-  /// Ends the paces of the flows that have sent the bytes their episode covered, and schedules
-  /// the next such end.
   /// Moves flow f's (paced) entry in paceExpiries_ to when its pace ends at its current rate.
   void setPaceExpiry(uint32_t f);
   /// Moves held flow f's entry in holdTimers_ to its queue pair's next rate change.
   void setHoldTimer(uint32_t f);
+  /// Ends the paces of the flows that have sent the bytes their episode covered, and schedules
+  /// the next such end.
   void expirePaces(Time now);
   void schedulePaceExpiry();
   /// The efficiency of the episode on saturated switch port `r`, whose flows are the episodic
