@@ -87,8 +87,9 @@ Three runAll(const std::string& args, const std::string& name) {
   const auto& c = h["jobs"][0]["confidence"]["jct_s"];
   EXPECT_EQ(c["replicas"].size(), 3u);
   EXPECT_EQ(m["replicas_rerun"], m["seed_dependent_episodes"] != 0);
-  if (m["replicas_rerun"] == false)
+  if (m["replicas_rerun"] == false) {
     for (const auto& r : c["replicas"]) EXPECT_EQ(r, jct(h)) << "no episode depends on its seed: each replica is the run";
+  }
   EXPECT_LE(c["ci95"][0].get<double>(), jct(h));
   EXPECT_GE(c["ci95"][1].get<double>(), jct(h));
   EXPECT_EQ(h["network"]["bytes_sent"], f["network"]["bytes_sent"]) << "the same transfers";
