@@ -31,6 +31,14 @@ congestion_control: {algorithm: )" +
   return parseTopologyYaml(yaml, "episode-test.yaml");
 }
 
+/// `fabric(cc, pfc)` with `seeds` seeds per episode in `replicas` replica groups.
+TopologySpec withSeeds(const std::string& cc, bool pfc, int seeds, int replicas) {
+  TopologySpec spec = fabric(cc, pfc);
+  spec.episodes.seeds = seeds;
+  spec.episodes.replicas = replicas;
+  return spec;
+}
+
 CongestionEpisode episode(uint32_t fanIn, uint32_t flows, Bytes bytes) {
   CongestionEpisode e;
   e.fanIn = fanIn;
@@ -336,10 +344,7 @@ TEST(PacketEpisodeModelTest, SeedsGiveTheExpectedDrainTimeAndReplicasGiveGroupsO
   // add, efficiencies do not: the run's efficiency must be the fluid time over the seeds' mean
   // packet time, i.e. the harmonic mean of their efficiencies (the same fluid time for all),
   // and replica r the same over seeds r-1 and r+2. Still one cache entry.
-  TopologySpec spec = fabric("dcqcn", false);
-  spec.episodes.seeds = 6;
-  spec.episodes.replicas = 3;
-  PacketEpisodeModel m(spec, 5);
+  PacketEpisodeModel m(withSeeds("dcqcn", false, 6, 3), 5);
   const CongestionEpisode e = episode(8, 8, 1 << 20);
   const double all = m.efficiency(e);
   std::vector<double> each;
@@ -372,10 +377,7 @@ TEST(PacketEpisodeModelTest, AnEpisodeThatDoesNotDependOnItsSeedRunsOneSeedPerRe
   // Its first three seeds (one per replica group) agree flow by flow and the model stops there;
   // the seeds it skipped, simulated here, would indeed have repeated them, and every replica
   // answers as the run does. DCQCN's cuts follow its random marks: all eight seeds run.
-  TopologySpec lossless = fabric("none", true);
-  lossless.episodes.seeds = 8;
-  lossless.episodes.replicas = 3;
-  PacketEpisodeModel m(lossless, 3);
+  PacketEpisodeModel m(withSeeds("none", true, 8, 3), 3);
   const CongestionEpisode e = episode(4, 8, 1 << 20);
   const double all = m.efficiency(e);
   EXPECT_EQ(m.seedDependent(), 0u);
@@ -391,10 +393,7 @@ TEST(PacketEpisodeModelTest, AnEpisodeThatDoesNotDependOnItsSeedRunsOneSeedPerRe
     EXPECT_EQ(m.efficiency(e), all) << "replica " << r;
   }
 
-  TopologySpec dcqcn = fabric("dcqcn", false);
-  dcqcn.episodes.seeds = 8;
-  dcqcn.episodes.replicas = 3;
-  PacketEpisodeModel d(dcqcn, 3);
+  PacketEpisodeModel d(withSeeds("dcqcn", false, 8, 3), 3);
   d.efficiency(episode(8, 8, 1 << 20));
   EXPECT_EQ(d.seedDependent(), 1u);
   j = d.episodesJson(1);
