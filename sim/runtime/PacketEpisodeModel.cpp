@@ -1,6 +1,10 @@
 #include "sim/runtime/PacketEpisodeModel.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <iterator>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -80,7 +84,11 @@ class Backlog final : public TransferObserver, public EventHandler {
 }  // namespace
 
 PacketEpisodeModel::PacketEpisodeModel(const TopologySpec& spec, uint64_t seed)
-    : spec_(spec), seed_(seed), seeds_(spec.episodes.seeds), replicas_(spec.episodes.replicas) {
+    : spec_(spec),
+      seed_(seed),
+      seeds_(spec.episodes.seeds),
+      replicas_(spec.episodes.replicas),
+      threads_(static_cast<int>(std::max(std::thread::hardware_concurrency(), 1u))) {
   SIM_CHECK(seeds_ >= 1 && replicas_ >= 1 && replicas_ <= seeds_,
             "episodes need at least one seed and one replica, and no more replicas than seeds");
 }
@@ -191,17 +199,19 @@ double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica,
   if (it == cache_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
     Entry entry;
-    // The seeds in order; an episode whose first runs (one per replica group, at least three
-    // where there are that many seeds) came out identical flow by flow, with no congestion-control
-    // state to carry, does not depend on the seed (no congestion control acts and nothing random
-    // decides a drop or a path): the other seeds would repeat it.
+    // An episode whose first runs (one per replica group, at least three where there are that
+    // many seeds) came out identical flow by flow, with no congestion-control state to carry,
+    // does not depend on the seed (no congestion control acts and nothing random decides a drop
+    // or a path): the other seeds would repeat it. Each seed's run is independent of the others:
+    // they run on the model's threads, each into its own slot, so the runs (and everything
+    // below) are the same on any number of them.
     const int first = std::min(seeds_, std::max(replicas_, 3));
-    for (int k = 0; k < seeds_; ++k) {
-      entry.runs.push_back(simulate(q, episodeSeed(k)));
-      if (k + 1 == first && identical(entry.runs)) {
-        entry.seedIndependent = true;
-        break;
-      }
+    entry.runs = runSeeds(q, 0, first);
+    if (identical(entry.runs)) {
+      entry.seedIndependent = true;
+    } else {
+      std::vector<Measured> rest = runSeeds(q, first, seeds_);
+      std::move(rest.begin(), rest.end(), std::back_inserter(entry.runs));
     }
     entry.mean = harmonic(entry.runs, 0, 1);
     std::vector<double> groups;
@@ -266,6 +276,44 @@ double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica,
   out.quartiles = it->second.quartiles[r];
   out.background = it->second.background[r];
   return replica == 0 ? it->second.mean : it->second.groups[r - 1];
+}
+
+std::vector<PacketEpisodeModel::Measured> PacketEpisodeModel::runSeeds(const CongestionEpisode& q, int from,
+                                                                      int to) const {
+  std::vector<Measured> runs(static_cast<size_t>(std::max(to - from, 0)));
+  const int workers = std::min(threads_, static_cast<int>(runs.size()));
+  if (workers <= 1) {
+    for (size_t i = 0; i < runs.size(); ++i) runs[i] = simulate(q, episodeSeed(from + static_cast<int>(i)));
+    return runs;
+  }
+  // Workers take the next seed until none is left; the first error (an invalid episode) is
+  // rethrown here once every worker has stopped.
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex errorMutex;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < runs.size();) {
+      try {
+        runs[i] = simulate(q, episodeSeed(from + static_cast<int>(i)));
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(errorMutex);
+        if (!error) error = std::current_exception();
+        next = runs.size();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (int w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+  }
+  if (error) std::rethrow_exception(error);
+  return runs;
+}
+
+void PacketEpisodeModel::setThreads(int threads) {
+  SIM_CHECK(threads >= 1, "an episode's seeds run on at least one thread");
+  threads_ = threads;
 }
 
 PacketEpisodeModel::View::View(PacketEpisodeModel& model, int replica) : model_(model), replica_(replica) {

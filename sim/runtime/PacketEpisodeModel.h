@@ -38,8 +38,9 @@
 // quartiles to the nearest quarter of S, at least one; L to 0.25 us). Each distinct quantized
 // episode is simulated with `episodes.seeds` seeds (the packet backend's random choices: ECN
 // marking, drop victims, DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16 MiB DCQCN
-// flows at 400G take 1.04 or 1.88 times the fluid time as a CNP does or does not cut them), in
-// order; where the first max(replicas, 3) runs give every flow the same time and keep no
+// flows at 400G take 1.04 or 1.88 times the fluid time as a CNP does or does not cut them), each
+// run on its own simulator, the seeds on the machine's cores (setThreads; the runs are the same on
+// any number of threads); where the first max(replicas, 3) runs give every flow the same time and keep no
 // congestion-control state, the outcome does not depend on the seed and the rest are not run
 // (seedDependent() counts the episodes that do). The
 // answer is the fluid time over the seeds' mean packet time (the harmonic mean of their
@@ -123,6 +124,10 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   Measured simulate(const CongestionEpisode& episode, uint64_t seed) const;
   /// The seed of run `k` (0-based) of every episode.
   uint64_t episodeSeed(int k) const;
+  /// Threads an episode's seeds run on (default: the machine's cores). The runs, and so every
+  /// answer, are the same on any number.
+  void setThreads(int threads);
+  int threads() const { return threads_; }
 
   /// What the hybrid backend leaves out, for the results.
   static std::vector<std::string> unmodelledEffects();
@@ -171,6 +176,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   uint64_t seed_;
   int seeds_;
   int replicas_;
+  int threads_;
   int replica_ = 0;
   /// The per-flow answers about the last episode asked for.
   struct Answer {
@@ -203,6 +209,8 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     const std::lock_guard<std::mutex> lock(mutex_);
     return x;
   }
+  /// Runs `q` with the seeds from..to-1 (episodeSeed), on up to threads_ threads, in seed order.
+  std::vector<Measured> runSeeds(const CongestionEpisode& q, int from, int to) const;
   /// Fluid time over mean packet time of runs[k] for k % groups == group.
   static double harmonic(const std::vector<Measured>& runs, int group, int groups);
   /// The background's delivered over ideal bytes over runs[k] for k % groups == group.

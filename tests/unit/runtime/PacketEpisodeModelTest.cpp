@@ -401,5 +401,44 @@ TEST(PacketEpisodeModelTest, AnEpisodeThatDoesNotDependOnItsSeedRunsOneSeedPerRe
   EXPECT_EQ(j[0]["seeds"].size(), 8u);
 }
 
+TEST(PacketEpisodeModelTest, SeedsOnThreadsGiveExactlyTheRunsOfOneThread) {
+  // Each seed's run is a simulation of its own: run on three threads, an episode's answers (its
+  // efficiency, every flow's, the queue pairs' states and each replica group's) must be those of
+  // the same seeds run one after another, bit for bit.
+  const CongestionEpisode e = episode(8, 8, 1 << 20);
+  PacketEpisodeModel one(withSeeds("dcqcn", false, 6, 3), 11);
+  PacketEpisodeModel three(withSeeds("dcqcn", false, 6, 3), 11);
+  one.setThreads(1);
+  three.setThreads(3);
+  for (int r = 0; r <= 3; ++r) {
+    one.setReplica(r);
+    three.setReplica(r);
+    EXPECT_EQ(one.efficiency(e), three.efficiency(e)) << "replica " << r;
+    const auto a = one.flowEfficiencies(), b = three.flowEfficiencies();
+    EXPECT_EQ(std::vector<double>(a.begin(), a.end()), std::vector<double>(b.begin(), b.end())) << "replica " << r;
+    ASSERT_EQ(one.flowStates().size(), three.flowStates().size());
+    for (size_t i = 0; i < one.flowStates().size(); ++i) {
+      // Each state read through a controller of its own (the model's are shared and const).
+      const auto& x = one.flowStates()[i];
+      const auto& y = three.flowStates()[i];
+      EXPECT_EQ(x.qp, y.qp);
+      ASSERT_NE(x.cc, nullptr);
+      ASSERT_NE(y.cc, nullptr);
+      auto cx = makeCongestionControl(fabric("dcqcn", false).congestionControl);
+      auto cy = makeCongestionControl(fabric("dcqcn", false).congestionControl);
+      cx->copyQueuePair(0, *x.cc, x.qp, Time::zero());
+      cy->copyQueuePair(0, *y.cc, y.qp, Time::zero());
+      EXPECT_EQ(cx->rate(0, Time::us(1)).bitsPerSecond(), cy->rate(0, Time::us(1)).bitsPerSecond()) << "flow " << i;
+      EXPECT_EQ(cx->nextTimer(0, Time::us(1)), cy->nextTimer(0, Time::us(1))) << "flow " << i;
+    }
+    EXPECT_EQ(one.backgroundEfficiency(), three.backgroundEfficiency());
+  }
+  auto ja = one.episodesJson(1), jb = three.episodesJson(1);
+  ja[0].erase("wall_s");  // the one figure that is the machine's, not the model's
+  jb[0].erase("wall_s");
+  EXPECT_EQ(ja, jb);
+  EXPECT_THROW(one.setThreads(0), std::exception);
+}
+
 }  // namespace
 }  // namespace fabricsim
