@@ -50,8 +50,8 @@
 // bytes the queue pair keeps the state its draw left in the episode (the model's flowStates(),
 // copied into a congestion control of the fabric's own, one QP per queue pair that took part in
 // an episode): each later message on it starts held to that state's rate, recovering on the
-// scheme's own timers, and the hold is refreshed at each recomputation until the rate is back
-// at line rate. Rates and paces depend on each
+// scheme's own timers: held to the mean of that rate until it has moved by more than
+// episodes.tolerance, then refreshed at the next recomputation, until it is back at line rate. Rates and paces depend on each
 // other; each recomputation runs rounds of (solve, the episodes of the links that solve
 // touched, evaluated together from it, their flows held to their paces) until a round holds no
 // new flow, or episodes.max_rounds rounds were run (the recomputation is then counted as
@@ -170,6 +170,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Messages that started held by the congestion-control state an earlier episode left their
   /// queue pair in, and queue pairs carrying such a state.
   uint64_t carriedHolds() const { return carriedHolds_; }
+  /// Holds set at a carried rate: at a message's start, and each time its rate moved by the tolerance.
+  uint64_t holdRefreshes() const { return holdRefreshes_; }
   size_t carriedQueuePairs() const { return qpSlots_.size(); }
   /// The rounds between episodes and rates (hybrid mode).
   struct Coupling {
@@ -351,11 +353,16 @@ class FlowFabric final : public Fabric, public EventHandler {
   void releasePace(Active& a);
   /// Ends flow `f`'s pace (its resource stays, at its queue pair's carried rate or unlimited).
   void unpace(uint32_t f);
-  /// Flow `f`'s pace resource at its queue pair's carried congestion-control rate now, if that is
-  /// below line rate, else unlimited (and out of held_).
+  /// Flow `f`'s pace resource at its queue pair's carried congestion-control rate, if that is
+  /// below line rate now, else unlimited (and out of held_): the mean of the rate from now until
+  /// it has moved by more than episodes.tolerance, line rate or kMaxHoldSteps of its timers,
+  /// when holdTimers_ refreshes it.
   void holdAtCarriedRate(uint32_t f);
+  static constexpr int kMaxHoldSteps = 4096;
   /// The carried rate of flow `f`'s queue pair now, as its payload rate (bytes/ps); 0: line rate.
   double carriedRate(uint32_t f);
+  /// Payload bytes/ps per line-rate bit/s of flow `f`'s NIC; 0 where it has no carried state.
+  double carriedScale(uint32_t f) const;
   /// The queue pair of flow `a` as a key (source NIC, destination NIC, class, index).
   uint64_t queuePairKey(const Active& a) const;
   /// Takes flow `a` off paced_ / held_ (its pace resource's capacity is the caller's).
@@ -365,8 +372,6 @@ class FlowFabric final : public Fabric, public EventHandler {
   void refreshHolds();
   /// Moves flow f's (paced) entry in paceExpiries_ to when its pace ends at its current rate.
   void setPaceExpiry(uint32_t f);
-  /// Moves held flow f's entry in holdTimers_ to its queue pair's next rate change.
-  void setHoldTimer(uint32_t f);
   /// Ends the paces of the flows that have sent the bytes their episode covered, and schedules
   /// the next such end.
   void expirePaces(Time now);
@@ -451,7 +456,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::vector<uint32_t> freePaces_;        ///< pace resources of flows that left
   std::vector<uint32_t> paced_;            ///< the flows held to a pace
   CompletionHeap paceExpiries_;            ///< when each paced flow's pace ends, earliest first
-  CompletionHeap holdTimers_;              ///< when each held flow's carried rate may next change
+  CompletionHeap holdTimers_;              ///< when each held flow's hold interval ends
   Time nextPaceExpiry_ = Time::max();      ///< the pending pace-expiry event, or max
   static constexpr double kUnpaced = 1e6;  ///< a pace resource's capacity while it holds nothing (bytes/ps)
   uint64_t episodesEvaluated_ = 0;
@@ -470,6 +475,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Hybrid mode under a congestion control: the queue pairs' carried states (one QP each), by
   /// queuePairKey; the flows held by them.
   std::unique_ptr<CongestionControl> qpCc_;
+  std::unique_ptr<CongestionControl> scratchCc_;  ///< holdAtCarriedRate's: one QP stepped ahead
+  uint64_t holdRefreshes_ = 0;
   std::unordered_map<uint64_t, uint32_t> qpSlots_;
   std::vector<uint32_t> held_;
   uint64_t carriedHolds_ = 0;

@@ -99,6 +99,7 @@ nlohmann::json Experiment::buildResults() const {
                                       {"paces_set", flow_->pacesSet()},
                                       {"background_cuts", flow_->backgroundCuts()},
                                       {"carried_holds", flow_->carriedHolds()},
+                                      {"hold_refreshes", flow_->holdRefreshes()},
                                       {"carried_queue_pairs", flow_->carriedQueuePairs()},
                                       {"packet_wall_time_s", episodes_->packetWallSeconds()},
                                       {"seeds", episodes_->seeds()},

@@ -184,10 +184,11 @@ TEST(FlowBackend, InOrderMessagesOfAConnectionGoOneAfterAnother) {
     for (uint64_t k = 1; k <= 3; ++k) {
       const double expected = latency + (ordered ? k : 3) * static_cast<double>(S) / B;
       EXPECT_NEAR(static_cast<double>(log.at[k].picos()), expected, 3.0) << "message " << k;
-      if (ordered)  // the packet backend's QP sends its messages in order whatever the mark
+      if (ordered) {  // the packet backend's QP sends its messages in order whatever the mark
         EXPECT_NEAR(static_cast<double>(log.at[k].picos()) / static_cast<double>(plog.at[k].picos()), 1.0,
                     0.01)
             << "message " << k;
+      }
     }
   }
 }
