@@ -395,7 +395,7 @@ uint32_t FlowFabric::openRouted(const TransferRequest& r, TransferObserver* obse
 }
 
 uint32_t FlowFabric::start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc,
-                           uint16_t qp) {
+                           uint16_t qp, uint32_t group) {
   const auto dataHops = static_cast<uint32_t>(hops_.size() - ackHops_);
   uint32_t pace = kNoPace;
   if (episodes_ != nullptr) {
@@ -433,13 +433,17 @@ uint32_t FlowFabric::start(uint32_t record, double remaining, Time latency, Byte
   a.tc = tc;
   a.qp = qp;
   a.live = true;
+  a.group = group;
   // A message on a queue pair an earlier episode left cut starts held to that state's rate.
-  if (qpCc_ != nullptr && pace != kNoPace)
-    if (const auto it = qpSlots_.find(queuePairKey(a)); it != qpSlots_.end()) {
+  if (qpCc_ != nullptr && pace != kNoPace) {
+    if (group != kNoGroup) {
+      holdGroupAtCarriedRate(f);
+    } else if (const auto it = qpSlots_.find(queuePairKey(record, tc, qp)); it != qpSlots_.end()) {
       a.ccSlot = it->second;
       holdAtCarriedRate(f);
       if (a.held) ++carriedHolds_;
     }
+  }
   return f;
 }
 
@@ -533,6 +537,7 @@ void FlowFabric::completeDue() {
       // (Groups are split at the first failure's recomputation, so their ACKs need no check.)
       for (const GroupMember& m : groups_[a.group].members) scheduleDelivery(m.record, now + m.latency);
       groups_[a.group].members.clear();
+      groups_[a.group].paths.clear();
       freeGroups_.push_back(a.group);
       a.group = kNoGroup;
     } else {

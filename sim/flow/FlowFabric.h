@@ -99,6 +99,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -135,13 +136,15 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// A pipeline's network edges as one fluid flow (FlowFabricGroups.cpp): its hops are every
   /// member's path, each weighted by the member's bytes over the largest member's, so it moves
   /// every member at the same fraction of its bytes per second. NVLink members, empty and
-  /// in-order ones go on their own. Coupled only in the plain flow mode (couplesGroups()):
-  /// without congestion episodes, PFC spreading, failures seen, or flowlets (whose placement is
-  /// per queue pair); sprayed and adaptive members bring their split paths. A failure
+  /// in-order ones go on their own. Coupled (couplesGroups()) without PFC spreading, failures
+  /// seen, or flowlets (whose placement is per queue pair); sprayed and adaptive members bring
+  /// their split paths. In hybrid mode each member crossing a congested link is a flow of that
+  /// episode (its own upstream port, NIC share, size and queue pair), and the pace the slowest
+  /// member draws holds the group (a pipeline moves at its slowest edge). A failure
   /// during the run splits every group flow back into its members (explodeGroups).
   void sendGroup(std::span<const TransferRequest> members, TransferObserver* observer) override;
   bool couplesGroups() const override {
-    return episodes_ == nullptr && pfcClasses_ == 0 && !failuresSeen_ && selection_ != Selection::Flowlet;
+    return pfcClasses_ == 0 && !failuresSeen_ && selection_ != Selection::Flowlet;
   }
   std::string backendName() const override { return episodes_ ? "hybrid" : "flow"; }
   Time pathLatency(uint32_t srcGpu, uint32_t dstGpu) const override;
@@ -211,6 +214,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   static constexpr uint32_t kNoPace = UINT32_MAX;
   static constexpr uint32_t kNoGroup = UINT32_MAX;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
+  static constexpr uint32_t kNoMember = UINT32_MAX;
   struct Active {
     double remaining = 0;  ///< bytes not yet through the bottleneck at `last`
     double rate = 0;       ///< bytes per ps
@@ -236,6 +240,8 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint32_t ccSlot = kNoSlot;
     bool held = false;
     uint32_t heldSlot = 0;  ///< its place in held_ while held
+    /// A held group flow: the member whose queue pair's state holds it (its NIC and share).
+    uint32_t holdMember = kNoMember;
     uint32_t group = kNoGroup;  ///< a group flow (sendGroup): its members in groups_
   };
   /// A group flow's members: their transfers' records, path latencies and queue pairs; the
@@ -244,11 +250,32 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint32_t record = 0;
     Time latency;
     uint16_t qp = 0;
+    double share = 1;  ///< its bytes over the largest member's: it moves share x the group's rate
+    Bytes burst = 0;   ///< its request's burst (its bytes if it has none)
+    uint32_t pathBegin = 0, pathEnd = 0;  ///< hybrid mode: its data hops in Group::paths
   };
   struct Group {
     std::vector<GroupMember> members;
     double most = 0;
+    /// Hybrid mode: each member's data hops in path order (NIC uplink first): an episode at a
+    /// link sees each member crossing it as a flow of its own (its upstream port, its NIC).
+    std::vector<MaxMinSolver::Hop> paths;
   };
+  /// One flow's, or one group member's, passage through a link (the episodes' view of a flow).
+  struct Crossing {
+    std::span<const MaxMinSolver::Hop> path;  ///< its data hops in path order, NIC uplink first
+    uint32_t hop = 0;                         ///< the link's place in `path`
+    double share = 1;                         ///< its bytes per byte of the solver's flow
+    Bytes burst = 0;
+    Time latency;
+    uint32_t record = 0;
+    uint16_t qp = 0;
+    uint32_t member = kNoMember;  ///< a group's member, by index
+  };
+  /// Calls fn(const Crossing&) for each data passage of user u's flow through `link`: the flow's
+  /// own (not its ACK share), or each member of a group flow whose path crosses it.
+  template <class Fn>
+  void forEachCrossing(const MaxMinSolver::User& u, uint32_t link, Fn&& fn) const;
   std::vector<Group> groups_;
   std::vector<uint32_t> freeGroups_;
   std::vector<std::pair<uint32_t, double>> groupHops_;  ///< scratch: (resource, weight x bytes)
@@ -326,7 +353,9 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// to a usable NIC pair (nic.failover) and returns true, or false if it may not or cannot.
   bool failOver(uint32_t slot);
   /// Adds a flow on hops_ with `remaining` bytes; returns its solver id.
-  uint32_t start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc, uint16_t qp);
+  /// `group`: the group flow it is (its members in groups_), else kNoGroup.
+  uint32_t start(uint32_t record, double remaining, Time latency, Bytes burst, uint8_t tc, uint16_t qp,
+                 uint32_t group = kNoGroup);
   void recompute();
   /// Hybrid mode: the episodes of the switch links the last solve touched (each from that same
   /// solution), and their flows held to the paces those episodes give them (those
@@ -339,9 +368,9 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// What NIC uplink `nicPort` gives each of its queue pairs not held to a pace: the rest of the
   /// port after the paced ones, in equal shares (bytes/ps).
   double nicShare(uint32_t nicPort) const;
-  /// What flow `f` offers its first switch: its NIC's share (episodic flows on one path), else its
-  /// rate (bytes/ps). Cached per round.
-  double offered(uint32_t f);
+  /// What crossing `c` of flow `f` (the flow, or one group member) offers its first switch: its
+  /// NIC's share (episodic flows on one path), else its rate (bytes/ps). NIC shares cached per round.
+  double offered(uint32_t f, const Crossing& c);
   /// Bytes flow `a` has left to send now (its remaining, less what it sent since it was settled).
   double left(const Active& a) const;
   /// The fraction of what its flows offer that switch link `link` passes: 1, or its capacity
@@ -364,7 +393,14 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Payload bytes/ps per line-rate bit/s of flow `f`'s NIC; 0 where it has no carried state.
   double carriedScale(uint32_t f) const;
   /// The queue pair of flow `a` as a key (source NIC, destination NIC, class, index).
-  uint64_t queuePairKey(const Active& a) const;
+  uint64_t queuePairKey(uint32_t record, uint8_t tc, uint16_t qp) const;
+  /// The NIC uplink of the queue pair that holds flow `f` (a group: its holdMember's), and its
+  /// bytes per byte of the flow.
+  uint32_t holdNic(uint32_t f) const;
+  double holdShare(uint32_t f) const;
+  /// A group flow starting: held by the carried state of the member queue pair that would hold
+  /// it lowest (each member moves share x the group's rate), if any carries one.
+  void holdGroupAtCarriedRate(uint32_t f);
   /// Takes flow `a` off paced_ / held_ (its pace resource's capacity is the caller's).
   void dropPaced(Active& a);
   void dropHeld(Active& a);
@@ -445,11 +481,14 @@ class FlowFabric final : public Fabric, public EventHandler {
     uint64_t hash = 0;
     uint32_t flow = 0;
     uint32_t begin = 0, end = 0;
+    Crossing crossing;
   };
   std::vector<Draw> draws_;    ///< scratch: the flows of one episode
+  std::vector<uint32_t> carried_;  ///< scratch: the group members whose state a flow's paces carried
   std::vector<double> sizes_;  ///< scratch: their bytes left (episodeEfficiency)
   /// scratch: (flow, pace, its queue pair's state after the episode) from the episodes
-  std::vector<std::tuple<uint32_t, double, CongestionEpisodeModel::QueuePairState>> paces_;
+  /// (flow, pace, its queue pair's state after the episode, the group member it is or kNoMember)
+  std::vector<std::tuple<uint32_t, double, CongestionEpisodeModel::QueuePairState, uint32_t>> paces_;
   std::vector<std::pair<uint32_t, double>> recut_;  ///< scratch: (paced flow, its cut pace)
   double episodePs_ = 0;  ///< the last episodeEfficiency()'s duration (Target::durationPs)
   Coupling coupling_;

@@ -12,6 +12,29 @@
 
 namespace fabricsim {
 
+template <class Fn>
+void FlowFabric::forEachCrossing(const MaxMinSolver::User& u, uint32_t link, Fn&& fn) const {
+  const Active& a = active_[u.flow];
+  if (a.group == kNoGroup) {
+    const uint32_t hop = solver_.hopIndex(u);
+    if (hop >= a.dataHops) return;  // an ACK share
+    fn(Crossing{solver_.hops(u.flow).first(a.dataHops), hop, 1.0, a.burst, a.latency, a.record, a.qp, kNoMember});
+    return;
+  }
+  // A group's hops merge every member's path (ACK shares included): each member whose own path
+  // crosses the link is a passage of its own.
+  const Group& g = groups_[a.group];
+  for (uint32_t m = 0; m < g.members.size(); ++m) {
+    const GroupMember& gm = g.members[m];
+    const std::span<const MaxMinSolver::Hop> path(g.paths.data() + gm.pathBegin, gm.pathEnd - gm.pathBegin);
+    for (uint32_t k = 0; k < path.size(); ++k)
+      if (path[k].resource == link) {
+        fn(Crossing{path, k, gm.share, gm.burst, gm.latency, gm.record, gm.qp, m});
+        break;
+      }
+  }
+}
+
 void FlowFabric::setEpisodeModel(CongestionEpisodeModel* model) {
   episodes_ = model;
   // The queue pairs' congestion-control states between episodes: the fabric's own algorithm.
@@ -53,38 +76,41 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     draws_.clear();
     for (const MaxMinSolver::User& u : solver_.users(t.link)) {
       const Active& a = active_[u.flow];
-      if (solver_.hopIndex(u) >= a.dataHops) continue;
-      // A flow held to a pace since before this instant is in the episode's background, which
-      // kept only part of its rate while the episode lasted: the flow loses the rest of that
-      // time. It is spread over the bytes its pace still covers (a later pace to the same end),
-      // not kept for the rest of the flow: the queue that cut it drains. (A flow paced at this
-      // instant, in an earlier round, met this queue in the same collision: the slower of its
-      // paces stands, as for a flow in two episodes of one round.)
-      if (a.paced) {
-        const double pace = solver_.capacity(a.pace);
-        const double covered = std::max(0.0, left(a) - a.paceUntil);
-        if (t.background < 1 - tolerance && covered > 0 && a.pacedAt < sim_.now()) {
-          const double lost = (1 - t.background) * t.durationPs;
-          recut_.emplace_back(u.flow, covered / (covered / pace + lost));
+      forEachCrossing(u, t.link, [&](const Crossing& c) {
+        // A flow held to a pace since before this instant is in the episode's background, which
+        // kept only part of its rate while the episode lasted: the flow loses the rest of that
+        // time. It is spread over the bytes its pace still covers (a later pace to the same end),
+        // not kept for the rest of the flow: the queue that cut it drains. (A flow paced at this
+        // instant, in an earlier round, met this queue in the same collision: the slower of its
+        // paces stands, as for a flow in two episodes of one round.)
+        if (a.paced) {
+          const double pace = solver_.capacity(a.pace);
+          const double covered = std::max(0.0, left(a) - a.paceUntil);
+          if (t.background < 1 - tolerance && covered > 0 && a.pacedAt < sim_.now()) {
+            const double lost = (1 - t.background) * t.durationPs;
+            recut_.emplace_back(u.flow, covered / (covered / pace + lost));
+          }
+          return;
         }
-        continue;
-      }
-      if (!episodic(a)) continue;
-      // Which flow draws which of the episode's outcomes. A flow draws among the outcomes of the
-      // flows of its size (its size quartile in the episode: those with less left, already
-      // sending when the others came, end sooner). Among those, a queue pair whose congestion
-      // control is still held from an earlier episode starts below the others and recovers
-      // slowest (its target rate was cut): the lowest, the most held first. The others by the
-      // luck of the packets: a hash of the transfer, the time and the run's seed (deterministic,
-      // unrelated to the order of the flows, and drawn afresh at each episode a flow takes part in).
-      Draw d;
-      d.size = std::min(left(a), static_cast<double>(a.burst));
-      d.carried = a.held ? solver_.capacity(a.pace) / nominal_[solver_.hops(u.flow)[0].resource] : 2.0;
-      const uint64_t id = transfers_.record(a.record).id;
-      d.hash = FlowHash::mix(sim_.seed() ^ (id * 0x9e3779b97f4a7c15ull) ^
-                             static_cast<uint64_t>(sim_.now().picos()));
-      d.flow = u.flow;
-      draws_.push_back(d);
+        if (!episodic(a)) return;
+        // Which flow draws which of the episode's outcomes. A flow draws among the outcomes of
+        // the flows of its size (its size quartile in the episode: those with less left, already
+        // sending when the others came, end sooner). Among those, a queue pair whose congestion
+        // control is still held from an earlier episode starts below the others and recovers
+        // slowest (its target rate was cut): the lowest, the most held first. The others by the
+        // luck of the packets: a hash of the transfer, the time and the run's seed
+        // (deterministic, unrelated to the order of the flows, and drawn afresh at each episode
+        // a flow takes part in). A group's members draw each as a flow of their own.
+        Draw d;
+        d.size = std::min(left(a) * c.share, static_cast<double>(c.burst));
+        d.carried = a.held ? solver_.capacity(a.pace) * c.share / nominal_[c.path[0].resource] : 2.0;
+        const uint64_t id = transfers_.record(c.record).id;
+        d.hash = FlowHash::mix(sim_.seed() ^ (id * 0x9e3779b97f4a7c15ull) ^
+                               static_cast<uint64_t>(sim_.now().picos()));
+        d.flow = u.flow;
+        d.crossing = c;
+        draws_.push_back(d);
+      });
     }
     // Size quartiles, as the episode measured them (CongestionEpisodeModel::flowQuartiles).
     std::sort(draws_.begin(), draws_.end(), [](const Draw& x, const Draw& y) {
@@ -114,7 +140,9 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
         const double eff = range <= 0 ? t.efficiency : t.flows[at];
         const CongestionEpisodeModel::QueuePairState state =
             range > 0 && at < t.states.size() ? t.states[at] : CongestionEpisodeModel::QueuePairState{};
-        paces_.emplace_back(f, std::max(solver_.rate(f) * eff, 1e-6 * nominal_[t.link]), state);
+        // A group member's pace is share x the group's: the group's is its rate x the efficiency.
+        paces_.emplace_back(f, std::max(solver_.rate(f) * eff, 1e-6 * nominal_[t.link]), state,
+                            draws_[j].crossing.member);
       }
       g = h;
     }
@@ -130,20 +158,33 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
     ++backgroundCuts_;
   }
   std::sort(paces_.begin(), paces_.end(), [](const auto& x, const auto& y) {
-    return std::get<0>(x) != std::get<0>(y) ? std::get<0>(x) < std::get<0>(y)
-                                            : std::get<1>(x) < std::get<1>(y);
+    return std::get<0>(x) != std::get<0>(y)   ? std::get<0>(x) < std::get<0>(y)
+           : std::get<1>(x) != std::get<1>(y) ? std::get<1>(x) < std::get<1>(y)
+                                              : std::get<3>(x) < std::get<3>(y);
   });
   uint32_t held = 0;
   for (size_t i = 0; i < paces_.size();) {
-    // The slowest of its paces (first: sorted), and the state that outcome left.
-    const auto [f, pace, state] = paces_[i];
-    while (i < paces_.size() && std::get<0>(paces_[i]) == f) ++i;
+    // The slowest of its paces (first: sorted) holds the flow, and the state that outcome left
+    // its queue pair in is the one the flow carries on. A group's other members carry the states
+    // of their own slowest outcomes to their own queue pairs.
+    const auto [f, pace, state, member] = paces_[i];
     Active& a = active_[f];
-    if (qpCc_ != nullptr && state.cc != nullptr) {
-      const auto [slot, inserted] =
-          qpSlots_.try_emplace(queuePairKey(a), static_cast<uint32_t>(qpSlots_.size()));
-      qpCc_->copyQueuePair(slot->second, *state.cc, state.qp, sim_.now() - Time::zero());
-      a.ccSlot = slot->second;
+    carried_.clear();
+    for (; i < paces_.size() && std::get<0>(paces_[i]) == f; ++i) {
+      const auto& [g, p, st, m] = paces_[i];
+      if (qpCc_ == nullptr || st.cc == nullptr ||
+          std::find(carried_.begin(), carried_.end(), m) != carried_.end())
+        continue;
+      carried_.push_back(m);
+      const uint64_t key = m == kNoMember ? queuePairKey(a.record, a.tc, a.qp)
+                                          : queuePairKey(groups_[a.group].members[m].record, a.tc,
+                                                         groups_[a.group].members[m].qp);
+      const auto [slot, inserted] = qpSlots_.try_emplace(key, static_cast<uint32_t>(qpSlots_.size()));
+      qpCc_->copyQueuePair(slot->second, *st.cc, st.qp, sim_.now() - Time::zero());
+      if (m == member) {
+        a.ccSlot = slot->second;
+        a.holdMember = member;
+      }
     }
     if (a.held) dropHeld(a);
     const double rest = left(a);
@@ -164,30 +205,26 @@ double FlowFabric::left(const Active& a) const {
   return std::max(0.0, a.remaining - a.rate * static_cast<double>((sim_.now() - a.last).picos()));
 }
 
-double FlowFabric::offered(uint32_t f) {
+double FlowFabric::offered(uint32_t f, const Crossing& c) {
   // What a flow brings to its first switch: its NIC's equal share if it takes part in episodes
   // on one path; a paced, lossless-class or sprayed flow brings its rate.
   const Active& a = active_[f];
-  const auto hops = solver_.hops(f);
-  if (!episodic(a) || hops[0].weight != 1.0f || !topo_.isHost(topo_.portNode(hops[0].resource)))
-    return solver_.rate(f);
-  const uint32_t nic = hops[0].resource;
+  if (!episodic(a) || c.path[0].weight != 1.0f || !topo_.isHost(topo_.portNode(c.path[0].resource)))
+    return solver_.rate(f) * c.share;
+  const uint32_t nic = c.path[0].resource;
   if (shareStamp_[nic] != round_) {
     shareStamp_[nic] = round_;
     share_[nic] = nicShare(nic);
   }
   // A queue pair held by its carried congestion-control state brings no more than that rate.
-  return a.held ? std::min(share_[nic], solver_.capacity(a.pace)) : share_[nic];
+  return a.held ? std::min(share_[nic], solver_.capacity(a.pace) * c.share) : share_[nic];
 }
 
 double FlowFabric::passFraction(uint32_t link) {
   if (passStamp_[link] == round_) return pass_[link];
   double load = 0;
-  for (const MaxMinSolver::User& u : solver_.users(link)) {
-    const uint32_t hop = solver_.hopIndex(u);
-    if (hop >= active_[u.flow].dataHops) continue;
-    load += offered(u.flow) * solver_.hops(u.flow)[hop].weight;
-  }
+  for (const MaxMinSolver::User& u : solver_.users(link))
+    forEachCrossing(u, link, [&](const Crossing& c) { load += offered(u.flow, c) * c.path[c.hop].weight; });
   passStamp_[link] = round_;
   pass_[link] = load > solver_.capacity(link) ? solver_.capacity(link) / load : 1.0;
   return pass_[link];
@@ -201,12 +238,14 @@ double FlowFabric::nicShare(uint32_t nicPort) const {
   uint32_t free = 0;
   for (const MaxMinSolver::User& u : solver_.users(nicPort)) {
     const Active& a = active_[u.flow];
-    if (solver_.hopIndex(u) != 0 || a.dataHops == 0) continue;  // another flow's ACK share
-    if (a.paced || a.held) {
-      held += solver_.rate(u.flow);
-    } else {
-      ++free;
-    }
+    forEachCrossing(u, nicPort, [&](const Crossing& c) {
+      if (c.hop != 0) return;  // not its NIC (a group member's path through this host's port)
+      if (a.paced || a.held) {
+        held += solver_.rate(u.flow) * c.share;
+      } else {
+        ++free;
+      }
+    });
   }
   return free == 0 ? 0.0 : std::max(0.0, nominal_[nicPort] - held) / free;
 }
@@ -228,37 +267,40 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
   uint32_t n = 0;
   for (const MaxMinSolver::User& u : solver_.users(r)) {
     const Active& a = active_[u.flow];
-    const uint32_t hop = solver_.hopIndex(u);
-    if (hop >= a.dataHops) continue;  // an ACK share
-    const auto hops = solver_.hops(u.flow);
-    if (!episodic(a)) {
-      link -= solver_.rate(u.flow) * hops[hop].weight;
-      ++backgroundFlows;
-      continue;
-    }
-    // Its congestion control starts at its NIC's line rate, whatever share the NIC gives it.
-    for (uint32_t k = 0; k < a.dataHops; ++k)
-      if (topo_.isHost(topo_.portNode(hops[k].resource))) {
-        nicRate = std::max(nicRate, static_cast<double>(topo_.portRate(hops[k].resource).bitsPerSecond()));
-        break;
+    forEachCrossing(u, r, [&](const Crossing& c) {
+      const auto hops = c.path;
+      const uint32_t hop = c.hop;
+      if (!episodic(a)) {
+        link -= solver_.rate(u.flow) * c.share * hops[hop].weight;
+        ++backgroundFlows;
+        return;
       }
-    // Sprayed flows (fractional weights) have no single upstream port: each counts as its own.
-    const bool single = hop > 0 && hops[hop].weight == 1.0f && hops[hop - 1].weight == 1.0f;
-    // The most this flow could send here: what its NIC serves it, thinned on each switch link
-    // before this one that is offered more than it carries (a FIFO passes each flow its share
-    // of the capacity; such a link queues, an episode of its own).
-    double thin = 1;
-    for (uint32_t k = 0; k < hop; ++k)
-      if (!topo_.isHost(topo_.portNode(hops[k].resource)))
-        thin = std::min(thin, passFraction(hops[k].resource));
-    const double rate = solver_.rate(u.flow) * hops[hop].weight;
-    const double most = std::min(offered(u.flow) * thin * hops[hop].weight, nominal_[r]);
-    arrivals_.push_back({single ? hops[hop - 1].resource : (0x80000000u | u.flow), std::max(most, rate)});
-    // What it has left to bring through the episode (a pipelined ring's step at most).
-    sizes_.push_back(std::min(left(a), static_cast<double>(a.burst)));
-    bytes += sizes_.back();
-    latencyPs += static_cast<double>(a.latency.picos());
-    ++n;
+      // Its congestion control starts at its NIC's line rate, whatever share the NIC gives it.
+      for (const MaxMinSolver::Hop& h : hops)
+        if (topo_.isHost(topo_.portNode(h.resource))) {
+          nicRate = std::max(nicRate, static_cast<double>(topo_.portRate(h.resource).bitsPerSecond()));
+          break;
+        }
+      // Sprayed flows (fractional weights) have no single upstream port: each counts as its own.
+      const bool single = hop > 0 && hops[hop].weight == 1.0f && hops[hop - 1].weight == 1.0f;
+      // The most this flow could send here: what its NIC serves it, thinned on each switch link
+      // before this one that is offered more than it carries (a FIFO passes each flow its share
+      // of the capacity; such a link queues, an episode of its own).
+      double thin = 1;
+      for (uint32_t k = 0; k < hop; ++k)
+        if (!topo_.isHost(topo_.portNode(hops[k].resource)))
+          thin = std::min(thin, passFraction(hops[k].resource));
+      const double rate = solver_.rate(u.flow) * c.share * hops[hop].weight;
+      const double most = std::min(offered(u.flow, c) * thin * hops[hop].weight, nominal_[r]);
+      const uint32_t own = c.member == kNoMember ? (0x80000000u | u.flow)
+                                                 : (0xC0000000u | static_cast<uint32_t>(arrivals_.size()));
+      arrivals_.push_back({single ? hops[hop - 1].resource : own, std::max(most, rate)});
+      // What it has left to bring through the episode (a pipelined ring's step at most).
+      sizes_.push_back(std::min(left(a) * c.share, static_cast<double>(c.burst)));
+      bytes += sizes_.back();
+      latencyPs += static_cast<double>(c.latency.picos());
+      ++n;
+    });
   }
   // What each upstream port brings: its flows' arrivals added up (no more than the port
   // carries: the thinning above saw to it).
@@ -339,25 +381,63 @@ void FlowFabric::releasePace(Active& a) {
   a.pace = kNoPace;
 }
 
-uint64_t FlowFabric::queuePairKey(const Active& a) const {
-  const FlowRecord& rec = transfers_.record(a.record);
+uint64_t FlowFabric::queuePairKey(uint32_t record, uint8_t tc, uint16_t qp) const {
+  const FlowRecord& rec = transfers_.record(record);
   const uint64_t srcNic = path_.sourceNic(rec.srcGpu, rec.dstGpu), dstNic = topo_.nicOfGpu(rec.dstGpu);
-  return (srcNic << 40) | (dstNic << 19) | (static_cast<uint64_t>(a.tc & 7) << 16) | a.qp;
+  return (srcNic << 40) | (dstNic << 19) | (static_cast<uint64_t>(tc & 7) << 16) | qp;
+}
+
+uint32_t FlowFabric::holdNic(uint32_t f) const {
+  const Active& a = active_[f];
+  if (a.group == kNoGroup || a.holdMember == kNoMember) return solver_.hops(f)[0].resource;
+  const Group& g = groups_[a.group];
+  return g.paths[g.members[a.holdMember].pathBegin].resource;
+}
+
+double FlowFabric::holdShare(uint32_t f) const {
+  const Active& a = active_[f];
+  return a.group == kNoGroup || a.holdMember == kNoMember ? 1.0 : groups_[a.group].members[a.holdMember].share;
 }
 
 double FlowFabric::carriedScale(uint32_t f) const {
-  // Controller rates are line-rate bits per second; the solver's are payload bytes per ps.
+  // Controller rates are line-rate bits per second; the solver's are payload bytes per ps, of
+  // the whole flow (a group member's queue pair moves share x the group's rate).
   const Active& a = active_[f];
   if (qpCc_ == nullptr || a.ccSlot == kNoSlot) return 0;
-  const uint32_t nic = solver_.hops(f)[0].resource;
+  const uint32_t nic = holdNic(f);
   if (!topo_.isHost(topo_.portNode(nic))) return 0;
-  return nominal_[nic] / static_cast<double>(topo_.portRate(nic).bitsPerSecond());
+  return nominal_[nic] / static_cast<double>(topo_.portRate(nic).bitsPerSecond()) / holdShare(f);
+}
+
+void FlowFabric::holdGroupAtCarriedRate(uint32_t f) {
+  // The member whose carried rate, over its share, is lowest now holds the group.
+  Active& a = active_[f];
+  const Group& g = groups_[a.group];
+  double lowest = 0;
+  for (uint32_t m = 0; m < g.members.size(); ++m) {
+    const GroupMember& gm = g.members[m];
+    const auto it = qpSlots_.find(queuePairKey(gm.record, a.tc, gm.qp));
+    if (it == qpSlots_.end() || gm.pathEnd == gm.pathBegin) continue;
+    const uint32_t nic = g.paths[gm.pathBegin].resource;
+    const auto line = static_cast<double>(topo_.portRate(nic).bitsPerSecond());
+    const auto rate = static_cast<double>(qpCc_->rate(it->second, sim_.now()).bitsPerSecond());
+    if (rate >= line * (1 - 1e-6)) continue;
+    const double perGroup = rate / line / gm.share;
+    if (a.holdMember == kNoMember || perGroup < lowest) {
+      lowest = perGroup;
+      a.holdMember = m;
+      a.ccSlot = it->second;
+    }
+  }
+  if (a.holdMember == kNoMember) return;
+  holdAtCarriedRate(f);
+  if (a.held) ++carriedHolds_;
 }
 
 double FlowFabric::carriedRate(uint32_t f) {
   const double scale = carriedScale(f);
   if (scale <= 0) return 0;
-  const uint32_t nic = solver_.hops(f)[0].resource;
+  const uint32_t nic = holdNic(f);
   const auto line = static_cast<double>(topo_.portRate(nic).bitsPerSecond());
   const auto rate = static_cast<double>(qpCc_->rate(active_[f].ccSlot, sim_.now()).bitsPerSecond());
   return rate < line * (1 - 1e-6) ? rate * scale : 0.0;
@@ -383,7 +463,7 @@ void FlowFabric::holdAtCarriedRate(uint32_t f) {
   // every step cost more than all the rest of an 8K-GPU run, and the mean carries the same bytes
   // by the interval's end as the steps do.
   const double scale = carriedScale(f);
-  const auto line = static_cast<double>(topo_.portRate(solver_.hops(f)[0].resource).bitsPerSecond());
+  const auto line = static_cast<double>(topo_.portRate(holdNic(f)).bitsPerSecond());
   const Time now = sim_.now();
   scratchCc_->copyQueuePair(0, *qpCc_, a.ccSlot, Time::zero());
   const double r0 = rate / scale;

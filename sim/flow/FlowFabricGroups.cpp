@@ -26,6 +26,7 @@ void FlowFabric::sendGroup(std::span<const TransferRequest> members, TransferObs
     gi = static_cast<uint32_t>(groups_.size());
     groups_.emplace_back();
   }
+  groups_[gi].paths.clear();
   groupHops_.clear();
   double most = 0;
   uint8_t tc = 0;
@@ -50,9 +51,16 @@ void FlowFabric::sendGroup(std::span<const TransferRequest> members, TransferObs
       tc = r.trafficClass;
       qp = r.qp;
     }
-    groups_[gi].members.push_back({record, latency, r.qp});
+    GroupMember m{record, latency, r.qp, b, r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes, 0, 0};
+    if (episodes_ != nullptr) {  // its path, for the episodes it meets
+      Group& g = groups_[gi];
+      m.pathBegin = static_cast<uint32_t>(g.paths.size());
+      g.paths.insert(g.paths.end(), hops_.begin(), hops_.end() - static_cast<long>(ackHops_));
+      m.pathEnd = static_cast<uint32_t>(g.paths.size());
+    }
+    groups_[gi].members.push_back(m);
     most = std::max(most, b);
-    burst = std::max(burst, r.burst > 0 ? std::min(r.burst, r.bytes) : r.bytes);
+    burst = std::max(burst, m.burst);
   }
   Group& g = groups_[gi];
   if (g.members.empty()) {
@@ -60,6 +68,7 @@ void FlowFabric::sendGroup(std::span<const TransferRequest> members, TransferObs
     return;
   }
   g.most = most;
+  for (GroupMember& m : g.members) m.share /= most;  // its bytes, until now
   std::sort(groupHops_.begin(), groupHops_.end());
   hops_.clear();
   for (size_t i = 0; i < groupHops_.size();) {
@@ -69,8 +78,7 @@ void FlowFabric::sendGroup(std::span<const TransferRequest> members, TransferObs
     hops_.push_back({res, static_cast<float>(w / most)});
   }
   ackHops_ = 0;  // the ACK shares are in the merged weights
-  const uint32_t f = start(g.members.front().record, most, Time::zero(), burst, tc, qp);
-  active_[f].group = gi;
+  start(g.members.front().record, most, Time::zero(), burst, tc, qp, gi);
   requestRecompute();
 }
 
@@ -93,6 +101,7 @@ void FlowFabric::explodeGroups(Time now) {
       start(m.record, left * static_cast<double>(rec.bytes), latency, grouped.burst, grouped.tc, m.qp);
     }
     g.members.clear();
+    g.paths.clear();
     freeGroups_.push_back(grouped.group);
   }
 }

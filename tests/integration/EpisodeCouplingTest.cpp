@@ -6,7 +6,9 @@
 // them in the queue as a background, and lose what it lost there; each flow draws its own of the episode's
 // per-flow outcomes; a NIC's queue pairs arrive at its equal share, not their max-min rates; a queue pair
 // an episode left cut starts its next message at its congestion control's rate; a flow already sending
-// when others join draws the outcomes of the flows with less left; the outcome does
+// when others join draws the outcomes of the flows with less left; a pipeline's (group's) members
+// are flows of their episodes and the group moves at its slowest member's pace or carried rate;
+// the outcome does
 // not depend on the order in which the transfers were posted (the solver lists links and flows in that
 // order); the rounds are counted.
 #include <gtest/gtest.h>
@@ -170,6 +172,33 @@ TEST(EpisodeCoupling, TwoToOneAtHalfEfficiencyGivesEachFlowAQuarterOfTheLink) {
   const FlowFabric::Coupling& c = b.fabric.coupling();
   EXPECT_GE(c.rounds, 1u) << "the capacity had to be set once at least";
   EXPECT_EQ(c.unconverged, 0u);
+}
+
+TEST(EpisodeCoupling, AGroupMemberIsAFlowOfItsEpisodeAndItsPaceHoldsTheWholePipeline) {
+  // Four leaves of one host each under one spine. A group (a pipeline's edges, sendGroup): host
+  // 1 sends S to host 0 and host 3 sends S/2 to host 2 (it moves at half the group's rate); host
+  // 2 sends S to host 0 on its own. The spine's port to leaf 0 takes the member 1 -> 0 from leaf
+  // 1 and the flow 2 -> 0 from leaf 2: an episode of K = 2, F = 2, A = C, as two flows of their
+  // own. At efficiency 1/2 each is held to C/4; the group's pace holds every member, so 3 -> 2,
+  // alone on its path, moves at half that, C/8, and ends with the others at S / (C/4). Each
+  // plus the fixed path latency of 4 links. Tolerance 1 ns: event times rounded to picoseconds.
+  TopologySpec s = leafSpineSpec(4, 1, 1);
+  FixedModel model(0.5);
+  HybridBench b(s, model);
+  ASSERT_TRUE(b.fabric.couplesGroups());
+  DeliveryLog log;
+  const Bytes S = 8 << 20;
+  const std::vector<TransferRequest> group{TransferRequest{1, 0, S, 0, 0, 1}, TransferRequest{3, 2, S / 2, 0, 0, 3}};
+  b.fabric.sendGroup(group, &log);
+  b.fabric.send(TransferRequest{2, 0, S, 0, 0, 2}, &log);
+  b.sim.run();
+  ASSERT_EQ(log.at.size(), 3u);
+  EXPECT_EQ(model.last.fanIn, 2u);
+  EXPECT_EQ(model.last.flows, 2u);
+  EXPECT_EQ(model.last.arrivalRate, BitRate::gbps(100));
+  const LinkMath m;
+  const double expected = static_cast<double>(S) / (m.c / 4) + m.fixed;
+  for (uint32_t id : {1u, 2u, 3u}) EXPECT_NEAR(static_cast<double>(log.at[id].picos()), expected, 1e3) << id;
 }
 
 TEST(EpisodeCoupling, FixedPointDoesNotDependOnTheOrderTransfersArePosted) {
@@ -422,6 +451,53 @@ TEST(EpisodeCoupling, AQueuePairCutInAnEpisodeStartsItsNextMessageAtItsCarriedRa
   EXPECT_EQ(held, 1) << "exactly one queue pair left the episode cut";
   EXPECT_EQ(b.fabric.carriedHolds(), 1u);
   EXPECT_EQ(b.fabric.carriedQueuePairs(), 2u);
+}
+
+TEST(EpisodeCoupling, AGroupStartsHeldByTheCarriedStateOfItsMostCutMember) {
+  // As above, hosts 1 and 2 send S to host 0 at once: one queue pair ends the episode cut (Rc =
+  // C/4, target C/2), the other uncut. Then two pipelines, each alone on the fabric: at 2 ms
+  // the group {1 -> 0, 3 -> 2}, at 4 ms the group {2 -> 0, 3 -> 2 on queue pair 1}, S bytes per
+  // member. The group whose member's queue pair was cut moves at that member's carried rate
+  // (between C/2 and 0.55 C, as worked out above), both its members with it; the other at line
+  // rate C. Tolerance 1 ns: event times rounded to picoseconds.
+  TopologySpec s = leafSpineSpec(4, 1, 1);
+  s.congestionControl.algorithm = "dcqcn";
+  s.congestionControl.dcqcn = dcqcnPreset("dcqcn-paper");
+  StatefulModel model;
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 4 << 20;
+  for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
+  struct Later final : EventHandler {
+    std::function<void(uint32_t)> run;
+    void onEvent(uint32_t tag) override { run(tag); }
+  } later;
+  // Group g (1 or 2): host g -> 0 (id 10 g) and host 3 -> 2 on queue pair g - 1 (id 10 g + 1).
+  later.run = [&](uint32_t g) {
+    const std::vector<TransferRequest> group{TransferRequest{g, 0, S, 0, 0, 10 * g},
+                                             TransferRequest{3, 2, S, 0, static_cast<uint16_t>(g - 1), 10 * g + 1}};
+    b.fabric.sendGroup(group, &log);
+  };
+  for (uint32_t g : {1u, 2u}) b.sim.schedule(Time::ms(2 * g), &later, g);
+  b.sim.run();
+  ASSERT_EQ(log.at.size(), 6u);
+  const LinkMath m;
+  const double lineTime = static_cast<double>(S) / m.c + m.fixed;
+  int held = 0;
+  for (uint32_t g : {1u, 2u}) {
+    const double a = static_cast<double>((log.at[10 * g] - Time::ms(2 * g)).picos());
+    const double c = static_cast<double>((log.at[10 * g + 1] - Time::ms(2 * g)).picos());
+    EXPECT_NEAR(a, c, 1e3) << "a pipeline's members end together (same path latency)";
+    if (a > lineTime + 1e3) {
+      ++held;
+      EXPECT_GE(a, static_cast<double>(S) / (0.55 * m.c) + m.fixed - 1e3) << g;
+      EXPECT_LE(a, static_cast<double>(S) / (0.5 * m.c) + m.fixed + 1e3) << g;
+    } else {
+      EXPECT_NEAR(a, lineTime, 1e3) << g;
+    }
+  }
+  EXPECT_EQ(held, 1) << "exactly one queue pair left the episode cut";
+  EXPECT_EQ(b.fabric.carriedHolds(), 1u);
 }
 
 TEST(EpisodeCoupling, AFlowAlreadySendingDrawsTheOutcomesOfFlowsWithLessLeft) {
