@@ -91,8 +91,9 @@ void FlowFabric::explodeGroups(Time now) {
     Group& g = groups_[grouped.group];
     const double left = std::max(0.0, grouped.remaining) / g.most;
     active_[f].live = false;
-    active_[f].group = kNoGroup;
     finishes_.erase(f);
+    releasePace(active_[f]);  // hybrid mode: the group's pace or hold ends with it
+    active_[f].group = kNoGroup;
     solver_.removeFlow(f);
     for (const GroupMember& m : g.members) {
       const FlowRecord& rec = transfers_.record(m.record);

@@ -27,6 +27,7 @@
 #include "sim/core/EventHandler.h"
 #include "sim/core/Simulator.h"
 #include "sim/fabric/LinkFraming.h"
+#include "sim/fabric/NetworkCounters.h"
 #include "sim/flow/CongestionEpisodeModel.h"
 #include "sim/flow/FlowFabric.h"
 #include "sim/routing/EcmpFib.h"
@@ -199,6 +200,42 @@ TEST(EpisodeCoupling, AGroupMemberIsAFlowOfItsEpisodeAndItsPaceHoldsTheWholePipe
   const LinkMath m;
   const double expected = static_cast<double>(S) / (m.c / 4) + m.fixed;
   for (uint32_t id : {1u, 2u, 3u}) EXPECT_NEAR(static_cast<double>(log.at[id].picos()), expected, 1e3) << id;
+}
+
+TEST(EpisodeCoupling, AFailureSplitsAPacedGroupIntoItsMembersWhichLeaveItsPace) {
+  // As above (five leaves, host 4 idle): the group {1 -> 0 of S, 3 -> 2 of S/2} and the flow
+  // 2 -> 0 of S, each held to C/4 by the two-to-one episode at efficiency 1/2. At t0 = 2S/C,
+  // half-way, host 4's link fails (no transfer's): the group splits into its members, which
+  // start without its pace. 1 -> 0 then has S/2 left beside the paced 2 -> 0 (one upstream
+  // port: no new episode) and takes the rest of the link, 3C/4: it ends at t0 + 2S/(3C); 2 -> 0
+  // keeps its pace and ends at 4S/C as before; 3 -> 2, S/4 left on idle links, ends first. Each
+  // plus the fixed path latency. Tolerance 1 ns: event times rounded to picoseconds.
+  TopologySpec s = leafSpineSpec(5, 1, 1);
+  FixedModel model(0.5);
+  HybridBench b(s, model);
+  DeliveryLog log;
+  const Bytes S = 8 << 20;
+  const std::vector<TransferRequest> group{TransferRequest{1, 0, S, 0, 0, 1}, TransferRequest{3, 2, S / 2, 0, 0, 3}};
+  b.fabric.sendGroup(group, &log);
+  b.fabric.send(TransferRequest{2, 0, S, 0, 0, 2}, &log);
+  const LinkMath m;
+  const double t0 = 2 * static_cast<double>(S) / m.c;
+  struct Fail final : EventHandler {
+    Fabric* fabric = nullptr;
+    LinkId link = 0;
+    void onEvent(uint32_t) override { fabric->setLinkUp(link, false); }
+  } failer;
+  failer.fabric = &b.fabric;
+  failer.link = b.topo->portLink(b.topo->nicPort(4));
+  b.sim.schedule(Time::ps(static_cast<int64_t>(t0)), &failer, 0);
+  b.sim.run();
+  ASSERT_EQ(log.at.size(), 3u);
+  EXPECT_NEAR(static_cast<double>(log.at[1].picos()), t0 + static_cast<double>(S) / 2 / (0.75 * m.c) + m.fixed, 1e3);
+  EXPECT_NEAR(static_cast<double>(log.at[2].picos()), 4 * static_cast<double>(S) / m.c + m.fixed, 1e3);
+  EXPECT_LT(log.at[3], log.at[1]);
+  const NetworkCounters c = b.fabric.networkCounters();
+  EXPECT_EQ(c.bytesSent, c.bytesDelivered);
+  EXPECT_EQ(c.bytesSent, S + S / 2 + S);
 }
 
 TEST(EpisodeCoupling, FixedPointDoesNotDependOnTheOrderTransfersArePosted) {
