@@ -120,6 +120,25 @@ struct LinkMath {
   double fixed = 0;
 };
 
+/// Calls run(tag) at each instant it is scheduled for (sim.schedule(at, &later, tag)).
+struct Later final : EventHandler {
+  std::function<void(uint32_t)> run;
+  void onEvent(uint32_t tag) override { run(tag); }
+};
+
+/// Checks the time a message of S bytes took, alone on the fabric, on a queue pair StatefulModel's
+/// episode left (see AQueuePairCutInAnEpisodeStartsItsNextMessageAtItsCarriedRate): S / C plus
+/// the fixed path latency if uncut; if cut (only where `mayBeHeld`), between S / (0.55 C) and
+/// S / (0.5 C) plus that latency. True if it was held. Tolerance 1 ns: picosecond event times.
+bool tookCarriedOrLineTime(double took, Bytes S, bool mayBeHeld, uint32_t label);
+
+/// `s` under DCQCN's paper preset.
+TopologySpec dcqcnPaper(TopologySpec s) {
+  s.congestionControl.algorithm = "dcqcn";
+  s.congestionControl.dcqcn = dcqcnPreset("dcqcn-paper");
+  return s;
+}
+
 struct HybridBench {
   HybridBench(const TopologySpec& s, CongestionEpisodeModel& model)
       : spec(s), topo(buildTopology(spec)), sim(1), fib(*topo, 1), fabric(sim, *topo, spec, fib) {
@@ -132,15 +151,24 @@ struct HybridBench {
   FlowFabric fabric;
 };
 
+bool tookCarriedOrLineTime(double took, Bytes S, bool mayBeHeld, uint32_t label) {
+  const LinkMath m;
+  const double lineTime = static_cast<double>(S) / m.c + m.fixed;
+  if (!mayBeHeld || took <= lineTime + 1e3) {
+    EXPECT_NEAR(took, lineTime, 1e3) << label;
+    return false;
+  }
+  EXPECT_GE(took, static_cast<double>(S) / (0.55 * m.c) + m.fixed - 1e3) << label;
+  EXPECT_LE(took, static_cast<double>(S) / (0.5 * m.c) + m.fixed + 1e3) << label;
+  return true;
+}
+
 /// Five leaves of one host under one spine: hosts 1 and 2 send S to host 0 at once, hosts 3 and
 /// 4 at t0. Runs to the end; the delivery times are in `log`.
 void runTwoPairsInto0(HybridBench& b, DeliveryLog& log, Bytes S, Time t0) {
   for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
-  struct Later final : EventHandler {
-    std::function<void()> run;
-    void onEvent(uint32_t) override { run(); }
-  } later;
-  later.run = [&] {
+  Later later;
+  later.run = [&](uint32_t) {
     for (uint32_t src : {3u, 4u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
   };
   b.sim.schedule(t0, &later, 0);
@@ -452,18 +480,13 @@ TEST(EpisodeCoupling, AQueuePairCutInAnEpisodeStartsItsNextMessageAtItsCarriedRa
   // increase (R_AI 40 Mb/s per 55 us; no bytes counted at the flow level, so no hyper increase)
   // adds at most 4 ms / 55 us x 40 Mb/s = 2.9 Gb/s: it takes between S / (0.55 C) and
   // S / (0.5 C). Tolerance 1 ns: event times rounded to picoseconds.
-  TopologySpec s = leafSpineSpec(3, 1, 1);
-  s.congestionControl.algorithm = "dcqcn";
-  s.congestionControl.dcqcn = dcqcnPreset("dcqcn-paper");
+  const TopologySpec s = dcqcnPaper(leafSpineSpec(3, 1, 1));
   StatefulModel model;
   HybridBench b(s, model);
   DeliveryLog log;
   const Bytes S = 4 << 20;
   for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
-  struct Later final : EventHandler {
-    std::function<void(uint32_t)> run;
-    void onEvent(uint32_t tag) override { run(tag); }
-  } later;
+  Later later;
   // Tag 10 q + src: host src's message on queue pair q.
   later.run = [&](uint32_t tag) {
     b.fabric.send(TransferRequest{tag % 10, 0, S, 0, static_cast<uint16_t>(tag / 10 - 1), tag}, &log);
@@ -472,19 +495,9 @@ TEST(EpisodeCoupling, AQueuePairCutInAnEpisodeStartsItsNextMessageAtItsCarriedRa
   for (uint32_t tag : {11u, 12u, 21u, 22u}) b.sim.schedule(startOf(tag), &later, tag);
   b.sim.run();
   ASSERT_EQ(log.at.size(), 6u);
-  const LinkMath m;
-  const double lineTime = static_cast<double>(S) / m.c + m.fixed;
   int held = 0;
-  for (uint32_t tag : {11u, 12u, 21u, 22u}) {
-    const double took = static_cast<double>((log.at[tag] - startOf(tag)).picos());
-    if (tag < 20 && took > lineTime + 1e3) {
-      ++held;
-      EXPECT_GE(took, static_cast<double>(S) / (0.55 * m.c) + m.fixed - 1e3) << tag;
-      EXPECT_LE(took, static_cast<double>(S) / (0.5 * m.c) + m.fixed + 1e3) << tag;
-    } else {
-      EXPECT_NEAR(took, lineTime, 1e3) << tag;
-    }
-  }
+  for (uint32_t tag : {11u, 12u, 21u, 22u})
+    held += tookCarriedOrLineTime(static_cast<double>((log.at[tag] - startOf(tag)).picos()), S, tag < 20, tag);
   EXPECT_EQ(held, 1) << "exactly one queue pair left the episode cut";
   EXPECT_EQ(b.fabric.carriedHolds(), 1u);
   EXPECT_EQ(b.fabric.carriedQueuePairs(), 2u);
@@ -497,18 +510,13 @@ TEST(EpisodeCoupling, AGroupStartsHeldByTheCarriedStateOfItsMostCutMember) {
   // member. The group whose member's queue pair was cut moves at that member's carried rate
   // (between C/2 and 0.55 C, as worked out above), both its members with it; the other at line
   // rate C. Tolerance 1 ns: event times rounded to picoseconds.
-  TopologySpec s = leafSpineSpec(4, 1, 1);
-  s.congestionControl.algorithm = "dcqcn";
-  s.congestionControl.dcqcn = dcqcnPreset("dcqcn-paper");
+  const TopologySpec s = dcqcnPaper(leafSpineSpec(4, 1, 1));
   StatefulModel model;
   HybridBench b(s, model);
   DeliveryLog log;
   const Bytes S = 4 << 20;
   for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
-  struct Later final : EventHandler {
-    std::function<void(uint32_t)> run;
-    void onEvent(uint32_t tag) override { run(tag); }
-  } later;
+  Later later;
   // Group g (1 or 2): host g -> 0 (id 10 g) and host 3 -> 2 on queue pair g - 1 (id 10 g + 1).
   later.run = [&](uint32_t g) {
     const std::vector<TransferRequest> group{TransferRequest{g, 0, S, 0, 0, 10 * g},
@@ -518,20 +526,12 @@ TEST(EpisodeCoupling, AGroupStartsHeldByTheCarriedStateOfItsMostCutMember) {
   for (uint32_t g : {1u, 2u}) b.sim.schedule(Time::ms(2 * g), &later, g);
   b.sim.run();
   ASSERT_EQ(log.at.size(), 6u);
-  const LinkMath m;
-  const double lineTime = static_cast<double>(S) / m.c + m.fixed;
   int held = 0;
   for (uint32_t g : {1u, 2u}) {
     const double a = static_cast<double>((log.at[10 * g] - Time::ms(2 * g)).picos());
     const double c = static_cast<double>((log.at[10 * g + 1] - Time::ms(2 * g)).picos());
     EXPECT_NEAR(a, c, 1e3) << "a pipeline's members end together (same path latency)";
-    if (a > lineTime + 1e3) {
-      ++held;
-      EXPECT_GE(a, static_cast<double>(S) / (0.55 * m.c) + m.fixed - 1e3) << g;
-      EXPECT_LE(a, static_cast<double>(S) / (0.5 * m.c) + m.fixed + 1e3) << g;
-    } else {
-      EXPECT_NEAR(a, lineTime, 1e3) << g;
-    }
+    held += tookCarriedOrLineTime(a, S, true, g);
   }
   EXPECT_EQ(held, 1) << "exactly one queue pair left the episode cut";
   EXPECT_EQ(b.fabric.carriedHolds(), 1u);
@@ -552,11 +552,8 @@ TEST(EpisodeCoupling, AFlowAlreadySendingDrawsTheOutcomesOfFlowsWithLessLeft) {
   const LinkMath m;
   const Time t0 = Time::ps(static_cast<int64_t>(static_cast<double>(S) / 2 / m.c));
   b.fabric.send(TransferRequest{1, 0, S, 0, 0, 1}, &log);
-  struct Later final : EventHandler {
-    std::function<void()> run;
-    void onEvent(uint32_t) override { run(); }
-  } later;
-  later.run = [&] { b.fabric.send(TransferRequest{2, 0, S, 0, 0, 2}, &log); };
+  Later later;
+  later.run = [&](uint32_t) { b.fabric.send(TransferRequest{2, 0, S, 0, 0, 2}, &log); };
   b.sim.schedule(t0, &later, 0);
   b.sim.run();
   ASSERT_EQ(log.at.size(), 2u);
