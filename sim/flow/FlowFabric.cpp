@@ -538,6 +538,7 @@ void FlowFabric::completeDue() {
       for (const GroupMember& m : groups_[a.group].members) scheduleDelivery(m.record, now + m.latency);
       groups_[a.group].members.clear();
       groups_[a.group].paths.clear();
+      groups_[a.group].crossings.clear();
       freeGroups_.push_back(a.group);
       a.group = kNoGroup;
     } else {

@@ -96,6 +96,7 @@
 // Units: Bytes, Time (ps), rates in bytes per picosecond internally.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -260,6 +261,11 @@ class FlowFabric final : public Fabric, public EventHandler {
     /// Hybrid mode: each member's data hops in path order (NIC uplink first): an episode at a
     /// link sees each member crossing it as a flow of its own (its upstream port, its NIC).
     std::vector<MaxMinSolver::Hop> paths;
+    /// Hybrid mode: the members crossing each of the group's merged hops (the solver's hop
+    /// index h: crossings[crossBegin[h], crossBegin[h + 1]), each (member, its hop in its path),
+    /// by member), so an episode finds a link's members without scanning every path.
+    std::vector<uint32_t> crossBegin;
+    std::vector<std::pair<uint32_t, uint32_t>> crossings;
   };
   /// One flow's, or one group member's, passage through a link (the episodes' view of a flow).
   struct Crossing {
@@ -279,6 +285,9 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::vector<Group> groups_;
   std::vector<uint32_t> freeGroups_;
   std::vector<std::pair<uint32_t, double>> groupHops_;  ///< scratch: (resource, weight x bytes)
+  std::vector<std::array<uint32_t, 3>> crossScratch_;   ///< scratch: (resource, member, hop)
+  /// Fills g's crossing index from its members' paths and its merged hops (hops_).
+  void indexCrossings(Group& g);
   /// Splits every group flow into its members' own flows, each with its share of what the group
   /// has left (failures: each member then stalls or moves on its own path).
   void explodeGroups(Time now);

@@ -2,6 +2,7 @@
 // paces they hold their flows to (see FlowFabric.h, "Hybrid mode").
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <tuple>
 
@@ -13,7 +14,7 @@
 namespace fabricsim {
 
 template <class Fn>
-void FlowFabric::forEachCrossing(const MaxMinSolver::User& u, uint32_t link, Fn&& fn) const {
+void FlowFabric::forEachCrossing(const MaxMinSolver::User& u, [[maybe_unused]] uint32_t link, Fn&& fn) const {
   const Active& a = active_[u.flow];
   if (a.group == kNoGroup) {
     const uint32_t hop = solver_.hopIndex(u);
@@ -24,14 +25,14 @@ void FlowFabric::forEachCrossing(const MaxMinSolver::User& u, uint32_t link, Fn&
   // A group's hops merge every member's path (ACK shares included): each member whose own path
   // crosses the link is a passage of its own.
   const Group& g = groups_[a.group];
-  for (uint32_t m = 0; m < g.members.size(); ++m) {
+  const uint32_t hop = solver_.hopIndex(u);
+  if (hop + 1 >= g.crossBegin.size()) return;  // its pace
+  for (uint32_t i = g.crossBegin[hop]; i < g.crossBegin[hop + 1]; ++i) {
+    const auto [m, k] = g.crossings[i];
     const GroupMember& gm = g.members[m];
     const std::span<const MaxMinSolver::Hop> path(g.paths.data() + gm.pathBegin, gm.pathEnd - gm.pathBegin);
-    for (uint32_t k = 0; k < path.size(); ++k)
-      if (path[k].resource == link) {
-        fn(Crossing{path, k, gm.share, gm.burst, gm.latency, gm.record, gm.qp, m});
-        break;
-      }
+    assert(path[k].resource == link);
+    fn(Crossing{path, k, gm.share, gm.burst, gm.latency, gm.record, gm.qp, m});
   }
 }
 

@@ -78,8 +78,30 @@ void FlowFabric::sendGroup(std::span<const TransferRequest> members, TransferObs
     hops_.push_back({res, static_cast<float>(w / most)});
   }
   ackHops_ = 0;  // the ACK shares are in the merged weights
+  if (episodes_ != nullptr) indexCrossings(g);
   start(g.members.front().record, most, Time::zero(), burst, tc, qp, gi);
   requestRecompute();
+}
+
+void FlowFabric::indexCrossings(Group& g) {
+  // Each member's first passage through each resource, by resource (then member), laid along
+  // the merged hops (hops_, sorted by resource: the solver's hop order of the group's flow).
+  crossScratch_.clear();
+  for (uint32_t m = 0; m < g.members.size(); ++m)
+    for (uint32_t k = g.members[m].pathBegin; k < g.members[m].pathEnd; ++k)
+      crossScratch_.push_back({g.paths[k].resource, m, k - g.members[m].pathBegin});
+  std::sort(crossScratch_.begin(), crossScratch_.end());
+  g.crossings.clear();
+  g.crossBegin.assign(hops_.size() + 1, 0);
+  size_t i = 0;
+  for (uint32_t h = 0; h < hops_.size(); ++h) {
+    g.crossBegin[h] = static_cast<uint32_t>(g.crossings.size());
+    for (; i < crossScratch_.size() && crossScratch_[i][0] == hops_[h].resource; ++i)
+      if (g.crossings.size() == g.crossBegin[h] || g.crossings.back().first != crossScratch_[i][1])
+        g.crossings.emplace_back(crossScratch_[i][1], crossScratch_[i][2]);
+  }
+  g.crossBegin[hops_.size()] = static_cast<uint32_t>(g.crossings.size());
+  SIM_CHECK(i == crossScratch_.size(), "a group member's path crosses a resource outside the group's hops");
 }
 
 void FlowFabric::explodeGroups(Time now) {
@@ -103,6 +125,7 @@ void FlowFabric::explodeGroups(Time now) {
     }
     g.members.clear();
     g.paths.clear();
+    g.crossings.clear();
     freeGroups_.push_back(grouped.group);
   }
 }
