@@ -179,10 +179,11 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
 }
 
 double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica, Answer& out) {
-  // One lock for the cache, its counters and the packet runs: replicas on other threads wait
-  // for an episode being simulated (each answer is a function of the quantized episode alone,
-  // so which thread simulates it first changes nothing).
-  const std::lock_guard<std::mutex> lock(mutex_);
+  // The cache and its counters are under one lock; an episode is simulated outside it, by the
+  // first thread to ask, while others asking for the same one wait for it and those asking for
+  // others go on (each answer is a function of the quantized episode alone, so which thread
+  // simulates it first changes nothing).
+  std::unique_lock<std::mutex> lock(mutex_);
   ++queries_;
   const CongestionEpisode q = quantize(episode);
   const Key key{q.fanIn,
@@ -196,77 +197,28 @@ double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica,
                 q.backgroundFlows,
                 sizeLevel(q, 0) | sizeLevel(q, 1) << 4 | sizeLevel(q, 2) << 8 | sizeLevel(q, 3) << 12};
   auto it = cache_.find(key);
+  while (it == cache_.end() && inFlight_.count(key) > 0) {
+    simulated_.wait(lock);
+    it = cache_.find(key);
+  }
   if (it == cache_.end()) {
-    const auto t0 = std::chrono::steady_clock::now();
+    inFlight_.insert(key);
+    lock.unlock();
     Entry entry;
-    // An episode whose first runs (one per replica group, at least three where there are that
-    // many seeds) came out identical flow by flow, with no congestion-control state to carry,
-    // does not depend on the seed (no congestion control acts and nothing random decides a drop
-    // or a path): the other seeds would repeat it. Each seed's run is independent of the others:
-    // they run on the model's threads, each into its own slot, so the runs (and everything
-    // below) are the same on any number of them.
-    const int first = std::min(seeds_, std::max(replicas_, 3));
-    entry.runs = runSeeds(q, 0, first);
-    if (identical(entry.runs)) {
-      entry.seedIndependent = true;
-    } else {
-      std::vector<Measured> rest = runSeeds(q, first, seeds_);
-      std::move(rest.begin(), rest.end(), std::back_inserter(entry.runs));
+    try {
+      entry = measure(q);
+    } catch (...) {
+      lock.lock();
+      inFlight_.erase(key);
+      simulated_.notify_all();
+      throw;
     }
-    entry.mean = harmonic(entry.runs, 0, 1);
-    std::vector<double> groups;
-    for (int g = 0; g < replicas_; ++g)
-      groups.push_back(entry.seedIndependent ? entry.mean : harmonic(entry.runs, g, replicas_));
-    entry.groups = groups;
-    entry.halfWidth = replicas_ >= 2 ? MeanInterval::of(groups).halfWidth : 0.0;
-    // Each flow's efficiency (its bytes' time at the starting fluid share over its time) with
-    // the state its queue pair ended in, by the size of its quartile, then by efficiency (ties
-    // by run and flow: deterministic).
-    std::vector<std::vector<std::tuple<uint32_t, double, size_t, uint32_t>>> pooled(
-        static_cast<size_t>(replicas_) + 1);
-    for (size_t k = 0; k < entry.runs.size(); ++k) {
-      const Measured& m = entry.runs[k];
-      for (uint32_t i = 0; i < m.flowTimesS.size(); ++i) {
-        const double eff = std::max(m.flowFluidS[i] / std::max(m.flowTimesS[i], 1e-12), 1e-3);
-        const uint32_t level = sizeLevel(q, quartileOf(i, q.flows));
-        pooled[0].emplace_back(level, eff, k, i);
-        pooled[1 + k % static_cast<size_t>(replicas_)].emplace_back(level, eff, k, i);
-      }
-    }
-    for (auto& p : pooled) {
-      std::sort(p.begin(), p.end());
-      entry.flows.emplace_back();
-      entry.states.emplace_back();
-      entry.quartiles.emplace_back();
-      for (const auto& [level, eff, k, i] : p) {
-        entry.flows.back().push_back(eff);
-        if (entry.runs[k].queuePairs) entry.states.back().push_back({entry.runs[k].queuePairs.get(), i});
-      }
-      // Quartile q's outcomes: those of every flow of its size.
-      for (uint32_t quartile = 0; quartile < 4; ++quartile) {
-        const uint32_t level = sizeLevel(q, quartile);
-        const auto lo = std::lower_bound(p.begin(), p.end(), std::make_tuple(level, 0.0, size_t{0}, 0u));
-        const auto hi = std::lower_bound(p.begin(), p.end(), std::make_tuple(level + 1, 0.0, size_t{0}, 0u));
-        entry.quartiles.back()[2 * quartile] = static_cast<uint32_t>(lo - p.begin());
-        entry.quartiles.back()[2 * quartile + 1] = static_cast<uint32_t>(hi - p.begin());
-      }
-    }
-    entry.background.push_back(backgroundKept(entry.runs, 0, 1));
-    for (int g = 0; g < replicas_; ++g) entry.background.push_back(backgroundKept(entry.runs, g, replicas_));
-    if (entry.seedIndependent) {
-      // Every replica answers exactly as replica 0 does (a replica's rerun is then this run).
-      for (size_t r = 1; r < entry.flows.size(); ++r) {
-        entry.flows[r] = entry.flows[0];
-        entry.states[r] = entry.states[0];
-        entry.quartiles[r] = entry.quartiles[0];
-        entry.background[r] = entry.background[0];
-      }
-    } else {
-      ++seedDependent_;
-    }
-    entry.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    lock.lock();
+    inFlight_.erase(key);
     wallSeconds_ += entry.wallS;
+    if (!entry.seedIndependent) ++seedDependent_;
     it = cache_.emplace(key, std::move(entry)).first;
+    simulated_.notify_all();
   }
   ++it->second.uses;
   // Spans into the entry, which never changes once in the cache (std::map nodes stay put).
@@ -276,6 +228,76 @@ double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica,
   out.quartiles = it->second.quartiles[r];
   out.background = it->second.background[r];
   return replica == 0 ? it->second.mean : it->second.groups[r - 1];
+}
+
+PacketEpisodeModel::Entry PacketEpisodeModel::measure(const CongestionEpisode& q) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  Entry entry;
+  // An episode whose first runs (one per replica group, at least three where there are that
+  // many seeds) came out identical flow by flow, with no congestion-control state to carry,
+  // does not depend on the seed (no congestion control acts and nothing random decides a drop
+  // or a path): the other seeds would repeat it. Each seed's run is independent of the others:
+  // they run on the model's threads, each into its own slot, so the runs (and everything
+  // below) are the same on any number of them.
+  const int first = std::min(seeds_, std::max(replicas_, 3));
+  entry.runs = runSeeds(q, 0, first);
+  if (identical(entry.runs)) {
+    entry.seedIndependent = true;
+  } else {
+    std::vector<Measured> rest = runSeeds(q, first, seeds_);
+    std::move(rest.begin(), rest.end(), std::back_inserter(entry.runs));
+  }
+  entry.mean = harmonic(entry.runs, 0, 1);
+  std::vector<double> groups;
+  for (int g = 0; g < replicas_; ++g)
+    groups.push_back(entry.seedIndependent ? entry.mean : harmonic(entry.runs, g, replicas_));
+  entry.groups = groups;
+  entry.halfWidth = replicas_ >= 2 ? MeanInterval::of(groups).halfWidth : 0.0;
+  // Each flow's efficiency (its bytes' time at the starting fluid share over its time) with
+  // the state its queue pair ended in, by the size of its quartile, then by efficiency (ties
+  // by run and flow: deterministic).
+  std::vector<std::vector<std::tuple<uint32_t, double, size_t, uint32_t>>> pooled(
+      static_cast<size_t>(replicas_) + 1);
+  for (size_t k = 0; k < entry.runs.size(); ++k) {
+    const Measured& m = entry.runs[k];
+    for (uint32_t i = 0; i < m.flowTimesS.size(); ++i) {
+      const double eff = std::max(m.flowFluidS[i] / std::max(m.flowTimesS[i], 1e-12), 1e-3);
+      const uint32_t level = sizeLevel(q, quartileOf(i, q.flows));
+      pooled[0].emplace_back(level, eff, k, i);
+      pooled[1 + k % static_cast<size_t>(replicas_)].emplace_back(level, eff, k, i);
+    }
+  }
+  for (auto& p : pooled) {
+    std::sort(p.begin(), p.end());
+    entry.flows.emplace_back();
+    entry.states.emplace_back();
+    entry.quartiles.emplace_back();
+    for (const auto& [level, eff, k, i] : p) {
+      entry.flows.back().push_back(eff);
+      if (entry.runs[k].queuePairs) entry.states.back().push_back({entry.runs[k].queuePairs.get(), i});
+    }
+    // Quartile q's outcomes: those of every flow of its size.
+    for (uint32_t quartile = 0; quartile < 4; ++quartile) {
+      const uint32_t level = sizeLevel(q, quartile);
+      const auto lo = std::lower_bound(p.begin(), p.end(), std::make_tuple(level, 0.0, size_t{0}, 0u));
+      const auto hi = std::lower_bound(p.begin(), p.end(), std::make_tuple(level + 1, 0.0, size_t{0}, 0u));
+      entry.quartiles.back()[2 * quartile] = static_cast<uint32_t>(lo - p.begin());
+      entry.quartiles.back()[2 * quartile + 1] = static_cast<uint32_t>(hi - p.begin());
+    }
+  }
+  entry.background.push_back(backgroundKept(entry.runs, 0, 1));
+  for (int g = 0; g < replicas_; ++g) entry.background.push_back(backgroundKept(entry.runs, g, replicas_));
+  if (entry.seedIndependent) {
+    // Every replica answers exactly as replica 0 does (a replica's rerun is then this run).
+    for (size_t r = 1; r < entry.flows.size(); ++r) {
+      entry.flows[r] = entry.flows[0];
+      entry.states[r] = entry.states[0];
+      entry.quartiles[r] = entry.quartiles[0];
+      entry.background[r] = entry.background[0];
+    }
+  }
+  entry.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return entry;
 }
 
 std::vector<PacketEpisodeModel::Measured> PacketEpisodeModel::runSeeds(const CongestionEpisode& q, int from,

@@ -58,10 +58,12 @@
 #pragma once
 
 #include <array>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <span>
 #include <string>
 #include <tuple>
@@ -203,7 +205,12 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     int replica_;
     Answer last_;
   };
-  mutable std::mutex mutex_;  ///< guards the cache and its counters
+  mutable std::mutex mutex_;  ///< guards the cache, its counters and inFlight_
+  std::set<Key> inFlight_;    ///< episodes being simulated (outside the lock)
+  std::condition_variable simulated_;  ///< notified as one enters the cache
+  /// Simulates quantized episode q with every seed (or the first, where they agree) and pools
+  /// its answers. Thread-safe: touches nothing shared.
+  Entry measure(const CongestionEpisode& q) const;
   template <class T>
   T locked(const T& x) const {
     const std::lock_guard<std::mutex> lock(mutex_);
