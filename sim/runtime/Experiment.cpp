@@ -117,6 +117,17 @@ Experiment::Experiment(RunOptions options, std::shared_ptr<PacketEpisodeModel> e
   buildSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// The replicas in progress: each a run of its own on a thread of its own, sharing nothing
+/// with the run that started them but the episode model (thread-safe); each figure is a
+/// function of its replica's episodes alone, so the figures do not depend on which thread
+/// simulated an episode first; they are kept in replica order.
+struct Experiment::ReplicaRuns {
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  std::vector<std::optional<std::vector<ReplicaJob>>> figures;
+  std::vector<std::exception_ptr> errors;
+  std::vector<std::jthread> threads;  ///< joined when done, or when this goes
+};
+
 Experiment::~Experiment() = default;
 
 void Experiment::createJobs() {
@@ -281,11 +292,13 @@ void Experiment::run() {
     }
     return computeOnly;
   });
+  if (episodes_ && replica_ == 0 && episodes_->replicas() >= 2 && episodes_->carriesState()) startReplicas();
   const auto t0 = std::chrono::steady_clock::now();
   try {
     sim_->run();
   } catch (...) {
     reference.wait();  // the thread reads the jobs: let it finish before they go
+    replicaRuns_.reset();  // joins the replicas
     throw;
   }
   wallSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -305,8 +318,8 @@ void Experiment::run() {
       SIM_CHECK(w->finished(),
                 "workload '" + w->name() + "' did not finish although the event queue drained");
   finished_ = true;
-  if (episodes_) runQueries_ = episodes_->queries();  // before the replicas ask theirs
-  if (episodes_ && replica_ == 0 && episodes_->replicas() >= 2 && connectionFailures_.empty()) runReplicas();
+  if (episodeView_) runQueries_ = episodeView_->queries();
+  finishReplicas();
 }
 
 Experiment::ReplicaJob Experiment::replicaFigures(const Job& job) const {
@@ -320,57 +333,61 @@ Experiment::ReplicaJob Experiment::replicaFigures(const Job& job) const {
   return r;
 }
 
-void Experiment::runReplicas() {
-  // Each replica is the same run with one group of seeds' episode measurements (they are in the
-  // shared cache already, or simulated on demand with every seed). Quiet, without side outputs.
-  // The replicas are independent runs of the flow level: they run on as many threads as the
-  // machine has cores (at most one per replica), each answer a function of its episode alone,
-  // so the figures do not depend on which thread simulated an episode first; they are kept in
-  // replica order.
-  const auto t0 = std::chrono::steady_clock::now();
+void Experiment::startReplicas() {
+  // Each replica is the same run with one group of seeds' episode measurements (in the shared
+  // cache already, or simulated on demand with every seed), quiet, without side outputs. All of
+  // them at once, each on its own thread (the machine's cores share them; the episodes' seeds
+  // run on threads of their own): a replica's memory is the flow level's.
   const int n = episodes_->replicas();
-  if (episodes_->seedDependent() == 0) {
-    // Every episode this run asked for answers every replica as it answered the run, so a
-    // rerun would ask the same episodes in the same order and repeat the run exactly.
-    std::vector<ReplicaJob> figures;
-    for (const auto& job : jobs_) figures.push_back(replicaFigures(job));
-    replicas_.assign(static_cast<size_t>(n), figures);
-    replicasRepeated_ = true;
-    return;
-  }
+  replicaRuns_ = std::make_unique<ReplicaRuns>();
+  ReplicaRuns& runs = *replicaRuns_;
+  runs.figures.resize(static_cast<size_t>(n));
+  runs.errors.resize(static_cast<size_t>(n));
   RunOptions o = options_;
   o.progress = false;
   o.timelinePath.clear();
   o.probes.clear();
-  std::vector<std::optional<std::vector<ReplicaJob>>> figures(static_cast<size_t>(n));
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
-  std::atomic<int> next{1};
-  const auto work = [&] {
-    for (int r = next++; r <= n; r = next++) {
+  for (int r = 1; r <= n; ++r)
+    runs.threads.emplace_back([&runs, o, episodes = episodes_, r] {
       const auto i = static_cast<size_t>(r - 1);
       try {
-        Experiment replica(o, episodes_, r);
+        Experiment replica(o, episodes, r);
         replica.run();
-        if (replica.failed()) continue;  // a replica whose episodes fail the run adds no figure
+        if (replica.failed()) return;  // a replica whose episodes fail the run adds no figure
         std::vector<ReplicaJob> f;
         for (const auto& job : replica.jobs_) f.push_back(replica.replicaFigures(job));
-        figures[i] = std::move(f);
+        runs.figures[i] = std::move(f);
       } catch (...) {
-        errors[i] = std::current_exception();
+        runs.errors[i] = std::current_exception();
       }
+    });
+  replicaThreads_ = static_cast<unsigned>(n);
+}
+
+void Experiment::finishReplicas() {
+  if (!episodes_ || replica_ != 0 || episodes_->replicas() < 2) return;
+  if (!replicaRuns_) {
+    if (!connectionFailures_.empty()) return;
+    if (episodes_->seedDependent() == 0) {
+      // Every episode this run asked for answers every replica as it answered the run, so a
+      // rerun would ask the same episodes in the same order and repeat the run exactly.
+      std::vector<ReplicaJob> figures;
+      for (const auto& job : jobs_) figures.push_back(replicaFigures(job));
+      replicas_.assign(static_cast<size_t>(episodes_->replicas()), figures);
+      replicasRepeated_ = true;
+      return;
     }
-  };
-  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, static_cast<unsigned>(n));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors)
+    startReplicas();
+  }
+  for (std::jthread& t : replicaRuns_->threads) t.join();
+  for (const std::exception_ptr& e : replicaRuns_->errors)
     if (e) std::rethrow_exception(e);
-  for (auto& f : figures)
-    if (f) replicas_.push_back(std::move(*f));
-  replicaWallSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  replicaThreads_ = threads;
+  replicaWallSeconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - replicaRuns_->t0).count();
+  if (connectionFailures_.empty())
+    for (auto& f : replicaRuns_->figures)
+      if (f) replicas_.push_back(std::move(*f));
+  replicaRuns_.reset();
 }
 
 void Experiment::writeTimeline() const {

@@ -12,11 +12,12 @@
 // the results add iteration times, compute, exposed communication (JCT minus the JCT of the
 // same trace with zero-time communication, i.e. compute plus pipeline bubble) and a table of
 // the collectives.
-// Hybrid runs with episodes.seeds >= 2 are followed by one replica per seed (the same run with
-// every episode's efficiency from that seed alone); the jobs' JCT, iteration time and exposed
-// communication get a 95% confidence interval from the replicas' spread (Student's t over the
-// seeds: the run's own figures use the seeds' mean efficiency, so the interval is that of a
-// mean of `seeds` draws).
+// Hybrid runs with episodes.replicas >= 2 have one replica per group of the episode seeds (the
+// same run with every episode's efficiency from that group alone), on threads of their own
+// beside the run where its episodes carry congestion-control state (all of them then depend on
+// the seed), else after it and only if some episode did; the jobs' JCT, iteration time and
+// exposed communication get a 95% confidence interval from the replicas' spread (Student's t
+// over the groups: batch means).
 // The backend is the packet-level one (the reference for fidelity), the flow-level one (max-min
 // fair fluid rates, for scale) or the hybrid (flow level, with each congested link's efficiency
 // from a packet-level simulation of its congestion episode under the fabric's congestion
@@ -125,7 +126,7 @@ class Experiment {
   PacketFabric* packet_ = nullptr;                ///< fabric_ when the backend is packet
   FlowFabric* flow_ = nullptr;                    ///< fabric_ when the backend is flow or hybrid
   std::shared_ptr<PacketEpisodeModel> episodes_;  ///< hybrid: congestion episodes at packet level
-  std::unique_ptr<CongestionEpisodeModel> episodeView_;  ///< what this run's flow level asks
+  std::unique_ptr<PacketEpisodeModel::View> episodeView_;  ///< what this run's flow level asks
   int replica_ = 0;                               ///< hybrid: 0 for the run, 1..seeds for its replicas
   /// Per replica, per job: JCT, mean iteration time and exposed communication (s; NaN: none).
   struct ReplicaJob {
@@ -137,8 +138,14 @@ class Experiment {
   bool replicasRepeated_ = false;
   unsigned replicaThreads_ = 0;  ///< threads the replicas ran on
   uint64_t runQueries_ = 0;  ///< episode queries of the run itself (the replicas' not counted)
-  /// Runs the replicas of a hybrid run (after the run itself).
-  void runReplicas();
+  /// The replicas of a hybrid run in progress, each on a thread of its own (ReplicaRuns).
+  struct ReplicaRuns;
+  std::unique_ptr<ReplicaRuns> replicaRuns_;
+  /// Starts the replicas of a hybrid run: with the run itself where its episodes carry
+  /// congestion-control state (so every one depends on the seed), else after it.
+  void startReplicas();
+  /// Waits for them and keeps their figures (none if the run itself failed).
+  void finishReplicas();
   /// The job's figures for the replica table.
   ReplicaJob replicaFigures(const Job& job) const;
   std::vector<std::unique_ptr<Workload>> workloads_;

@@ -342,7 +342,7 @@ PacketEpisodeModel::View::View(PacketEpisodeModel& model, int replica) : model_(
   SIM_CHECK(replica >= 0 && replica <= model.replicas(), "an episode replica is 0 (every seed) or one of the groups");
 }
 
-std::unique_ptr<CongestionEpisodeModel> PacketEpisodeModel::view(int replica) {
+std::unique_ptr<PacketEpisodeModel::View> PacketEpisodeModel::view(int replica) {
   return std::make_unique<View>(*this, replica);
 }
 

@@ -96,12 +96,16 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   /// 0: answer from every seed; 1..replicas(): from that group of the seeds.
   void setReplica(int replica);
 
+  class View;
   /// What one run of the flow level asks: the model's measurements (shared, simulated on demand)
   /// answered from one replica's group of seeds (0: every seed), with answers of its own. The
   /// views of one model may ask from different threads at once; the model outlives them.
-  std::unique_ptr<CongestionEpisodeModel> view(int replica);
+  std::unique_ptr<View> view(int replica);
   int seeds() const { return seeds_; }
   int replicas() const { return replicas_; }
+  /// Every episode's queue pairs carry congestion-control state out of it (the fabric has
+  /// congestion control): every episode then counts as seed-dependent (seedDependent()).
+  bool carriesState() const { return spec_.congestionControl.algorithm != "none"; }
 
   /// The episode actually simulated for `episode` (quantized).
   static CongestionEpisode quantize(const CongestionEpisode& episode);
@@ -191,20 +195,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   /// The episode's efficiency from replica `replica`'s seeds, its per-flow answers into `out`
   /// (simulated first if new). Thread-safe.
   double answer(const CongestionEpisode& episode, int replica, Answer& out);
-  class View final : public CongestionEpisodeModel {
-   public:
-    View(PacketEpisodeModel& model, int replica);
-    double efficiency(const CongestionEpisode& episode) override { return model_.answer(episode, replica_, last_); }
-    std::span<const double> flowEfficiencies() const override { return last_.flows; }
-    std::span<const QueuePairState> flowStates() const override { return last_.states; }
-    std::span<const uint32_t> flowQuartiles() const override { return last_.quartiles; }
-    double backgroundEfficiency() const override { return last_.background; }
-
-   private:
-    PacketEpisodeModel& model_;
-    int replica_;
-    Answer last_;
-  };
+  friend class View;
   mutable std::mutex mutex_;  ///< guards the cache, its counters and inFlight_
   std::set<Key> inFlight_;    ///< episodes being simulated (outside the lock)
   std::condition_variable simulated_;  ///< notified as one enters the cache
@@ -232,6 +223,28 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   uint64_t queries_ = 0;
   uint64_t seedDependent_ = 0;
   double wallSeconds_ = 0;
+};
+
+/// One run's questions to a PacketEpisodeModel (see view()), counted.
+class PacketEpisodeModel::View final : public CongestionEpisodeModel {
+ public:
+  View(PacketEpisodeModel& model, int replica);
+  double efficiency(const CongestionEpisode& episode) override {
+    ++queries_;
+    return model_.answer(episode, replica_, last_);
+  }
+  std::span<const double> flowEfficiencies() const override { return last_.flows; }
+  std::span<const QueuePairState> flowStates() const override { return last_.states; }
+  std::span<const uint32_t> flowQuartiles() const override { return last_.quartiles; }
+  double backgroundEfficiency() const override { return last_.background; }
+  /// Episodes this view was asked about.
+  uint64_t queries() const { return queries_; }
+
+ private:
+  PacketEpisodeModel& model_;
+  int replica_;
+  Answer last_;
+  uint64_t queries_ = 0;
 };
 
 }  // namespace fabricsim

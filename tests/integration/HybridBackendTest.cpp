@@ -119,8 +119,8 @@ std::string incast(const std::string& cc, bool pfc) {
 // it drops the tail once its buffer is full, nothing random cuts a rate), every answer a rerun gets is the run's, so it must repeat the run
 // exactly, asking no episode the run did not: the run reports its replicas as its own figures
 // without rerunning them. Checked here by rerunning them anyway. With DCQCN the episodes depend
-// on their seeds, and the replicas are rerun, on as many threads as there are cores: each must
-// give what it gives run alone.
+// on their seeds, and the replicas are rerun, each on a thread of its own beside the run itself,
+// all sharing the episodes' cache: each must give what it gives run alone.
 TEST(HybridBackend, ReplicasAreTheRunWhereNoEpisodeDependsOnItsSeedAndRunAloneOrOnThreadsAlike) {
   for (const std::string cc : {"none", "dcqcn"}) {
     fabricsim::RunOptions o;
