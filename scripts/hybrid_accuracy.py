@@ -10,7 +10,9 @@ backend; then each scheme's delta (scheme minus none on the same link technology
 contract holds (hybrid within 10% of packet; delta within 20% or 1 ms).
 
 Usage: scripts/hybrid_accuracy.py [--binary PATH] [--seeds N] [--hybrid-seeds N] [--4k] [--4k-seeds N]
-                                  [--packet-cache DIR]
+                                  [--packet-cache DIR] [--heldout]
+--heldout runs, instead, the held-out 1K jobs (HELDOUT below: variants of the validation job that
+nothing in the hybrid backend was designed against).
 The 1K packet runs take about 10 s each on 2 cores, the 4K ones 3 to 4 minutes. --packet-cache DIR
 keeps each packet run's exposed communication in DIR with the commit of the binary that ran it,
 and reuses it when the binary's commit has the same packet backend (no change under sim/ outside
@@ -38,9 +40,25 @@ SCHEMES = [
     ("ib-cc", "InfiniBand, credits + IB CC", ["--cc", "ibcc"] + IB, "ib-none"),
 ]
 JOBS = {
-    "1k": ("topologies/rail-optimized-1k.yaml", "workloads/cc-validation-1k.yaml", "1,024 GPUs"),
-    "4k": ("topologies/rail-optimized-4k.yaml", "workloads/cc-validation-4k.yaml", "4,096 GPUs"),
+    "1k": ("topologies/rail-optimized-1k.yaml", "workloads/cc-validation-1k.yaml", "1,024 GPUs", []),
+    "4k": ("topologies/rail-optimized-4k.yaml", "workloads/cc-validation-4k.yaml", "4,096 GPUs", []),
 }
+# Held-out jobs (--heldout): 1,024-GPU variants of the validation job that no rule or setting of
+# the hybrid backend was designed or checked against: other splits of the same GPUs (more data
+# parallelism and shorter pipelines; tensor parallelism of 4, two groups per host) and another
+# model shape (longer hidden, shorter sequences: pipeline sends and all-reduces of other sizes).
+HELDOUT = {
+    "1k-pp4": ("topologies/rail-optimized-1k.yaml", "workloads/cc-validation-1k.yaml",
+               "1,024 GPUs, held out: PP 4, DP 32", ["parallelism.pp=4", "parallelism.dp=32",
+                                                     "parallelism.global_batch=32"]),
+    "1k-tp4": ("topologies/rail-optimized-1k.yaml", "workloads/cc-validation-1k.yaml",
+               "1,024 GPUs, held out: TP 4, DP 32", ["parallelism.tp=4", "parallelism.dp=32",
+                                                     "parallelism.global_batch=32"]),
+    "1k-h4k": ("topologies/rail-optimized-1k.yaml", "workloads/cc-validation-1k.yaml",
+               "1,024 GPUs, held out: hidden 4096, sequence 8192",
+               ["model.hidden=4096", "model.heads=32", "model.seq_len=8192"]),
+}
+JOBS.update(HELDOUT)
 
 
 def exposed(r):
@@ -84,10 +102,10 @@ def packet_exposed(binary, topo, args, cache, key, commit_under_test):
 def table(binary, job, seeds, hybrid_seeds, cache, commit, packet_commits):
     """Prints the job's table; `commit` is the binary's (its results' `git`), and the commits the
     packet runs come from are added to `packet_commits`."""
-    topo, work, label = JOBS[job]
+    topo, work, label, sets = JOBS[job]
     rows = {}
     for key, name, args, base in SCHEMES:
-        a = ["--workload", os.path.join(ROOT, work)] + args
+        a = ["--workload", os.path.join(ROOT, work)] + [x for v in sets for x in ("--workload-set", v)] + args
         packet = []
         for s in range(1, seeds + 1):
             v, run_at = packet_exposed(binary, topo, a + ["--backend", "packet", "--seed", str(s)], cache,
@@ -99,7 +117,8 @@ def table(binary, job, seeds, hybrid_seeds, cache, commit, packet_commits):
             hybrid.append(exposed(figure_runs.run(binary, topo, a + ["--backend", "hybrid", "--seed", str(s)])[0]))
         f, _, _ = figure_runs.run(binary, topo, a + ["--backend", "flow"])
         rows[key] = dict(name=name, base=base, packet=packet, hybrid=hybrid, flow=exposed(f))
-    print(f"**{label}** ({topo}, {work}); exposed communication per iteration, ms, mean [min, max] over "
+    what = f"{work} with {', '.join(sets)}" if sets else work
+    print(f"**{label}** ({topo}, {what}); exposed communication per iteration, ms, mean [min, max] over "
           f"seeds 1-{seeds} (packet) and 1-{hybrid_seeds} (hybrid):\n")
     print("| scheme | packet | hybrid | vs packet | flow | vs packet | delta packet | delta hybrid | contract |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -128,14 +147,20 @@ def main():
     ap.add_argument("--4k-seeds", dest="four_seeds", type=int, default=1)
     ap.add_argument("--hybrid-seeds", type=int, default=8, help="hybrid seeds per scheme (both jobs)")
     ap.add_argument("--packet-cache", help="folder of packet runs to reuse and keep (see above)")
+    ap.add_argument("--heldout", action="store_true", help="only the held-out 1K jobs (HELDOUT), --seeds packet seeds")
     a = ap.parse_args()
-    flags = (" --4k" if a.four else "") + (f" --4k-seeds {a.four_seeds}" if a.four else "") + \
+    flags = (" --heldout" if a.heldout else "") + (" --4k" if a.four else "") + (f" --4k-seeds {a.four_seeds}" if a.four else "") + \
         (f" --seeds {a.seeds}" if a.seeds != 3 else "") + (f" --hybrid-seeds {a.hybrid_seeds}" if a.hybrid_seeds != 8 else "")
     print(f"Generated by scripts/hybrid_accuracy.py{flags} on {datetime.date.today()} ({figure_runs.machine()}).\n")
     # `fabricsim --version` prints "fabricsim VERSION (COMMIT)": the commit results name as `git`.
     commit = subprocess.run([a.binary, "--version"], capture_output=True, text=True,
                             check=True).stdout.split("(")[-1].rstrip(")\n")
     packet_commits = set()
+    if a.heldout:
+        for job in HELDOUT:
+            table(a.binary, job, a.seeds, a.hybrid_seeds, a.packet_cache, commit, packet_commits)
+        print(f"Hybrid and flow runs at commit {commit}; packet runs at {', '.join(sorted(packet_commits))}.\n")
+        return
     table(a.binary, "1k", a.seeds, a.hybrid_seeds, a.packet_cache, commit, packet_commits)
     if a.four:
         table(a.binary, "4k", a.four_seeds, a.hybrid_seeds, a.packet_cache, commit, packet_commits)

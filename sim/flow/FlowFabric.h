@@ -116,6 +116,7 @@
 #include "sim/flow/CompletionHeap.h"
 #include "sim/flow/CongestionEpisodeModel.h"
 #include "sim/flow/FlatCache.h"
+#include "sim/flow/FlowFabricState.h"
 #include "sim/flow/MaxMinSolver.h"
 #include "sim/flow/PfcSpreading.h"
 #include "sim/routing/EcmpFib.h"
@@ -212,72 +213,15 @@ class FlowFabric final : public Fabric, public EventHandler {
   enum : uint32_t { kRecompute = 0, kCompletion = 1, kDeliveryBase = 2 };
   static constexpr uint32_t kPaceExpiry = 0x40000000u;  ///< tag of the next pace's end
   static constexpr uint32_t kStallBit = 0x80000000u;    ///< tag of a stalled flow's timer: bit | slot
-  static constexpr uint32_t kNoPace = UINT32_MAX;
-  static constexpr uint32_t kNoGroup = UINT32_MAX;
-  static constexpr uint32_t kNoSlot = UINT32_MAX;
-  static constexpr uint32_t kNoMember = UINT32_MAX;
-  struct Active {
-    double remaining = 0;  ///< bytes not yet through the bottleneck at `last`
-    double rate = 0;       ///< bytes per ps
-    Time last;
-    Time latency;  ///< fixed delay added after the fluid part
-    uint32_t record = 0;
-    uint32_t dataHops = 0;    ///< hops before the ACK share
-    Bytes burst = 0;          ///< the request's burst (its bytes if it has none): an episode's size
-    uint64_t flowletKey = 0;  ///< flowlet routing: its queue pair's entry in flowlets_ (0: none)
-    uint8_t tc = 0;
-    uint16_t qp = 0;
-    uint64_t orderKey = 0;  ///< in-order transfer: its connection's key in ordered_ + 1 (0: none)
-    bool live = false;  ///< in the solver (not finished, not stalled)
-    /// Hybrid mode: the flow's own resource in the solver (its pace), and while it is held to
-    /// the pace of a congestion episode it took part in, the bytes left at which that ends.
-    uint32_t pace = kNoPace;
-    bool paced = false;
-    uint32_t pacedSlot = 0;  ///< its place in paced_ while paced
-    double paceUntil = 0;
-    Time pacedAt;  ///< when its pace was set
-    /// Hybrid mode: its queue pair's slot in qpCc_ (kNoSlot: never in an episode), and whether
-    /// that state's rate holds it (its pace resource's capacity) while it is not paced.
-    uint32_t ccSlot = kNoSlot;
-    bool held = false;
-    uint32_t heldSlot = 0;  ///< its place in held_ while held
-    /// A held group flow: the member whose queue pair's state holds it (its NIC and share).
-    uint32_t holdMember = kNoMember;
-    uint32_t group = kNoGroup;  ///< a group flow (sendGroup): its members in groups_
-  };
-  /// A group flow's members: their transfers' records, path latencies and queue pairs; the
-  /// flow's bytes are those of the largest member (`most`).
-  struct GroupMember {
-    uint32_t record = 0;
-    Time latency;
-    uint16_t qp = 0;
-    double share = 1;  ///< its bytes over the largest member's: it moves share x the group's rate
-    Bytes burst = 0;   ///< its request's burst (its bytes if it has none)
-    uint32_t pathBegin = 0, pathEnd = 0;  ///< hybrid mode: its data hops in Group::paths
-  };
-  struct Group {
-    std::vector<GroupMember> members;
-    double most = 0;
-    /// Hybrid mode: each member's data hops in path order (NIC uplink first): an episode at a
-    /// link sees each member crossing it as a flow of its own (its upstream port, its NIC).
-    std::vector<MaxMinSolver::Hop> paths;
-    /// Hybrid mode: the members crossing each of the group's merged hops (the solver's hop
-    /// index h: crossings[crossBegin[h], crossBegin[h + 1]), each (member, its hop in its path),
-    /// by member), so an episode finds a link's members without scanning every path.
-    std::vector<uint32_t> crossBegin;
-    std::vector<std::pair<uint32_t, uint32_t>> crossings;
-  };
-  /// One flow's, or one group member's, passage through a link (the episodes' view of a flow).
-  struct Crossing {
-    std::span<const MaxMinSolver::Hop> path;  ///< its data hops in path order, NIC uplink first
-    uint32_t hop = 0;                         ///< the link's place in `path`
-    double share = 1;                         ///< its bytes per byte of the solver's flow
-    Bytes burst = 0;
-    Time latency;
-    uint32_t record = 0;
-    uint16_t qp = 0;
-    uint32_t member = kNoMember;  ///< a group's member, by index
-  };
+  static constexpr uint32_t kNoPace = flowstate::kNoPace;
+  static constexpr uint32_t kNoGroup = flowstate::kNoGroup;
+  static constexpr uint32_t kNoSlot = flowstate::kNoSlot;
+  static constexpr uint32_t kNoMember = flowstate::kNoMember;
+  using Active = flowstate::Active;
+  using GroupMember = flowstate::GroupMember;
+  using Group = flowstate::Group;
+  using Crossing = flowstate::Crossing;
+  using Stalled = flowstate::Stalled;
   /// Calls fn(const Crossing&) for each data passage of user u's flow through `link`: the flow's
   /// own (not its ACK share), or each member of a group flow whose path crosses it.
   template <class Fn>
@@ -296,27 +240,6 @@ class FlowFabric final : public Fabric, public EventHandler {
   uint32_t openRouted(const TransferRequest& r, TransferObserver* observer, Time latency);
   /// A record of transfer `r` starting now (endpoints, bytes, start).
   FlowRecord recordOf(const TransferRequest& r) const;
-  /// A flow that lost packets at a failure and waits to resend them.
-  struct Stalled {
-    uint32_t record = 0;              ///< its transfer's slot (not to be read once ackOnly: delivered)
-    uint32_t srcGpu = 0, dstGpu = 0;  ///< its transfer's, kept for the ACK-only wait
-    Bytes bytes = 0;
-    double remaining = 0;  ///< bytes to (re)send, the lost ones included
-    double rate = 0;       ///< its rate when it stalled (bytes/ps): how fast it kept sending
-    double lost = 0;       ///< bytes it had in flight when it stalled
-    Bytes burst = 0;
-    uint8_t tc = 0;
-    uint16_t qp = 0;
-    uint32_t timeouts = 0;   ///< consecutive retransmission timeouts without progress
-    Time since;              ///< when it stalled
-    Time due = Time::max();  ///< its pending event (NAK recovery or timer), or max
-    bool nak = false;        ///< the pending event is a NAK-triggered resend
-    bool blackhole = false;  ///< lost to a switch without a route (else to a dead link)
-    /// Delivered, but its ACKs are lost (their path is broken): the sender retransmits at
-    /// each timeout until an ACK gets through or the retry limit fails the connection.
-    bool ackOnly = false;
-    bool used = false;
-  };
   /// Fills hops_ with the path of a transfer and returns its fixed latency. `transferId`: its
   /// number in request order (FlowRecord::id), from which flowlet placement breaks ties.
   Time route(uint32_t srcGpu, uint32_t dstGpu, uint8_t tc, uint16_t qp, Bytes bytes, uint32_t transferId);
@@ -495,8 +418,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   std::vector<Draw> draws_;    ///< scratch: the flows of one episode
   std::vector<uint32_t> carried_;  ///< scratch: the group members whose state a flow's paces carried
   std::vector<double> sizes_;  ///< scratch: their bytes left (episodeEfficiency)
-  /// scratch: (flow, pace, its queue pair's state after the episode) from the episodes
-  /// (flow, pace, its queue pair's state after the episode, the group member it is or kNoMember)
+  /// scratch: (flow, pace, its queue pair's state after the episode, the group member it is or kNoMember)
   std::vector<std::tuple<uint32_t, double, CongestionEpisodeModel::QueuePairState, uint32_t>> paces_;
   std::vector<std::pair<uint32_t, double>> recut_;  ///< scratch: (paced flow, its cut pace)
   double episodePs_ = 0;  ///< the last episodeEfficiency()'s duration (Target::durationPs)
