@@ -55,11 +55,13 @@ def main():
     print("| GPUs | CC | routing | iteration | exposed comm. [95% interval] | vs none | episodes simulated "
           "| unconverged recomputations | wall | peak RSS |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    totals = []  # (GPUs, routing, wall s, peak RSS MiB, points finished)
     for gpus, topo, dp, gb in points:
         routings = ([] if a.adaptive_only else [("ECMP", None)]) + \
             ([("adaptive", ADAPTIVE)] if a.adaptive or a.adaptive_only else [])
         for rname, override in routings:
             base = None
+            totals.append([gpus, rname, 0.0, 0.0, 0])
             for cc, ccargs, routing in SCHEMES:
                 args = ["--workload", WORKLOAD, "--workload-set", f"parallelism.dp={dp}", "--workload-set",
                         f"parallelism.global_batch={gb}", "--backend", "hybrid"] + ccargs + \
@@ -69,7 +71,11 @@ def main():
                 except figure_runs.TimedOut as t:
                     print(f"| {gpus:,} | {cc} | {rname} | not finished: stopped after {t.seconds:.0f} s | | | | | "
                           f"> {t.seconds:.0f} s | |", flush=True)
+                    totals[-1][2] += t.seconds
                     continue
+                totals[-1][2] += wall
+                totals[-1][3] = max(totals[-1][3], rss)
+                totals[-1][4] += 1
                 j = r["jobs"][0]
                 ex = j["exposed_comm_s"]
                 ci = j.get("confidence", {}).get("exposed_comm_s", {}).get("ci95")
@@ -81,6 +87,12 @@ def main():
                 print(f"| {gpus:,} | {cc} | {rname} | {j['iterations'][0]['time_s']:.3f} s | {ex:.3f} s{civ} | "
                       f"{delta} | {h['episodes_simulated']} | {h['coupling']['unconverged']} | "
                       f"{wall:.0f} s | {rss / 1024:.2f} GiB |", flush=True)
+
+    print()
+    for gpus, rname, wall, rss, done in totals:
+        stopped = "" if done == len(SCHEMES) else f" ({len(SCHEMES) - done} stopped: at least)"
+        print(f"{gpus:,} GPUs, {rname}: the {len(SCHEMES)} schemes in {wall:.0f} s{stopped}, "
+              f"peak RSS {rss / 1024:.2f} GiB.")
 
 
 if __name__ == "__main__":
