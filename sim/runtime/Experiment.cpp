@@ -1,7 +1,6 @@
 #include "sim/runtime/Experiment.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <exception>

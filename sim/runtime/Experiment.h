@@ -127,7 +127,7 @@ class Experiment {
   FlowFabric* flow_ = nullptr;                    ///< fabric_ when the backend is flow or hybrid
   std::shared_ptr<PacketEpisodeModel> episodes_;  ///< hybrid: congestion episodes at packet level
   std::unique_ptr<PacketEpisodeModel::View> episodeView_;  ///< what this run's flow level asks
-  int replica_ = 0;                               ///< hybrid: 0 for the run, 1..seeds for its replicas
+  int replica_ = 0;                               ///< hybrid: 0 for the run, 1..episodes.replicas for its replicas
   /// Per replica, per job: JCT, mean iteration time and exposed communication (s; NaN: none).
   struct ReplicaJob {
     double jct = 0, iteration = 0, exposed = 0;

@@ -165,6 +165,14 @@ bool tookCarriedOrLineTime(double took, Bytes S, bool mayBeHeld, uint32_t label)
 
 /// Five leaves of one host under one spine: hosts 1 and 2 send S to host 0 at once, hosts 3 and
 /// 4 at t0. Runs to the end; the delivery times are in `log`.
+// The group {1 -> 0 of S, 3 -> 2 of S/2} (a pipeline's edges) and the flow 2 -> 0 of S: the
+// member 1 -> 0 and the flow meet at the spine's port to leaf 0 from two upstream ports.
+void sendPipelineBesideAFlow(HybridBench& b, DeliveryLog& log, Bytes S) {
+  const std::vector<TransferRequest> group{TransferRequest{1, 0, S, 0, 0, 1}, TransferRequest{3, 2, S / 2, 0, 0, 3}};
+  b.fabric.sendGroup(group, &log);
+  b.fabric.send(TransferRequest{2, 0, S, 0, 0, 2}, &log);
+}
+
 void runTwoPairsInto0(HybridBench& b, DeliveryLog& log, Bytes S, Time t0) {
   for (uint32_t src : {1u, 2u}) b.fabric.send(TransferRequest{src, 0, S, 0, 0, src}, &log);
   Later later;
@@ -217,9 +225,7 @@ TEST(EpisodeCoupling, AGroupMemberIsAFlowOfItsEpisodeAndItsPaceHoldsTheWholePipe
   ASSERT_TRUE(b.fabric.couplesGroups());
   DeliveryLog log;
   const Bytes S = 8 << 20;
-  const std::vector<TransferRequest> group{TransferRequest{1, 0, S, 0, 0, 1}, TransferRequest{3, 2, S / 2, 0, 0, 3}};
-  b.fabric.sendGroup(group, &log);
-  b.fabric.send(TransferRequest{2, 0, S, 0, 0, 2}, &log);
+  sendPipelineBesideAFlow(b, log, S);
   b.sim.run();
   ASSERT_EQ(log.at.size(), 3u);
   EXPECT_EQ(model.last.fanIn, 2u);
@@ -243,9 +249,7 @@ TEST(EpisodeCoupling, AFailureSplitsAPacedGroupIntoItsMembersWhichLeaveItsPace) 
   HybridBench b(s, model);
   DeliveryLog log;
   const Bytes S = 8 << 20;
-  const std::vector<TransferRequest> group{TransferRequest{1, 0, S, 0, 0, 1}, TransferRequest{3, 2, S / 2, 0, 0, 3}};
-  b.fabric.sendGroup(group, &log);
-  b.fabric.send(TransferRequest{2, 0, S, 0, 0, 2}, &log);
+  sendPipelineBesideAFlow(b, log, S);
   const LinkMath m;
   const double t0 = 2 * static_cast<double>(S) / m.c;
   struct Fail final : EventHandler {
