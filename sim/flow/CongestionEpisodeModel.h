@@ -24,8 +24,10 @@
 // those, and the flows of the background to their paces times what it kept. A model may also say in
 // which state each flow left its queue pair's congestion control (a DCQCN QP cut hard recovers over
 // milliseconds), for the flow's next message on the same queue pair.
-// Leaves out: everything that couples episodes (PFC pauses spreading upstream, victim flows, CNP
-// traffic), which an implementation states in its own header.
+// The episodes of one switch share its packet buffer: each is told what the others' queues hold
+// (CongestionEpisode::bufferHeld), from the queues the model says they build (queueBytes()).
+// Leaves out: everything else that couples episodes (PFC pauses spreading upstream, victim flows,
+// CNP traffic), which an implementation states in its own header.
 // Units: Bytes, BitRate (line rate), Time (ps).
 #pragma once
 
@@ -61,6 +63,10 @@ struct CongestionEpisode {
   uint32_t backgroundFlows = 0;  ///< how many flows make up the background (each its own CC)
   BitRate nicRate;   ///< the senders' NIC line rate, where their congestion control starts (0: lineRate)
   Time pathLatency;  ///< mean fixed one-way latency of those flows' paths
+  /// Bytes of the switch's shared packet buffer that the queues of its other congested egress
+  /// ports (episodes of the same instant) hold while this one builds: what its queue may grow
+  /// into is the rest (0: the whole buffer; InfiniBand credits each port a buffer of its own).
+  Bytes bufferHeld = 0;
 };
 
 class CongestionEpisodeModel {
@@ -91,6 +97,9 @@ class CongestionEpisodeModel {
   /// flowEfficiencies() left its queue pair in (same order; pointers valid for the model's
   /// lifetime), which a flow's next message starts from. Empty: none kept.
   virtual std::span<const QueuePairState> flowStates() const { return {}; }
+  /// The episode last passed to efficiency(): the mean length of its link's queue as the
+  /// episode's arriving packets found it (bytes; the switch's shared buffer it held). 0: not known.
+  virtual double queueBytes() const { return 0.0; }
 };
 
 }  // namespace fabricsim

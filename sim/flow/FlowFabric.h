@@ -58,6 +58,15 @@
 // unconverged). Paced flows, and lossless classes without congestion control (PfcSpreading's),
 // are not flows of later episodes: they are the episode's background (CongestionEpisode), at
 // their rates; the paced ones are cut to what the background kept (the new queue marks them too).
+// The episodes of one switch build their queues at once in its shared packet buffer: each is
+// evaluated alone, then, where a switch has several, again with what the others hold of the
+// buffer meanwhile (CongestionEpisode::bufferHeld): each other queue as its episode alone built it
+// (the model's queueBytes()), for the part of this episode's time its own lasts, and, in a lossy
+// class, no more than the dynamic thresholds let it keep beside the others (queue u_k keeps
+// min(u_k, T), T = alpha (B - sum of them); a lossless queue is not held at its egress). One
+// step, not iterated: what the others' queues are measured alone is what they hold unless the
+// threshold binds, and then T is that equilibrium. InfiniBand credits each input port its own
+// buffer: nothing is shared.
 // An episode whose efficiency is within episodes.tolerance of 1 holds no flow and cuts none.
 // NIC uplinks are never episodes.
 // A flow is delivered its fixed path latency after its last byte left the fluid: propagation,
@@ -344,10 +353,36 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// the next such end.
   void expirePaces(Time now);
   void schedulePaceExpiry();
-  /// The efficiency of the episode on saturated switch port `r`, whose flows are the episodic
-  /// data flows crossing it; 1 if fewer than two upstream ports feed them, or if they cannot
-  /// arrive faster than the link drains what the others leave.
-  double episodeEfficiency(uint32_t r);
+  struct Target {
+    uint32_t link = 0;
+    double efficiency = 1;
+    std::span<const double> flows;  ///< CongestionEpisodeModel::flowEfficiencies
+    std::span<const CongestionEpisodeModel::QueuePairState> states;  ///< its flowStates
+    std::span<const uint32_t> quartiles;                             ///< its flowQuartiles
+    double background = 1;  ///< CongestionEpisodeModel::backgroundEfficiency
+    double durationPs = 0;  ///< the episode's time: its fluid makespan over its efficiency
+  };
+  /// An episode and the model's answer about it.
+  struct Shape {
+    uint32_t link = 0;
+    CongestionEpisode episode;
+    double bytes = 0;     ///< the episode's bytes
+    double capacity = 0;  ///< what the background leaves of the link, bytes/ps
+    Target answer;        ///< the model's (answer.durationPs: its bytes through `capacity` at its efficiency)
+    double queue = 0;     ///< the mean queue the model says it builds (bytes)
+  };
+  /// The episode on saturated switch port `r`, whose flows are the episodic data flows crossing
+  /// it, into `out`; false (no episode) if fewer than two upstream ports feed them, or if they
+  /// cannot arrive faster than the link drains what the others leave.
+  bool episodeAt(uint32_t r, Shape& out);
+  /// Asks the model about `shape`'s episode, into its answer and queue.
+  void evaluate(Shape& shape);
+  /// The episodes of one switch share its buffer: each is asked again with what the others'
+  /// queues hold of it (shapes_ of one round).
+  void shareSwitchBuffers();
+  std::vector<Shape> shapes_;  ///< scratch: the episodes of one round
+  std::vector<std::pair<uint32_t, uint32_t>> switchOf_;  ///< scratch: (switch, shape) of a round
+  std::vector<double> levels_, heldBytes_;               ///< scratch: shareSwitchBuffers' queues, bytes held
   /// Lossless classes without congestion control: the rates of PfcSpreading (paused ports and
   /// their victims) replace the max-min ones while a pause holds (FlowFabricPfc.cpp).
   void applyPfcSpreading(Time now);
@@ -395,15 +430,6 @@ class FlowFabric final : public Fabric, public EventHandler {
   uint32_t round_ = 0;                            ///< commitEpisodes calls, the caches' stamp
   std::vector<double> share_, pass_;              ///< per port: nicShare, passFraction of round_
   std::vector<uint32_t> shareStamp_, passStamp_;  ///< per port: the round they were computed in
-  struct Target {
-    uint32_t link;
-    double efficiency;
-    std::span<const double> flows;  ///< CongestionEpisodeModel::flowEfficiencies
-    std::span<const CongestionEpisodeModel::QueuePairState> states;  ///< its flowStates
-    std::span<const uint32_t> quartiles;                             ///< its flowQuartiles
-    double background;  ///< CongestionEpisodeModel::backgroundEfficiency
-    double durationPs;  ///< the episode's time: its fluid makespan over its efficiency
-  };
   std::vector<Target> targets_;  ///< scratch: the episodes of one round
   /// One episode flow's place in the draw of outcomes: its bytes left, its carried rate over
   /// line rate (2: none carried), the luck of the packets, and the range of outcomes it draws from.
@@ -421,7 +447,6 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// scratch: (flow, pace, its queue pair's state after the episode, the group member it is or kNoMember)
   std::vector<std::tuple<uint32_t, double, CongestionEpisodeModel::QueuePairState, uint32_t>> paces_;
   std::vector<std::pair<uint32_t, double>> recut_;  ///< scratch: (paced flow, its cut pace)
-  double episodePs_ = 0;  ///< the last episodeEfficiency()'s duration (Target::durationPs)
   Coupling coupling_;
   std::vector<uint32_t> freePaces_;        ///< pace resources of flows that left
   std::vector<uint32_t> paced_;            ///< the flows held to a pace

@@ -58,15 +58,20 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
   touched_.assign(solver_.touchedResources().begin(), solver_.touchedResources().end());
   std::sort(touched_.begin(), touched_.end());
   targets_.clear();
+  shapes_.clear();
   for (uint32_t r : touched_) {
     // Pace resources are not links; a NIC's own uplink is shared by its scheduler, without a
     // switch queue: never an episode.
     if (r >= topo_.portCount() || topo_.isHost(topo_.portNode(r)) || !solver_.saturated(r)) continue;
-    const double eff = episodeEfficiency(r);
-    if (eff < 1 - tolerance)
-      targets_.push_back({r, eff, episodes_->flowEfficiencies(), episodes_->flowStates(),
-                          episodes_->flowQuartiles(), episodes_->backgroundEfficiency(), episodePs_});
+    shapes_.emplace_back();
+    if (!episodeAt(r, shapes_.back())) shapes_.pop_back();
   }
+  // Each episode as if alone on its switch, then with what the other episodes of its switch
+  // hold of the buffer.
+  for (Shape& shape : shapes_) evaluate(shape);
+  shareSwitchBuffers();
+  for (const Shape& shape : shapes_)
+    if (shape.answer.efficiency < 1 - tolerance) targets_.push_back(shape.answer);
   // Each flow of an episode keeps the pace it had there (its fluid rate x the efficiency) for
   // the bytes the episode covered: the congestion control's state outlives the collision that
   // set it (a DCQCN queue pair cut in it recovers over milliseconds, whatever the link does).
@@ -251,7 +256,7 @@ double FlowFabric::nicShare(uint32_t nicPort) const {
   return free == 0 ? 0.0 : std::max(0.0, nominal_[nicPort] - held) / free;
 }
 
-double FlowFabric::episodeEfficiency(uint32_t r) {
+bool FlowFabric::episodeAt(uint32_t r, Shape& out) {
   // The episode's flows are all those crossing the link not held to the pace of an earlier
   // episode: those bottlenecked here and those limited elsewhere alike sit in its queue, whose
   // marks (or drops) cut any of them. The upstream port of each (the hop before this one) tells
@@ -315,9 +320,13 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
     ++fanIn;
   }
   // No queue builds unless two ports feed it and the flows can arrive faster than it drains.
-  if (fanIn < 2 || link <= kArrivalMargin * nominal_[r] || arrival <= link * (1 + kArrivalMargin)) return 1.0;
+  if (fanIn < 2 || link <= kArrivalMargin * nominal_[r] || arrival <= link * (1 + kArrivalMargin)) return false;
   const double bitsPerByte = static_cast<double>(topo_.portRate(r).bitsPerSecond()) / nominal_[r];
-  CongestionEpisode e;
+  out.link = r;
+  out.bytes = bytes;
+  out.capacity = link;
+  CongestionEpisode& e = out.episode;
+  e = CongestionEpisode{};
   e.fanIn = fanIn;
   e.lineRate = topo_.portRate(r);
   e.background = BitRate::bps(static_cast<int64_t>((nominal_[r] - link) * bitsPerByte));
@@ -339,11 +348,7 @@ double FlowFabric::episodeEfficiency(uint32_t r) {
     e.sizeQuartiles[q] = count[q] > 0 ? std::min(1.0, sum[q] / count[q] / std::max(1.0, sizes_.back()))
                                       : e.sizeQuartiles[q - 1];
   e.pathLatency = Time::ps(static_cast<int64_t>(latencyPs / n));
-  ++episodesEvaluated_;
-  const double eff = episodes_->efficiency(e);
-  SIM_CHECK(eff > 0 && eff <= 1, "a congestion-episode efficiency must be in (0, 1]");
-  episodePs_ = bytes / link / eff;  // the episode's bytes through what the background leaves
-  return eff;
+  return true;
 }
 
 void FlowFabric::dropPaced(Active& a) {

@@ -37,6 +37,18 @@ class QueueHistogram {
     }
     return upperBound(kBuckets - 1);
   }
+  /// The mean, each sample at its bucket's midpoint (exact below 4; 0 without samples).
+  double mean() const {
+    double sum = 0;
+    uint64_t total = 0;
+    for (int i = 0; i < kBuckets; ++i) {
+      if (counts_[i] == 0) continue;
+      const double lo = i < 4 ? static_cast<double>(i) : static_cast<double>(upperBound(i - 1) + 1);
+      sum += static_cast<double>(counts_[i]) * (lo + static_cast<double>(upperBound(i))) / 2;
+      total += counts_[i];
+    }
+    return total > 0 ? sum / static_cast<double>(total) : 0.0;
+  }
   static int bucket(uint64_t v) {
     if (v < 4) return static_cast<int>(v);
     const int e = 63 - __builtin_clzll(v);                 // floor(log2 v) >= 2

@@ -16,6 +16,7 @@
 #include "sim/core/Simulator.h"
 #include "sim/fabric/LinkFraming.h"
 #include "sim/packet/PacketFabric.h"
+#include "sim/packet/QueueHistogram.h"
 #include "sim/report/MeanInterval.h"
 #include "sim/routing/EcmpFib.h"
 #include "sim/routing/FlowHash.h"
@@ -28,6 +29,15 @@ constexpr uint32_t kMaxCount = 128;  // upstream ports and flows
 constexpr uint32_t kMaxPerPort = 8;
 constexpr Bytes kMinBytes = 4096;
 constexpr Bytes kMaxEpisodeBytes = Bytes{1} << 30;
+constexpr Bytes kHeldSteps = 32;     // what other queues hold: in 32nds of the switch's buffer
+constexpr uint32_t kMaxHeldStep = 28;  // at most: the episode keeps an eighth of the buffer
+
+/// `held` bytes of a switch buffer of `buffer` bytes in its nearest 32nd, at most 28 (0 without a buffer).
+uint32_t heldLevel(Bytes held, Bytes buffer) {
+  if (buffer < kHeldSteps || held <= 0) return 0;
+  const double steps = std::round(static_cast<double>(held) * kHeldSteps / static_cast<double>(buffer));
+  return static_cast<uint32_t>(std::min<double>(steps, kMaxHeldStep));
+}
 
 /// x exact up to 16, then the nearest of four steps per octave (16, 20, 24, 28, 32, 40, ...).
 uint32_t quantizeCount(uint32_t x) {
@@ -125,7 +135,7 @@ void PacketEpisodeModel::setReplica(int replica) {
   replica_ = replica;
 }
 
-CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
+CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e, Bytes buffer) {
   SIM_CHECK(e.fanIn >= 2 && e.flows >= e.fanIn, "an episode needs two upstream ports and a flow from each");
   CongestionEpisode q = e;
   q.fanIn = quantizeCount(std::min(e.fanIn, kMaxCount));
@@ -167,6 +177,9 @@ CongestionEpisode PacketEpisodeModel::quantize(const CongestionEpisode& e) {
   // The flows' sizes: each quartile's to the nearest quarter of the largest (at least one; eighths
   // made 3.5 times as many distinct episodes on an 8K training job).
   for (double& f : q.sizeQuartiles) f = std::clamp(std::round(4.0 * f), 1.0, 4.0) / 4.0;
+  // What the switch's other queues hold of its buffer: to the nearest 32nd of the buffer, at most
+  // 28 (the episode keeps an eighth of it).
+  q.bufferHeld = buffer > 0 ? heldLevel(e.bufferHeld, buffer) * (buffer / kHeldSteps) : 0;
   return q;
 }
 
@@ -185,7 +198,8 @@ double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica,
   // simulates it first changes nothing).
   std::unique_lock<std::mutex> lock(mutex_);
   ++queries_;
-  const CongestionEpisode q = quantize(episode);
+  // InfiniBand switches give each input port its own credited buffer: nothing is shared.
+  const CongestionEpisode q = quantize(episode, spec_.links.technology == "infiniband" ? 0 : spec_.sw.buffer);
   const Key key{q.fanIn,
                 q.flows,
                 q.arrivalRate.bitsPerSecond(),
@@ -195,7 +209,8 @@ double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica,
                 q.nicRate.bitsPerSecond(),
                 q.background.bitsPerSecond(),
                 q.backgroundFlows,
-                sizeLevel(q, 0) | sizeLevel(q, 1) << 4 | sizeLevel(q, 2) << 8 | sizeLevel(q, 3) << 12};
+                sizeLevel(q, 0) | sizeLevel(q, 1) << 4 | sizeLevel(q, 2) << 8 | sizeLevel(q, 3) << 12,
+                heldLevel(q.bufferHeld, spec_.sw.buffer)};
   auto it = cache_.find(key);
   while (it == cache_.end() && inFlight_.count(key) > 0) {
     simulated_.wait(lock);
@@ -227,6 +242,7 @@ double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica,
   out.states = it->second.states[r];
   out.quartiles = it->second.quartiles[r];
   out.background = it->second.background[r];
+  out.queue = it->second.queue[r];
   return replica == 0 ? it->second.mean : it->second.groups[r - 1];
 }
 
@@ -287,6 +303,14 @@ PacketEpisodeModel::Entry PacketEpisodeModel::measure(const CongestionEpisode& q
   }
   entry.background.push_back(backgroundKept(entry.runs, 0, 1));
   for (int g = 0; g < replicas_; ++g) entry.background.push_back(backgroundKept(entry.runs, g, replicas_));
+  const auto meanQueue = [&](int group, int groups) {
+    double sum = 0, n = 0;
+    for (size_t k = static_cast<size_t>(group); k < entry.runs.size(); k += static_cast<size_t>(groups), ++n)
+      sum += entry.runs[k].queueBytes;
+    return n > 0 ? sum / n : 0.0;
+  };
+  entry.queue.push_back(meanQueue(0, 1));
+  for (int g = 0; g < replicas_; ++g) entry.queue.push_back(meanQueue(g, replicas_));
   if (entry.seedIndependent) {
     // Every replica answers exactly as replica 0 does (a replica's rerun is then this run).
     for (size_t r = 1; r < entry.flows.size(); ++r) {
@@ -294,6 +318,7 @@ PacketEpisodeModel::Entry PacketEpisodeModel::measure(const CongestionEpisode& q
       entry.states[r] = entry.states[0];
       entry.quartiles[r] = entry.quartiles[0];
       entry.background[r] = entry.background[0];
+      entry.queue[r] = entry.queue[0];
     }
   }
   entry.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -383,7 +408,11 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   s.routing.controlPlane = "static";
   s.failures.clear();
   s.workload.clear();
-
+  // What other queues of the switch hold of its shared buffer is not there for this one's.
+  if (e.bufferHeld > 0) {
+    SIM_CHECK(e.bufferHeld < s.sw.buffer, "a congestion episode's switch holds less than its whole buffer");
+    s.sw.buffer -= e.bufferHeld;
+  }
   // The shape LeafSpineBuilder would build from `s` (same nodes, links and order), except that
   // the background's sender is cabled at B and its receiver at C.
   const uint32_t backgroundSender = (leaves - 1) * perLeaf;
@@ -495,6 +524,13 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
     }
     m.queuePairs = std::move(copy);
   }
+  // The queue at the episode's link: the spine's port to leaf 0, its receivers' leaf.
+  const PortId congested = topo.port(spine, 0);
+  SIM_CHECK(topo.peerNode(congested) == leafNodes[0], "a congestion episode's link is the spine's port to leaf 0");
+  QueueHistogram queue;
+  for (uint8_t tc = 0; tc < kTrafficClasses; ++tc)
+    if (const auto h = fabric.port(congested).histogram(tc)) queue.merge(*h);
+  m.queueBytes = queue.mean();
   const NetworkCounters c = fabric.networkCounters();
   m.ecnMarks = c.ecnMarks;
   m.packetsDropped = c.packetsDropped;
@@ -531,6 +567,7 @@ nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
     nlohmann::json runs = nlohmann::json::array();
     for (const Measured& m : e->runs)
       runs.push_back({{"efficiency", m.efficiency},
+                      {"queue_bytes", m.queueBytes},
                       {"packet_time_us", m.packetTimeS * 1e6},
                       {"ecn_marks", m.ecnMarks},
                       {"packets_dropped", m.packetsDropped},
@@ -545,6 +582,8 @@ nlohmann::json PacketEpisodeModel::episodesJson(size_t limit) const {
          {"nic_rate_gbps", static_cast<double>(std::get<6>(k)) * 1e-9},
          {"background_gbps", static_cast<double>(std::get<7>(k)) * 1e-9},
          {"background_flows", std::get<8>(k)},
+         {"buffer_held_bytes", std::get<10>(k) * (spec_.sw.buffer / kHeldSteps)},
+         {"queue_bytes", e->queue.front()},
          {"size_quartiles_quarters",
           {std::get<9>(k) & 15, std::get<9>(k) >> 4 & 15, std::get<9>(k) >> 8 & 15, std::get<9>(k) >> 12}},
          {"efficiency", e->mean},

@@ -35,7 +35,11 @@
 // eighth of C, at most seven, Fb exact up to 8; A to the nearest eighth of C, raised by eighths
 // where the quantized flows would no longer overload C: an episode's demand K A + B is never
 // rounded down to C or below; S at two steps per octave; at most 1 GiB per episode; the size
-// quartiles to the nearest quarter of S, at least one; L to 0.25 us). Each distinct quantized
+// quartiles to the nearest quarter of S, at least one; L to 0.25 us; what other queues of the
+// switch hold of its buffer to the nearest 32nd of it, at most 28). What those queues hold is
+// taken out of the shape's switch buffer; the queue the episode itself builds (its link's mean
+// queue as its arriving packets found it, queueBytes()) is what it holds of its switch's buffer
+// for the others. Each distinct quantized
 // episode is simulated with `episodes.seeds` seeds (the packet backend's random choices: ECN
 // marking, drop victims, DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16 MiB DCQCN
 // flows at 400G take 1.04 or 1.88 times the fluid time as a CNP does or does not cut them), each
@@ -53,7 +57,8 @@
 // iteration. Leaves out: what couples congestion points in a real fabric: PFC pauses and credit
 // stalls spreading to upstream switches and their victim flows, CNPs and ECN marks caused by other
 // congestion points, flows joining or leaving in the middle of an episode (each episode starts
-// synchronously), and the buffer other ports of the same switch hold. Units: Bytes, BitRate, Time
+// synchronously), and, of the buffer other ports of the same switch hold, its timing (the flow
+// level gives their mean queues over the episode's time). Units: Bytes, BitRate, Time
 // (ps); wall time in seconds.
 #pragma once
 
@@ -93,6 +98,8 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   std::span<const uint32_t> flowQuartiles() const override { return last_.quartiles; }
   /// Over the same seeds: the background's delivered bytes over its rate times the episode's time.
   double backgroundEfficiency() const override { return last_.background; }
+  /// Over the same seeds: the mean queue the episode's arriving packets found at its link.
+  double queueBytes() const override { return last_.queue; }
   /// 0: answer from every seed; 1..replicas(): from that group of the seeds.
   void setReplica(int replica);
 
@@ -107,8 +114,9 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   /// congestion control): every episode then counts as seed-dependent (seedDependent()).
   bool carriesState() const { return spec_.congestionControl.algorithm != "none"; }
 
-  /// The episode actually simulated for `episode` (quantized).
-  static CongestionEpisode quantize(const CongestionEpisode& episode);
+  /// The episode actually simulated for `episode` (quantized), on switches of `buffer` bytes
+  /// (0: what other queues hold of it is left out).
+  static CongestionEpisode quantize(const CongestionEpisode& episode, Bytes buffer = 0);
 
   /// What one simulated episode measured.
   struct Measured {
@@ -119,6 +127,9 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     std::vector<double> flowFluidS;  ///< each flow's bytes at its fluid share when the flows start
     double backgroundBytes = 0;      ///< payload the background delivered by the episode's last byte
     double backgroundIdeal = 0;      ///< what it would have delivered at its rate in packetTimeS
+    /// Mean queue at the episode's link as its arriving data packets found it (bytes; within
+    /// the 19% of QueueHistogram's buckets).
+    double queueBytes = 0;
     uint64_t ecnMarks = 0;
     uint64_t packetsDropped = 0;
     uint64_t pfcPauseFrames = 0;
@@ -152,9 +163,10 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
   nlohmann::json episodesJson(size_t limit) const;
 
  private:
-  // K, F, A, S, C, L, N, B, Fb, the size quartiles in quarters of S (4 bits each, smallest first)
+  // K, F, A, S, C, L, N, B, Fb, the size quartiles in quarters of S (4 bits each, smallest first),
+  // the buffer held by other queues in 32nds of the switch's
   using Key = std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, uint32_t,
-                         uint32_t>;
+                         uint32_t, uint32_t>;
   /// Quartile q's size in quarters of the largest, of a quantized episode.
   static uint32_t sizeLevel(const CongestionEpisode& q, uint32_t quartile);
   /// The quartile of flow i (0-based) of n flows sorted by size.
@@ -172,6 +184,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     /// The background's efficiency (delivered over ideal bytes): [0] over every run, [r] over
     /// replica r's group.
     std::vector<double> background;
+    std::vector<double> queue;  ///< the runs' mean queueBytes: [0] over every run, [r] over replica r's group
     /// Its first runs were identical (no state to carry): the other seeds were not run, and
     /// every replica group answers with them all.
     bool seedIndependent = false;
@@ -190,6 +203,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     std::span<const QueuePairState> states;  ///< flowStates()
     std::span<const uint32_t> quartiles;     ///< flowQuartiles()
     double background = 1;                   ///< backgroundEfficiency()
+    double queue = 0;                        ///< queueBytes()
   };
   Answer last_;
   /// The episode's efficiency from replica `replica`'s seeds, its per-flow answers into `out`
@@ -237,6 +251,8 @@ class PacketEpisodeModel::View final : public CongestionEpisodeModel {
   std::span<const QueuePairState> flowStates() const override { return last_.states; }
   std::span<const uint32_t> flowQuartiles() const override { return last_.quartiles; }
   double backgroundEfficiency() const override { return last_.background; }
+  /// Over the same seeds: the mean queue the episode's arriving packets found at its link.
+  double queueBytes() const override { return last_.queue; }
   /// Episodes this view was asked about.
   uint64_t queries() const { return queries_; }
 

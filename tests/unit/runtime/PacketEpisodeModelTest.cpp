@@ -250,6 +250,39 @@ TEST(PacketEpisodeModelTest, LossySwitchThatOverflowsLosesTimeToRetransmission) 
   EXPECT_GT(r.efficiency, 0.0);
 }
 
+// What other queues of the switch hold of its buffer is taken out of the episode's switch: a
+// lossy queue may hold alpha x the free shared buffer (dynamic thresholds, alpha 1 here), so,
+// alone in what is left (B' = B - held), it stays within B' / 2, plus the ingress ports' one-frame
+// reserves a refused packet may still use (at most 16 ports x 4 KiB + headers: 72 KiB), the
+// mean as the queue histogram's bucket midpoints report it (at most 12.5% above). 8 MiB arriving
+// at four times the drain rate fill it: less buffer, a shorter queue and more drops.
+TEST(PacketEpisodeModelTest, ALossyQueueStaysUnderItsThresholdInTheBufferTheOthersLeave) {
+  PacketEpisodeModel m(fabric("none", false), 1);  // 4 MiB buffer
+  CongestionEpisode e = episode(4, 4, 2 << 20);
+  const auto alone = m.simulate(e, 1);
+  e.bufferHeld = 2 << 20;
+  const auto shared = m.simulate(e, 1);
+  const auto bound = [](double buffer) { return (buffer / 2 + 72 * 1024) * 1.125; };
+  EXPECT_GT(alone.queueBytes, 0.0);
+  EXPECT_LE(alone.queueBytes, bound(4 << 20));
+  EXPECT_LE(shared.queueBytes, bound(2 << 20));
+  EXPECT_LT(shared.queueBytes, alone.queueBytes);
+  EXPECT_GT(shared.packetsDropped, alone.packetsDropped);
+  EXPECT_GT(alone.packetsDropped, 0u) << "8 MiB into a queue of at most 2 MiB";
+}
+
+TEST(PacketEpisodeModelTest, WhatOtherQueuesHoldIsQuantizedIn32ndsOfTheBufferLeavingAnEighth) {
+  const Bytes buffer = 32 << 20;
+  CongestionEpisode e = episode(4, 4, 1 << 20);
+  e.bufferHeld = buffer / 3;  // 10.67 32nds
+  EXPECT_EQ(PacketEpisodeModel::quantize(e, buffer).bufferHeld, 11 * (buffer / 32));
+  e.bufferHeld = buffer / 70;  // under half a 32nd
+  EXPECT_EQ(PacketEpisodeModel::quantize(e, buffer).bufferHeld, 0);
+  e.bufferHeld = buffer;  // never the whole buffer: the episode keeps 4 32nds
+  EXPECT_EQ(PacketEpisodeModel::quantize(e, buffer).bufferHeld, 28 * (buffer / 32));
+  EXPECT_EQ(PacketEpisodeModel::quantize(e).bufferHeld, 0) << "no buffer given: nothing is shared";
+}
+
 TEST(PacketEpisodeModelTest, DcqcnActsOnlyAboveItsMarkingThreshold) {
   PacketEpisodeModel m(fabric("dcqcn", true), 1);
   // 2 x 32 KiB: the queue never reaches Kmin = 100 KB, so no marks and no rate cuts.
