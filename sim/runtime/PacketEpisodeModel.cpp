@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <iterator>
+#include <limits>
 #include <thread>
 #include <chrono>
 #include <cmath>
@@ -191,6 +192,48 @@ double PacketEpisodeModel::efficiency(const CongestionEpisode& episode) {
   return answer(episode, replica_, last_);
 }
 
+PacketEpisodeModel::Key PacketEpisodeModel::keyOf(const CongestionEpisode& q, Bytes buffer) {
+  return Key{q.fanIn,
+             q.flows,
+             q.arrivalRate.bitsPerSecond(),
+             q.bytesPerFlow,
+             q.lineRate.bitsPerSecond(),
+             q.pathLatency.picos(),
+             q.nicRate.bitsPerSecond(),
+             q.background.bitsPerSecond(),
+             q.backgroundFlows,
+             sizeLevel(q, 0) | sizeLevel(q, 1) << 4 | sizeLevel(q, 2) << 8 | sizeLevel(q, 3) << 12,
+             heldLevel(q.bufferHeld, buffer)};
+}
+
+PacketEpisodeModel::Entry& PacketEpisodeModel::entry(const Key& key, const CongestionEpisode& q,
+                                                      std::unique_lock<std::mutex>& lock) {
+  auto it = cache_.find(key);
+  while (it == cache_.end() && inFlight_.count(key) > 0) {
+    simulated_.wait(lock);
+    it = cache_.find(key);
+  }
+  if (it != cache_.end()) return it->second;
+  inFlight_.insert(key);
+  lock.unlock();
+  Entry fresh;
+  try {
+    fresh = measure(q);
+  } catch (...) {
+    lock.lock();
+    inFlight_.erase(key);
+    simulated_.notify_all();
+    throw;
+  }
+  lock.lock();
+  inFlight_.erase(key);
+  wallSeconds_ += fresh.wallS;
+  if (!fresh.seedIndependent) ++seedDependent_;
+  it = cache_.emplace(key, std::move(fresh)).first;
+  simulated_.notify_all();
+  return it->second;
+}
+
 double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica, Answer& out) {
   // The cache and its counters are under one lock; an episode is simulated outside it, by the
   // first thread to ask, while others asking for the same one wait for it and those asking for
@@ -199,51 +242,28 @@ double PacketEpisodeModel::answer(const CongestionEpisode& episode, int replica,
   std::unique_lock<std::mutex> lock(mutex_);
   ++queries_;
   // InfiniBand switches give each input port its own credited buffer: nothing is shared.
-  const CongestionEpisode q = quantize(episode, spec_.links.technology == "infiniband" ? 0 : spec_.sw.buffer);
-  const Key key{q.fanIn,
-                q.flows,
-                q.arrivalRate.bitsPerSecond(),
-                q.bytesPerFlow,
-                q.lineRate.bitsPerSecond(),
-                q.pathLatency.picos(),
-                q.nicRate.bitsPerSecond(),
-                q.background.bitsPerSecond(),
-                q.backgroundFlows,
-                sizeLevel(q, 0) | sizeLevel(q, 1) << 4 | sizeLevel(q, 2) << 8 | sizeLevel(q, 3) << 12,
-                heldLevel(q.bufferHeld, spec_.sw.buffer)};
-  auto it = cache_.find(key);
-  while (it == cache_.end() && inFlight_.count(key) > 0) {
-    simulated_.wait(lock);
-    it = cache_.find(key);
+  const Bytes buffer = spec_.links.technology == "infiniband" ? 0 : spec_.sw.buffer;
+  const CongestionEpisode q = quantize(episode, buffer);
+  // With part of the buffer held by other queues, the episode alone is simulated first: where
+  // its runs left more room under every threshold than the others hold, the held buffer changes
+  // no admission, and the runs would be the same: it answers.
+  Entry* found = nullptr;
+  if (q.bufferHeld > 0) {
+    CongestionEpisode alone = q;
+    alone.bufferHeld = 0;
+    Entry& e = entry(keyOf(alone, buffer), alone, lock);
+    if (static_cast<double>(q.bufferHeld) <= e.bufferSlack) found = &e;
   }
-  if (it == cache_.end()) {
-    inFlight_.insert(key);
-    lock.unlock();
-    Entry entry;
-    try {
-      entry = measure(q);
-    } catch (...) {
-      lock.lock();
-      inFlight_.erase(key);
-      simulated_.notify_all();
-      throw;
-    }
-    lock.lock();
-    inFlight_.erase(key);
-    wallSeconds_ += entry.wallS;
-    if (!entry.seedIndependent) ++seedDependent_;
-    it = cache_.emplace(key, std::move(entry)).first;
-    simulated_.notify_all();
-  }
-  ++it->second.uses;
+  Entry& e = found != nullptr ? *found : entry(keyOf(q, buffer), q, lock);
+  ++e.uses;
   // Spans into the entry, which never changes once in the cache (std::map nodes stay put).
   const auto r = static_cast<size_t>(replica);
-  out.flows = it->second.flows[r];
-  out.states = it->second.states[r];
-  out.quartiles = it->second.quartiles[r];
-  out.background = it->second.background[r];
-  out.queue = it->second.queue[r];
-  return replica == 0 ? it->second.mean : it->second.groups[r - 1];
+  out.flows = e.flows[r];
+  out.states = e.states[r];
+  out.quartiles = e.quartiles[r];
+  out.background = e.background[r];
+  out.queue = e.queue[r];
+  return replica == 0 ? e.mean : e.groups[r - 1];
 }
 
 PacketEpisodeModel::Entry PacketEpisodeModel::measure(const CongestionEpisode& q) const {
@@ -310,6 +330,8 @@ PacketEpisodeModel::Entry PacketEpisodeModel::measure(const CongestionEpisode& q
     return n > 0 ? sum / n : 0.0;
   };
   entry.queue.push_back(meanQueue(0, 1));
+  entry.bufferSlack = entry.runs.front().bufferSlack;
+  for (const Measured& m : entry.runs) entry.bufferSlack = std::min(entry.bufferSlack, m.bufferSlack);
   for (int g = 0; g < replicas_; ++g) entry.queue.push_back(meanQueue(g, replicas_));
   if (entry.seedIndependent) {
     // Every replica answers exactly as replica 0 does (a replica's rerun is then this run).
@@ -531,6 +553,26 @@ PacketEpisodeModel::Measured PacketEpisodeModel::simulate(const CongestionEpisod
   for (uint8_t tc = 0; tc < kTrafficClasses; ++tc)
     if (const auto h = fabric.port(congested).histogram(tc)) queue.merge(*h);
   m.queueBytes = queue.mean();
+  // What the run's admissions left of every switch's shared pool: a lossy packet is admitted
+  // while its queue stays within alpha x the free pool, and the pool has room. At no instant did
+  // any switch hold more than its ports' peak queues added up (T), nor any queue more than its
+  // peak (q, the packet included): a pool smaller by D admits every packet this run admitted
+  // where q <= alpha (P - D - T) and T + a frame <= P - D.
+  if (!s.sw.pfc.enabled && s.links.technology != "infiniband" && s.sw.dtAlpha > 0) {
+    double slack = std::numeric_limits<double>::infinity();
+    const double frame = framing.dataWireBytes(mtu);
+    for (NodeId n = static_cast<NodeId>(topo.hostCount()); n < topo.nodeCount(); ++n) {
+      double total = 0, top = 0;
+      for (uint32_t l = 0; l < topo.degree(n); ++l) {
+        const auto peak = static_cast<double>(fabric.port(topo.port(n, l)).maxQueuedBytes());
+        total += peak;
+        top = std::max(top, peak);
+      }
+      const auto pool = static_cast<double>(fabric.switchAt(n).mmu().sharedPool());
+      slack = std::min({slack, pool - total - top / s.sw.dtAlpha, pool - total - frame});
+    }
+    m.bufferSlack = std::max(0.0, slack);
+  }
   const NetworkCounters c = fabric.networkCounters();
   m.ecnMarks = c.ecnMarks;
   m.packetsDropped = c.packetsDropped;

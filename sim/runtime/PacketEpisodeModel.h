@@ -39,7 +39,9 @@
 // switch hold of its buffer to the nearest 32nd of it, at most 28). What those queues hold is
 // taken out of the shape's switch buffer; the queue the episode itself builds (its link's mean
 // queue as its arriving packets found it, queueBytes()) is what it holds of its switch's buffer
-// for the others. Each distinct quantized
+// for the others; where the episode's runs alone left more room under every dynamic threshold than
+// that (Measured::bufferSlack), the held buffer changes no admission and the episode alone
+// answers. Each distinct quantized
 // episode is simulated with `episodes.seeds` seeds (the packet backend's random choices: ECN
 // marking, drop victims, DCQCN's timers' phases; an outcome can be bimodal, e.g. two 16 MiB DCQCN
 // flows at 400G take 1.04 or 1.88 times the fluid time as a CNP does or does not cut them), each
@@ -130,6 +132,10 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     /// Mean queue at the episode's link as its arriving data packets found it (bytes; within
     /// the 19% of QueueHistogram's buckets).
     double queueBytes = 0;
+    /// How much smaller every switch's shared pool could have been without changing one
+    /// admission of the run (bytes): its peak queues, added up per switch, left that much room
+    /// under every dynamic threshold. 0 with PFC (its thresholds are per ingress) or credits.
+    double bufferSlack = 0;
     uint64_t ecnMarks = 0;
     uint64_t packetsDropped = 0;
     uint64_t pfcPauseFrames = 0;
@@ -185,6 +191,7 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     /// replica r's group.
     std::vector<double> background;
     std::vector<double> queue;  ///< the runs' mean queueBytes: [0] over every run, [r] over replica r's group
+    double bufferSlack = 0;     ///< the least of the runs' bufferSlack
     /// Its first runs were identical (no state to carry): the other seeds were not run, and
     /// every replica group answers with them all.
     bool seedIndependent = false;
@@ -206,6 +213,10 @@ class PacketEpisodeModel final : public CongestionEpisodeModel {
     double queue = 0;                        ///< queueBytes()
   };
   Answer last_;
+  /// The cache's entry for quantized episode `q` (key `key`), simulated first (outside `lock`,
+  /// which holds mutex_) if no thread has; waits for a thread simulating it.
+  Entry& entry(const Key& key, const CongestionEpisode& q, std::unique_lock<std::mutex>& lock);
+  static Key keyOf(const CongestionEpisode& q, Bytes buffer);
   /// The episode's efficiency from replica `replica`'s seeds, its per-flow answers into `out`
   /// (simulated first if new). Thread-safe.
   double answer(const CongestionEpisode& episode, int replica, Answer& out);

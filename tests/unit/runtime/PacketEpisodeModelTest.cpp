@@ -372,6 +372,40 @@ TEST(PacketEpisodeModelTest, EachDistinctEpisodeIsSimulatedOnceAndDeterministica
   EXPECT_EQ(j[0]["fan_in"], 4);
 }
 
+// Under DCQCN two 2 MiB flows keep their queue near the marking thresholds (100-400 KB), far
+// under a 32 MiB buffer's dynamic threshold: 8 MiB held by other queues changes no admission,
+// so the runs are those of the episode alone (checked by simulating it both ways), and the
+// model answers from the episode alone without simulating again. Lossy without congestion
+// control, 8 MiB into a 4 MiB buffer overflows: what others hold matters, and it is simulated.
+TEST(PacketEpisodeModelTest, ABufferHeldThatChangesNoAdmissionIsAnsweredByTheEpisodeAlone) {
+  TopologySpec spec = fabric("dcqcn", false, "32MiB");
+  spec.episodes.seeds = 2;
+  spec.episodes.replicas = 1;
+  PacketEpisodeModel m(spec, 3);
+  CongestionEpisode e = episode(2, 2, 2 << 20);
+  const double alone = m.efficiency(e);
+  e.bufferHeld = 8 << 20;  // 8 32nds of the buffer
+  const double held = m.efficiency(e);
+  EXPECT_EQ(held, alone);
+  EXPECT_EQ(m.simulated(), 1u) << "answered by the episode alone";
+  CongestionEpisode q = PacketEpisodeModel::quantize(e, spec.sw.buffer);
+  const auto withHeld = m.simulate(q, m.episodeSeed(0));
+  q.bufferHeld = 0;
+  const auto without = m.simulate(q, m.episodeSeed(0));
+  EXPECT_EQ(withHeld.flowTimesS, without.flowTimesS) << "the held buffer changes nothing";
+  EXPECT_GT(without.bufferSlack, 8 << 20);
+
+  TopologySpec lossy = fabric("none", false);  // 4 MiB
+  lossy.episodes.seeds = 1;
+  lossy.episodes.replicas = 1;
+  PacketEpisodeModel n(lossy, 3);
+  CongestionEpisode o = episode(4, 4, 2 << 20);
+  n.efficiency(o);
+  o.bufferHeld = 2 << 20;
+  n.efficiency(o);
+  EXPECT_EQ(n.simulated(), 2u) << "an overflowing queue feels every byte held";
+}
+
 TEST(PacketEpisodeModelTest, SeedsGiveTheExpectedDrainTimeAndReplicasGiveGroupsOfSeeds) {
   // Six seeds of an 8:1 DCQCN incast (random ECN marking) in three replica groups. Drain times
   // add, efficiencies do not: the run's efficiency must be the fluid time over the seeds' mean
