@@ -45,9 +45,11 @@ class CongestionControl;
 struct CongestionEpisode {
   uint32_t fanIn = 0;  ///< distinct upstream ports feeding the episode's flows (>= 2)
   uint32_t flows = 0;  ///< flows crossing the link, not held to a pace (>= fanIn)
-  /// Mean over the upstream ports of the rate their flows could arrive at together (each
-  /// flow bounded by what the other flows leave it on the links before, and a port's flows
-  /// together by what the port carries); <= lineRate, and fanIn x arrivalRate + background > lineRate.
+  /// Mean over the upstream ports of the rate their flows arrive at together: under a congestion
+  /// control, the rates their senders start at (each flow its NIC's share, a port's flows
+  /// together at most its line rate); without one, what the links before leave them (each flow
+  /// thinned on a link offered more than it carries). <= lineRate; the thinned rates overload
+  /// the link (the episode exists), so fanIn x arrivalRate + background > lineRate.
   BitRate arrivalRate;
   /// What the flow with the most left brings through the episode (its bytes left, at most its
   /// TransferRequest::burst).

@@ -425,6 +425,7 @@ class FlowFabric final : public Fabric, public EventHandler {
   struct Arrival {
     uint32_t port;  ///< upstream port (or a sprayed flow's own id, top bit set)
     double most;    ///< what the flow brings here when nothing holds it back, bytes/ps
+    double start;   ///< what its sender sends at the start: `most` but for the queues before here
   };
   std::vector<Arrival> arrivals_;                 ///< scratch: the flows of one episode
   uint32_t round_ = 0;                            ///< commitEpisodes calls, the caches' stamp

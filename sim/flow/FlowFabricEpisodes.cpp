@@ -300,7 +300,8 @@ bool FlowFabric::episodeAt(uint32_t r, Shape& out) {
       const double most = std::min(offered(u.flow, c) * thin * hops[hop].weight, nominal_[r]);
       const uint32_t own = c.member == kNoMember ? (0x80000000u | u.flow)
                                                  : (0xC0000000u | static_cast<uint32_t>(arrivals_.size()));
-      arrivals_.push_back({single ? hops[hop - 1].resource : own, std::max(most, rate)});
+      const double start = std::min(offered(u.flow, c) * hops[hop].weight, nominal_[r]);
+      arrivals_.push_back({single ? hops[hop - 1].resource : own, std::max(most, rate), std::max(start, rate)});
       // What it has left to bring through the episode (a pipelined ring's step at most).
       sizes_.push_back(std::min(left(a) * c.share, static_cast<double>(c.burst)));
       bytes += sizes_.back();
@@ -313,12 +314,27 @@ bool FlowFabric::episodeAt(uint32_t r, Shape& out) {
   std::sort(arrivals_.begin(), arrivals_.end(),
             [](const Arrival& x, const Arrival& y) { return x.port < y.port; });
   double arrival = 0;  // bytes/ps, over the ports
+  double start = 0;    // the same at the senders' rates (each port at most its line rate)
   uint32_t fanIn = 0;
   for (size_t i = 0; i < arrivals_.size();) {
     const uint32_t port = arrivals_[i].port;
-    for (; i < arrivals_.size() && arrivals_[i].port == port; ++i) arrival += arrivals_[i].most;
+    double portStart = 0;
+    for (; i < arrivals_.size() && arrivals_[i].port == port; ++i) {
+      arrival += arrivals_[i].most;
+      portStart += arrivals_[i].start;
+    }
+    start += std::min(portStart, nominal_[r]);
     ++fanIn;
   }
+  // Whether a queue builds is what arrives (the thinned rates). How hard a congestion control
+  // cuts in it is its senders' doing, which start at their NICs' shares: a queue before this one
+  // under the same congestion control does not hand a flow on at a steady fair share (its flows
+  // are cut unequally, and one passes at its own rate while its partner is cut). At packet level
+  // a flow meeting a thinned one here is cut as deep as if that one arrived unthinned
+  // (scripts/parking_lot.py). So the episode's ports arrive at their senders' rates. Without
+  // congestion control an upstream queue holds what it cannot pass, and a FIFO passes each flow
+  // its share.
+  const double shaped = spec_.congestionControl.algorithm != "none" ? start : arrival;
   // No queue builds unless two ports feed it and the flows can arrive faster than it drains.
   if (fanIn < 2 || link <= kArrivalMargin * nominal_[r] || arrival <= link * (1 + kArrivalMargin)) return false;
   const double bitsPerByte = static_cast<double>(topo_.portRate(r).bitsPerSecond()) / nominal_[r];
@@ -331,7 +347,7 @@ bool FlowFabric::episodeAt(uint32_t r, Shape& out) {
   e.lineRate = topo_.portRate(r);
   e.background = BitRate::bps(static_cast<int64_t>((nominal_[r] - link) * bitsPerByte));
   e.backgroundFlows = e.background.bitsPerSecond() > 0 ? std::max(backgroundFlows, 1u) : 0;
-  e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(arrival / fanIn, nominal_[r]) * bitsPerByte));
+  e.arrivalRate = BitRate::bps(static_cast<int64_t>(std::min(shaped / fanIn, nominal_[r]) * bitsPerByte));
   e.nicRate = BitRate::bps(
       static_cast<int64_t>(nicRate > 0 ? nicRate : static_cast<double>(e.lineRate.bitsPerSecond())));
   e.flows = n;
