@@ -58,14 +58,10 @@ class CollectiveEngine final : public TransferObserver, public EventHandler {
   CollectiveProtocol protocolFor(const CollectiveCall& call, CollectiveAlgorithm algo) const {
     return tuner_.protocolFor(call, algo);
   }
-  double estimateUs(const CollectiveCall& call, CollectiveAlgorithm algo, CollectiveProtocol proto) const {
-    return tuner_.estimateUs(call, algo, proto);
-  }
   double protocolEfficiency(CollectiveProtocol p) const { return tuner_.protocolEfficiency(p); }
   double protocolLatencyScale(CollectiveProtocol p, bool network = false) const {
     return tuner_.protocolLatencyScale(p, network);
   }
-  double nvlsPipelineBytes() const { return tuner_.nvlsPipelineBytes(); }
   static double busBandwidthFactor(CollectiveOp op, size_t ranks) {
     return CollectiveTuner::busBandwidthFactor(op, ranks);
   }

@@ -53,25 +53,10 @@ class CollectiveTuner {
   static NcclProto toNcclProto(CollectiveProtocol p);
   /// NCCL's NVLS channels on Hopper (NCCL_NVLS_NCHANNELS' default).
   static constexpr int kNvlsChannels = 16;
-  /// The analytic estimate of `call` run with `algo` and `proto` on an idle fabric (us):
-  ///   ring      k = 2(N-1) steps (all_reduce; N-1 otherwise); latency k x the mean over the
-  ///             ring's N hops of (step latency x protocol scale + path latency), i.e. the sum
-  ///             of the hops' latencies along the data's path; bandwidth term: each GPU's
-  ///             NVLink and each NIC (channels spread over the GPUs' NICs) carry k/N S /
-  ///             protocol efficiency
-  ///   nvls      nvlsLatency + (S (N+1)/N + min(S, F)) / (NVLink rate x nvlsEfficiency)
-  ///   nvls_tree nvlsLatency + max(NVLS part - tail, fill + inter-host ring) + tail, where the
-  ///             NVLS part moves S (G+1)/G per GPU (at efficiency nvlsEfficiency x
-  ///             nvlsTreeEfficiency), the inter-host ring all-reduces S/G per rail,
-  ///             fill = min(S, F) through the NVLS reduce and tail = min(S, F)/G through the
-  ///             multicast, F = nvlsPipelineBytes()
-  double estimateUs(const CollectiveCall& call, CollectiveAlgorithm algo, CollectiveProtocol proto) const;
   /// Wire efficiency and latency scale of a protocol (Simple: the tuning's protocolEfficiency, 1),
   /// the scale on NVLink hops or on network hops.
   double protocolEfficiency(CollectiveProtocol p) const;
   double protocolLatencyScale(CollectiveProtocol p, bool network = false) const;
-  /// F: bytes in flight in an NVLS pipeline (tuning.nvlsPipeline).
-  double nvlsPipelineBytes() const;
   /// nccl-tests' bus-bandwidth factor: busbw = algbw * factor (all_reduce 2(N-1)/N,
   /// all_gather / reduce_scatter / alltoall (N-1)/N, broadcast and send_recv 1).
   static double busBandwidthFactor(CollectiveOp op, size_t ranks);

@@ -298,8 +298,12 @@ TEST(CollectiveNcclModel, NvlsAllReduceAtLargeSizeMovesSTimesNPlusOneOverNPerPor
 }
 
 TEST(CollectiveNcclModel, ProtocolChoiceDrivesTheSimulatedRing) {
-  // The chosen protocol's latency and efficiency are what the fabric run sees: a small ring with
-  // protocol auto (LL) is faster than the same ring forced to Simple, by about the latency saved.
+  // NCCL picks LL for an 8 KiB all-reduce on one 8-GPU host (its cost model and nccl-tests logs
+  // agree), and the fabric run sees the protocol's hop latency: against the same ring forced to
+  // Simple, auto saves 2(N-1) = 14 NVLink hops x (Simple's 0.6 us - LL's 0.6 x 0.6/3.4 us, NCCL's
+  // hwLat NVLINK Ring LL/Simple ratio) = 6.92 us. Tolerance 0.3 us: the two bandwidth terms
+  // (14/8 x 8 KiB at 450 GB/s, Simple at 0.92 and LL at half rate, under 141 GB/s a rank) are each
+  // under 0.1 us, and the path latencies are the same in both runs.
   CollectiveTuning autoT;
   autoT.protocol = CollectiveProtocol::Auto;
   CollectiveTuning simple = autoT;
@@ -308,11 +312,9 @@ TEST(CollectiveNcclModel, ProtocolChoiceDrivesTheSimulatedRing) {
   FlowBench b1(hostsSpec(1, 8)), b2(hostsSpec(1, 8));
   const double ta = runUs(b1.sim, b1.fabric, autoT, 8, c);
   const double ts = runUs(b2.sim, b2.fabric, simple, 8, c);
-  EXPECT_LT(ta, ts);
   CollectiveEngine e(b1.sim, b1.fabric, autoT, 8);
   EXPECT_EQ(e.protocolFor(c, CollectiveAlgorithm::Ring), CollectiveProtocol::LL);
-  EXPECT_NEAR(ta, e.estimateUs(c, CollectiveAlgorithm::Ring, CollectiveProtocol::LL), 0.1 * ta);
-  EXPECT_NEAR(ts, e.estimateUs(c, CollectiveAlgorithm::Ring, CollectiveProtocol::Simple), 0.1 * ts);
+  EXPECT_NEAR(ts - ta, 14 * 0.6 * (1 - 0.6 / 3.4), 0.3);
 }
 
 TEST(CollectiveNcclModel, NvlsTreePipelinesItsPhases) {
