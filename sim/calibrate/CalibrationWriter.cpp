@@ -56,6 +56,7 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
   const bool anyTuning =
       isFitted(P::kStepLatencyNvlink) || isFitted(P::kStepLatencyNetwork) || isFitted(P::kNvlsEfficiency) ||
       isFitted(P::kNvlsLatency) || t.algorithm != d.algorithm || t.channels != d.channels ||
+      t.callChannels != d.callChannels ||
       t.nvlinkChannels != d.nvlinkChannels || t.protocol != d.protocol || t.protocolsAllowed != d.protocolsAllowed ||
       t.protocolEfficiency != d.protocolEfficiency || t.llLatencyScale != d.llLatencyScale ||
       t.ll128LatencyScale != d.ll128LatencyScale || t.llNetworkLatencyScale != d.llNetworkLatencyScale ||
@@ -69,6 +70,7 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
     out << YAML::Key << "collectives" << YAML::Value << YAML::BeginMap;
     if (t.algorithm != d.algorithm) out << YAML::Key << "algorithm" << YAML::Value << toString(t.algorithm);
     if (t.channels != d.channels) out << YAML::Key << "channels" << YAML::Value << t.channels;
+    if (t.callChannels != d.callChannels) out << YAML::Key << "call_channels" << YAML::Value << t.callChannels;
     if (t.nvlinkChannels != d.nvlinkChannels)
       out << YAML::Key << "nvlink_channels" << YAML::Value << t.nvlinkChannels;
     if (t.protocol == CollectiveProtocol::Auto && t.protocolsAllowed != d.protocolsAllowed)

@@ -1,6 +1,7 @@
 #include "sim/calibrate/CollectiveSimulator.h"
 
 #include <memory>
+#include <optional>
 
 #include "sim/core/Error.h"
 #include "sim/core/Simulator.h"
@@ -19,24 +20,89 @@ CollectiveSimulator::CollectiveSimulator(TopologySpec testbed, CollectiveTuning 
     throw InputError("", 0, 0, "--backend", "expected 'packet' or 'flow', found '" + backend_ + "'");
 }
 
-CollectiveAlgorithm CollectiveSimulator::algorithmFor(const Measurement& m) const {
-  if (m.algorithm == "ring") return CollectiveAlgorithm::Ring;
-  if (m.algorithm == "tree" && m.op == CollectiveOp::AllReduce) return CollectiveAlgorithm::Tree;
-  if (m.algorithm == "pat" && (m.op == CollectiveOp::AllGather || m.op == CollectiveOp::ReduceScatter) &&
-      m.hosts == m.ranks)
-    return CollectiveAlgorithm::Pat;
-  if (tuning_.nvls && m.op == CollectiveOp::AllReduce) {
-    if (m.algorithm == "nvls") return m.hosts > 1 ? CollectiveAlgorithm::NvlsTree : CollectiveAlgorithm::Nvls;
-    if (m.algorithm == "nvlstree") return m.hosts > 1 ? CollectiveAlgorithm::NvlsTree : CollectiveAlgorithm::Nvls;
+namespace {
+
+/// The simulated algorithm for NCCL's `name` (fabricsim's spelling, lower case: "ring", "tree",
+/// "nvls", "nvls_tree" or "nvlstree", "pat", "collnet_direct", ...) of an `op` over `hosts` hosts
+/// of `ranks` ranks; nullopt where nothing simulated matches (`why` says what).
+std::optional<CollectiveAlgorithm> simulatedAlgorithm(const std::string& name, CollectiveOp op, uint32_t hosts,
+                                                      uint32_t ranks, bool nvls, std::string& why) {
+  if (name == "ring") return CollectiveAlgorithm::Ring;
+  if (name == "tree") {
+    if (op == CollectiveOp::AllReduce) return CollectiveAlgorithm::Tree;
+    why = "NCCL runs tree only for all-reduce";
+    return std::nullopt;
   }
-  return tuning_.algorithm;
+  if (name == "pat") {
+    if ((op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter) && hosts == ranks)
+      return CollectiveAlgorithm::Pat;
+    why = "PAT runs all-gather and reduce-scatter with one GPU per host";
+    return std::nullopt;
+  }
+  if (name == "nvls" || name == "nvls_tree" || name == "nvlstree") {
+    if (nvls && op == CollectiveOp::AllReduce)
+      return hosts > 1 ? CollectiveAlgorithm::NvlsTree : CollectiveAlgorithm::Nvls;
+    why = nvls ? "NVLS is simulated for all-reduce only" : "the calibration has nvls: false";
+    return std::nullopt;
+  }
+  if (name.rfind("collnet", 0) == 0) {
+    why = "CollNet (in-network reduction) is not simulated";
+    return std::nullopt;
+  }
+  why = "expected ring, tree, nvls, nvls_tree, pat or collnet_direct/collnet_chain";
+  return std::nullopt;
+}
+
+std::optional<CollectiveProtocol> simulatedProtocol(const std::string& name) {
+  if (name == "ll") return CollectiveProtocol::LL;
+  if (name == "ll128") return CollectiveProtocol::LL128;
+  if (name == "simple") return CollectiveProtocol::Simple;
+  return std::nullopt;
+}
+
+}  // namespace
+
+CollectiveAlgorithm CollectiveSimulator::algorithmFor(const Measurement& m) const {
+  if (m.algorithm.empty()) return tuning_.algorithm;
+  if (m.algorithm.find_first_of(",^") != std::string::npos)
+    throw InputError(m.label, 0, 0, "algorithm",
+                     "the measurement ran NCCL_ALGO=" + m.algorithm +
+                         ", a list NCCL chose from; the simulator cannot restrict its choice to a list: record "
+                         "what NCCL ran per size (the gpu/ harness's `nccl` field) or run one algorithm");
+  std::string why;
+  if (const auto a = simulatedAlgorithm(m.algorithm, m.op, m.hosts, m.ranks, tuning_.nvls, why)) return *a;
+  throw InputError(m.label, 0, 0, "algorithm",
+                   "the measurement ran NCCL_ALGO=" + m.algorithm + ", which cannot be simulated here: " + why);
+}
+
+CollectiveTuning CollectiveSimulator::tuningFor(const Measurement& m, const Measurement::Point& pt,
+                                                const CollectiveTuning& base) const {
+  CollectiveTuning t = base;
+  const auto fail = [&](const std::string& key, const std::string& what) {
+    throw InputError(m.file, pt.line, 0, key,
+                     "at " + std::to_string(pt.sizeBytes) + " bytes (" + m.label + "): " + what);
+  };
+  if (!pt.ncclAlgorithm.empty()) {
+    std::string why;
+    const auto a = simulatedAlgorithm(pt.ncclAlgorithm, m.op, m.hosts, m.ranks, tuning_.nvls, why);
+    if (!a) fail("nccl.algorithm", "NCCL ran '" + pt.ncclAlgorithm + "', which cannot be simulated here: " + why);
+    t.algorithm = *a;
+  } else {
+    t.algorithm = algorithmFor(m);
+  }
+  if (!pt.ncclProtocol.empty()) {
+    const auto p = simulatedProtocol(pt.ncclProtocol);
+    if (!p) fail("nccl.protocol", "expected ll, ll128 or simple, found '" + pt.ncclProtocol + "'");
+    t.protocol = *p;
+  }
+  if (pt.ncclChannels > 0) t.callChannels = pt.ncclChannels;
+  return t;
 }
 
 std::vector<double> CollectiveSimulator::simulate(const Measurement& m, const ModelParameters& p) const {
   TopologySpec spec = testbed_;
   CollectiveTuning tuning = tuning_;
   p.apply(spec, tuning);
-  tuning.algorithm = algorithmFor(m);
   const auto topo = buildTopology(spec);
   const auto gph = static_cast<uint32_t>(topo->gpusPerHost());
   if (m.gpusPerHost > gph || static_cast<size_t>(m.hosts) * gph > topo->gpuCount())
@@ -54,7 +120,6 @@ std::vector<double> CollectiveSimulator::simulate(const Measurement& m, const Mo
   w.kind = "collective";
   w.name = m.label;
   w.file = m.file;
-  w.tuning = tuning;
   w.collective.op = m.op;
   w.collective.warmup = backend_ == "packet" ? 1 : 0;
   w.collective.iterations = 1;
@@ -68,6 +133,7 @@ std::vector<double> CollectiveSimulator::simulate(const Measurement& m, const Mo
       fabric = std::make_unique<FlowFabric>(sim, *topo, spec, fib);
     else
       fabric = std::make_unique<PacketFabric>(sim, *topo, spec, fib);
+    w.tuning = tuningFor(m, pt, tuning);
     w.collective.minBytes = w.collective.maxBytes = pt.sizeBytes;
     CollectiveSweep sweep(sim, *fabric, w, gpus, static_cast<int>(gph));
     sweep.start();

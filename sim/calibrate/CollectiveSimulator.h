@@ -6,10 +6,13 @@
 // `hosts` hosts, rank order = host order), the measurement's operation, and each measured size
 // run as one CollectiveSweep row (warm-up then one timed call on the packet backend; one call on
 // the flow backend, whose idle fabric makes a warm-up identical) on a fresh fabric built from the
-// testbed with the calibration's parameters applied. The algorithm is the tuning's unless the
-// measurement forced one (NCCL_ALGO=Ring -> ring, Tree -> tree; NVLS and NVLSTree -> nvls on one
-// host, nvls_tree across hosts, when the tuning has NVLS; CollNet and PAT have no simulated
-// counterpart and use the tuning's). The protocol is the tuning's (auto: per size).
+// testbed with the calibration's parameters applied. What NCCL ran is pinned: the algorithm
+// of a measurement that forced one (NCCL_ALGO=Ring -> ring, Tree -> tree, PAT -> pat; NVLS and
+// NVLSTree -> nvls on one host, nvls_tree across hosts, when the tuning has NVLS), and per size
+// the algorithm, protocol and channels NCCL chose where the measurement recorded them (the gpu/
+// harness's `nccl` field, from NCCL_DEBUG=INFO); elsewhere the tuning's (auto: NCCL's cost
+// model per size). An algorithm nothing simulated matches (CollNet; NVLS without nvls; tree for
+// another operation than all-reduce) is an InputError, never silently another algorithm.
 // Leaves out: other jobs on the fabric, failures, the measurement's data checks.
 // Units: microseconds per point.
 #pragma once
@@ -33,8 +36,12 @@ class CollectiveSimulator {
   /// Throws InputError (naming the measurement) when the testbed has too few hosts or GPUs per
   /// host for it.
   std::vector<double> simulate(const Measurement& m, const ModelParameters& p) const;
-  /// The algorithm the measurement's points are simulated with.
+  /// The algorithm the measurement's points are simulated with where a point recorded none.
+  /// Throws InputError for an NCCL_ALGO nothing simulated matches.
   CollectiveAlgorithm algorithmFor(const Measurement& m) const;
+  /// `base` with what NCCL ran point `pt` of `m` with pinned (see above). Throws InputError
+  /// (the measurement's file and the point's line) for a recorded choice that cannot be simulated.
+  CollectiveTuning tuningFor(const Measurement& m, const Measurement::Point& pt, const CollectiveTuning& base) const;
 
   const TopologySpec& testbed() const { return testbed_; }
   const CollectiveTuning& tuning() const { return tuning_; }

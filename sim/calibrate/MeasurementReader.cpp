@@ -210,7 +210,7 @@ std::vector<Measurement> parseYamlTables(const std::string& text, const std::str
       if (tab["env"]) {
         std::smatch sm;
         const std::string env = tab["env"].as<std::string>();
-        if (std::regex_search(env, sm, std::regex("NCCL_ALGO=([A-Za-z]+)"))) {
+        if (std::regex_search(env, sm, std::regex("NCCL_ALGO=([A-Za-z_,^]+)"))) {
           std::string a = sm[1].str();
           std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
           m.algorithm = a;

@@ -85,7 +85,7 @@ Measurement NcclTestsParser::parse(const std::string& text, const std::string& f
       "^#\\s*Rank\\s+(\\d+)\\s+(?:Group\\s+\\d+\\s+)?Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device\\s+\\d+\\s+\\[[^"
       "\\]]*\\]\\s*(.*?)\\s*$");
   static const std::regex avgRe("^#\\s*Avg bus bandwidth\\s*:\\s*(\\S+)");
-  static const std::regex algoRe("NCCL_ALGO(?:=|\\s+set by environment to\\s+)([A-Za-z]+)");
+  static const std::regex algoRe("NCCL_ALGO(?:=|\\s+set by environment to\\s+)([A-Za-z_,^]+)");
   Measurement m;
   m.file = file;
   m.label = file;

@@ -33,7 +33,7 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
                           CollectiveTuning& tuning) {
   if (!r.expectMap(node, path)) return;
   r.checkKeys(node, path,
-              {"algorithm", "channels", "nvlink_channels", "step_latency_nvlink", "step_latency_network",
+              {"algorithm", "channels", "call_channels", "nvlink_channels", "step_latency_nvlink", "step_latency_network",
                "protocol_efficiency", "chunk_size", "traffic_class", "ring_model", "protocol",
                "ll_latency_scale", "ll128_latency_scale", "ll_network_latency_scale",
                "ll128_network_latency_scale", "ll_max_bandwidth", "ll128_channel_bandwidth", "net_overhead", "nvls", "nvls_efficiency", "nvls_latency",
@@ -43,6 +43,7 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
                   {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "pat"}))
     tuning.algorithm = *parseCollectiveAlgorithm(algorithm);
   r.getInt(node, path, "channels", tuning.channels, 1, 64);
+  r.getInt(node, path, "call_channels", tuning.callChannels, 0, 64);
   r.getInt(node, path, "nvlink_channels", tuning.nvlinkChannels, 1, 64);
   r.getTime(node, path, "step_latency_nvlink", tuning.stepLatencyNvlink);
   r.getTime(node, path, "step_latency_network", tuning.stepLatencyNetwork);

@@ -91,6 +91,7 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
 nlohmann::json toJson(const CollectiveTuning& t) {
   return {{"algorithm", toString(t.algorithm)},
           {"channels", t.channels},
+          {"call_channels", t.callChannels},
           {"nvlink_channels", t.nvlinkChannels},
           {"step_latency_nvlink_ps", t.stepLatencyNvlink.picos()},
           {"step_latency_network_ps", t.stepLatencyNetwork.picos()},

@@ -73,6 +73,11 @@ struct CollectiveTuning {
   /// `nvlinkChannels`.
   int channels = 4;
   int nvlinkChannels = 1;
+  /// Channels every ring, tree and PAT call runs on, as NCCL ran it (the `channel{Lo..Hi}` of its
+  /// NCCL_DEBUG=INFO tuning line; calibrate pins it per size where a measurement recorded it),
+  /// at most the call's bytes. 0: NCCL's rule, `channels` lowered for small calls
+  /// (CollectiveTuner::ncclChoice).
+  int callChannels = 0;
   /// Fixed software latency added to every step (one send of one chunk by one rank), on top of
   /// the fabric's own time: launch, FIFO handshakes, proxy thread. Separate for steps that stay
   /// inside a host (NVLink) and steps that cross the network.

@@ -254,10 +254,14 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
       slot.stepNet = std::max(slot.stepNet, floor);
     }
     if (algo == CollectiveAlgorithm::Ring || algo == CollectiveAlgorithm::Tree || algo == CollectiveAlgorithm::Pat) {
-      // NCCL's channels for this call (enqueue.cc topoGetAlgoInfo): the communicator's, fewer
-      // while the bytes are under channels x threads x the protocol's per-thread threshold.
-      if (const auto choice = tuner_.ncclChoice(call, algo))
+      if (tuning_.callChannels > 0) {
+        // Pinned: the channels NCCL ran this call with.
+        channels = static_cast<uint32_t>(std::min<Bytes>(tuning_.callChannels, bytes));
+      } else if (const auto choice = tuner_.ncclChoice(call, algo)) {
+        // NCCL's channels for this call (enqueue.cc topoGetAlgoInfo): the communicator's, fewer
+        // while the bytes are under channels x threads x the protocol's per-thread threshold.
         channels = std::min(channels, static_cast<uint32_t>(std::max(1, choice->channels)));
+      }
     }
     if (proto == CollectiveProtocol::LL || proto == CollectiveProtocol::LL128) {
       // LL: the rank's ceiling shared by its lanes (a tree's 2C instances, else C channels);

@@ -154,6 +154,11 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
     tu.algorithm = algorithmFromName(r, r.string(r.at(c, "algorithm", p), p + ".algorithm"), p + ".algorithm");
     tu.channels = static_cast<int>(r.uint(r.at(c, "channels", p), p + ".channels"));
     tu.nvlinkChannels = static_cast<int>(r.uint(r.at(c, "nvlink_channels", p), p + ".nvlink_channels"));
+    if (c.contains("call_channels")) {  // absent in traces written before it existed: NCCL's rule
+      const uint64_t cc = r.uint(c["call_channels"], p + ".call_channels");
+      if (cc > 64) r.fail(p + ".call_channels", "expected 0 (NCCL's rule) to 64, found " + std::to_string(cc));
+      tu.callChannels = static_cast<int>(cc);
+    }
     tu.stepLatencyNvlink = Time::ps(r.integer(r.at(c, "step_latency_nvlink_ps", p), p + ".step_latency_nvlink_ps"));
     tu.stepLatencyNetwork = Time::ps(r.integer(r.at(c, "step_latency_network_ps", p), p + ".step_latency_network_ps"));
     const auto& eff = r.at(c, "protocol_efficiency", p);

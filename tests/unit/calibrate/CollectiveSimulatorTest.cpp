@@ -1,0 +1,111 @@
+#include "sim/calibrate/CollectiveSimulator.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/config/TopologyLoader.h"
+#include "sim/core/Error.h"
+#include "sim/fabric/LinkFraming.h"
+
+namespace fabricsim {
+namespace {
+
+const std::string kCases = std::string(FABRICSIM_SOURCE_DIR) + "/validation/cases/";
+
+/// A table of `op` over `hosts` hosts of `perHost` GPUs, one point per (size, what NCCL ran),
+/// with a placeholder time (the simulator does not read it).
+struct Row {
+  int64_t size;
+  std::string algorithm, protocol;
+  int channels;
+};
+Measurement table(CollectiveOp op, uint32_t hosts, uint32_t perHost, const std::vector<Row>& rows) {
+  Measurement m;
+  m.file = "harness.json";
+  m.label = "harness.json";
+  m.op = op;
+  m.hosts = hosts;
+  m.gpusPerHost = perHost;
+  m.ranks = hosts * perHost;
+  int line = 10;
+  for (const Row& r : rows) {
+    Measurement::Point p;
+    p.sizeBytes = r.size;
+    p.oopTimeUs = 1;
+    p.line = line++;
+    p.ncclAlgorithm = r.algorithm;
+    p.ncclProtocol = r.protocol;
+    p.ncclChannels = r.channels;
+    m.points.push_back(p);
+  }
+  return m;
+}
+
+/// Payload rate of one 400 Gb/s NDR NIC of the testbed (bytes/s): line rate x InfiniBand's
+/// payload share of a 4 KiB-MTU packet.
+double nicRate() { return 50e9 * 4096.0 / LinkFraming::ib().dataWireBytes(4096); }
+
+TEST(CollectiveSimulator, TheChannelsNcclRanWithArePinnedPerSize) {
+  // 2 hosts x 8 GPUs (8 NICs each), ring all-gather of 256 MiB, recorded as run on 1 channel
+  // and on 8. One channel crosses each host once, through one NIC, which carries (n-1)/n S:
+  // t1 >= 15/16 S / r (the NICs' payload rate r; NVLink's 450 GB/s is never the bound), and
+  // within 3% plus 100 us of it (the flow backend's distance from a ring's closed form on the
+  // bandwidth-bound sizes, plus 30 steps of latency). Eight channels spread over the 8 NICs:
+  // t8 within the same margins of t1 / 8. The starting tuning's 4 channels would give neither.
+  CollectiveTuning t;
+  t.channels = 4;
+  const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), t, "flow");
+  const int64_t s = int64_t{256} << 20;
+  const Measurement m = table(CollectiveOp::AllGather, 2, 8, {{s, "ring", "simple", 1}, {s, "ring", "simple", 8}});
+  const auto us = sim.simulate(m, ModelParameters{});
+  ASSERT_EQ(us.size(), 2u);
+  const double bound1 = 15.0 / 16 * static_cast<double>(s) / nicRate() * 1e6;
+  EXPECT_GE(us[0], bound1);
+  EXPECT_LE(us[0], 1.03 * bound1 + 100);
+  EXPECT_GE(us[1], bound1 / 8);
+  EXPECT_LE(us[1], 1.03 * bound1 / 8 + 100);
+}
+
+TEST(CollectiveSimulator, TheProtocolNcclRanWithIsPinnedPerSize) {
+  // 2 hosts x 1 GPU, all-reduce of 4 MiB on one channel, recorded once as Simple and once as
+  // LL, with the starting tuning at Simple. A 2-rank ring moves S through each NIC; LL sends 8-byte
+  // lines of 4 data bytes, so its data rate is r/2 (24.6 GB/s, under NCCL's 39 GB/s two-host LL
+  // ceiling), and its two hops' step latency is 2.7/14 of Simple's 2.7 us (NCCL's hwLat NET Ring
+  // LL / Simple). t_LL - t_Simple = S / r - 2 x 2.7 us x (1 - 2.7/14) = 80.7 us. Within 3%: the
+  // flow backend's distance from the closed form on a bandwidth-bound transfer (path latencies
+  // are the same in both runs).
+  const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), CollectiveTuning{}, "flow");
+  const int64_t s = int64_t{4} << 20;
+  const Measurement m = table(CollectiveOp::AllReduce, 2, 1, {{s, "ring", "simple", 1}, {s, "ring", "ll", 1}});
+  const auto us = sim.simulate(m, ModelParameters{});
+  ASSERT_EQ(us.size(), 2u);
+  const double expected = static_cast<double>(s) / nicRate() * 1e6 - 2 * 2.7 * (1 - 2.7 / 14);
+  EXPECT_NEAR(us[1] - us[0], expected, 0.03 * expected);
+}
+
+TEST(CollectiveSimulator, WhatCannotBeSimulatedIsAnInputErrorAtItsLine) {
+  // NCCL ran CollNet at the second size: the simulator has no in-network reduction, so the
+  // point is refused with its file, line and key, never simulated as another algorithm.
+  const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), CollectiveTuning{}, "flow");
+  const Measurement m = table(CollectiveOp::AllReduce, 2, 8,
+                              {{1 << 20, "ring", "simple", 4}, {1 << 22, "collnet_direct", "simple", 4}});
+  try {
+    sim.simulate(m, ModelParameters{});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("harness.json:11"), std::string::npos) << w;
+    EXPECT_NE(w.find("nccl.algorithm"), std::string::npos) << w;
+    EXPECT_NE(w.find("CollNet"), std::string::npos) << w;
+  }
+  // An unknown protocol, and a run whose NCCL_ALGO was a list NCCL chose from, likewise.
+  EXPECT_THROW(sim.simulate(table(CollectiveOp::AllReduce, 2, 8, {{1 << 20, "ring", "ll64", 4}}), ModelParameters{}),
+               InputError);
+  Measurement list = table(CollectiveOp::AllReduce, 2, 8, {{1 << 20, "", "", 0}});
+  list.algorithm = "ring,tree";
+  EXPECT_THROW(sim.simulate(list, ModelParameters{}), InputError);
+}
+
+}  // namespace
+}  // namespace fabricsim
