@@ -55,7 +55,8 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
   using P = ModelParameters;
   const bool anyTuning =
       isFitted(P::kStepLatencyNvlink) || isFitted(P::kStepLatencyNetwork) || isFitted(P::kNvlsEfficiency) ||
-      isFitted(P::kNvlsLatency) || t.algorithm != d.algorithm || t.channels != d.channels ||
+      isFitted(P::kNvlsLatency) || t.algorithm != d.algorithm || t.algorithmsAllowed != d.algorithmsAllowed ||
+      t.channels != d.channels ||
       t.callChannels != d.callChannels ||
       t.nvlinkChannels != d.nvlinkChannels || t.protocol != d.protocol || t.protocolsAllowed != d.protocolsAllowed ||
       t.protocolEfficiency != d.protocolEfficiency || t.llLatencyScale != d.llLatencyScale ||
@@ -68,7 +69,10 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
       t.nvlsTreeHopLatency != d.nvlsTreeHopLatency || t.ringModel != d.ringModel;
   if (anyTuning) {
     out << YAML::Key << "collectives" << YAML::Value << YAML::BeginMap;
-    if (t.algorithm != d.algorithm) out << YAML::Key << "algorithm" << YAML::Value << toString(t.algorithm);
+    if (t.algorithm == CollectiveAlgorithm::Auto && t.algorithmsAllowed != d.algorithmsAllowed)
+      out << YAML::Key << "algorithm" << YAML::Value << ncclAlgoList(t.algorithmsAllowed);
+    else if (t.algorithm != d.algorithm)
+      out << YAML::Key << "algorithm" << YAML::Value << toString(t.algorithm);
     if (t.channels != d.channels) out << YAML::Key << "channels" << YAML::Value << t.channels;
     if (t.callChannels != d.callChannels) out << YAML::Key << "call_channels" << YAML::Value << t.callChannels;
     if (t.nvlinkChannels != d.nvlinkChannels)

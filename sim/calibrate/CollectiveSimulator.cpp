@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
 #include "sim/core/Simulator.h"
 #include "sim/flow/FlowFabric.h"
@@ -64,11 +65,15 @@ std::optional<CollectiveProtocol> simulatedProtocol(const std::string& name) {
 
 CollectiveAlgorithm CollectiveSimulator::algorithmFor(const Measurement& m) const {
   if (m.algorithm.empty()) return tuning_.algorithm;
-  if (m.algorithm.find_first_of(",^") != std::string::npos)
-    throw InputError(m.label, 0, 0, "algorithm",
-                     "the measurement ran NCCL_ALGO=" + m.algorithm +
-                         ", a list NCCL chose from; the simulator cannot restrict its choice to a list: record "
-                         "what NCCL ran per size (the gpu/ harness's `nccl` field) or run one algorithm");
+  if (m.algorithm.find_first_of(",^") != std::string::npos) {
+    // A list NCCL chose from: auto among those (tuningFor); an unknown name is an error.
+    if (!parseNcclAlgoList(m.algorithm))
+      throw InputError(m.label, 0, 0, "algorithm",
+                       "the measurement ran NCCL_ALGO=" + m.algorithm +
+                           ", expected NCCL's algorithm names (Tree, Ring, CollNetDirect, CollNetChain, NVLS, "
+                           "NVLSTree, PAT) allowing at least one");
+    return CollectiveAlgorithm::Auto;
+  }
   std::string why;
   if (const auto a = simulatedAlgorithm(m.algorithm, m.op, m.hosts, m.ranks, tuning_.nvls, why)) return *a;
   throw InputError(m.label, 0, 0, "algorithm",
@@ -89,6 +94,8 @@ CollectiveTuning CollectiveSimulator::tuningFor(const Measurement& m, const Meas
     t.algorithm = *a;
   } else {
     t.algorithm = algorithmFor(m);
+    if (t.algorithm == CollectiveAlgorithm::Auto && !m.algorithm.empty())
+      t.algorithmsAllowed = *parseNcclAlgoList(m.algorithm);
   }
   if (!pt.ncclProtocol.empty()) {
     const auto p = simulatedProtocol(pt.ncclProtocol);

@@ -8,7 +8,8 @@
 // the flow backend, whose idle fabric makes a warm-up identical) on a fresh fabric built from the
 // testbed with the calibration's parameters applied. What NCCL ran is pinned: the algorithm
 // of a measurement that forced one (NCCL_ALGO=Ring -> ring, Tree -> tree, PAT -> pat; NVLS and
-// NVLSTree -> nvls on one host, nvls_tree across hosts, when the tuning has NVLS), and per size
+// NVLSTree -> nvls on one host, nvls_tree across hosts, when the tuning has NVLS; a list such as
+// NCCL_ALGO=Ring,Tree: NCCL's cost model choosing among those), and per size
 // the algorithm, protocol and channels NCCL chose where the measurement recorded them (the gpu/
 // harness's `nccl` field, from NCCL_DEBUG=INFO); elsewhere the tuning's (auto: NCCL's cost
 // model per size). An algorithm nothing simulated matches (CollNet; NVLS without nvls; tree for

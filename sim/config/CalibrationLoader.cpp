@@ -38,10 +38,23 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
                "ll_latency_scale", "ll128_latency_scale", "ll_network_latency_scale",
                "ll128_network_latency_scale", "ll_max_bandwidth", "ll128_channel_bandwidth", "net_overhead", "nvls", "nvls_efficiency", "nvls_latency",
                "nvls_pipeline", "nvls_tree_efficiency", "nvls_tree_hop_latency"});
-  std::string algorithm;
-  if (r.getChoice(node, path, "algorithm", algorithm,
-                  {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "pat"}))
-    tuning.algorithm = *parseCollectiveAlgorithm(algorithm);
+  if (YamlReader::has(node, "algorithm")) {
+    // One algorithm, auto, or an NCCL_ALGO list for auto to choose from.
+    const YAML::Node v = node["algorithm"];
+    const std::string text = v.IsScalar() ? v.Scalar() : std::string();
+    if (const auto one = v.IsScalar() ? parseCollectiveAlgorithm(text) : std::nullopt;
+        one && *one != CollectiveAlgorithm::Direct) {
+      tuning.algorithm = *one;
+      tuning.algorithmsAllowed = 0x7f;
+    } else if (const auto list = v.IsScalar() ? parseNcclAlgoList(text) : std::nullopt) {
+      tuning.algorithm = CollectiveAlgorithm::Auto;
+      tuning.algorithmsAllowed = *list;
+    } else {
+      r.error(v, YamlReader::join(path, "algorithm"),
+              "expected auto, ring, tree, hierarchical, nvls, nvls_tree, pat, or an NCCL_ALGO list for auto to "
+              "choose from such as 'Ring,Tree' or '^NVLS,NVLSTree', found " + YamlReader::describe(v));
+    }
+  }
   r.getInt(node, path, "channels", tuning.channels, 1, 64);
   r.getInt(node, path, "call_channels", tuning.callChannels, 0, 64);
   r.getInt(node, path, "nvlink_channels", tuning.nvlinkChannels, 1, 64);

@@ -89,7 +89,9 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
 }  // namespace
 
 nlohmann::json toJson(const CollectiveTuning& t) {
-  return {{"algorithm", toString(t.algorithm)},
+  return {{"algorithm", t.algorithm == CollectiveAlgorithm::Auto && t.algorithmsAllowed != 0x7f
+                            ? ncclAlgoList(t.algorithmsAllowed)
+                            : std::string(toString(t.algorithm))},
           {"channels", t.channels},
           {"call_channels", t.callChannels},
           {"nvlink_channels", t.nvlinkChannels},

@@ -1,5 +1,6 @@
 #include "sim/config/WorkloadLoader.h"
 
+#include <array>
 #include <cctype>
 
 #include <yaml-cpp/yaml.h>
@@ -471,6 +472,42 @@ std::optional<uint8_t> parseNcclProtoList(std::string_view s) {
   const uint8_t allowed = exclude ? static_cast<uint8_t>(~listed & 7) : listed;
   if (allowed == 0) return std::nullopt;
   return allowed;
+}
+
+namespace {
+/// NCCL's algorithm names (ncclAlgoStr, lower case), in its order: the bits of algorithmsAllowed.
+constexpr std::array<const char*, 7> kNcclAlgoNames = {"tree",  "ring",     "collnetdirect", "collnetchain",
+                                                       "nvls",  "nvlstree", "pat"};
+constexpr std::array<const char*, 7> kNcclAlgoSpelling = {"Tree", "Ring",     "CollNetDirect", "CollNetChain",
+                                                          "NVLS", "NVLSTree", "PAT"};
+}  // namespace
+
+std::optional<uint8_t> parseNcclAlgoList(std::string_view s) {
+  const bool exclude = !s.empty() && s.front() == '^';
+  if (exclude) s.remove_prefix(1);
+  uint8_t listed = 0;
+  while (true) {
+    const size_t comma = s.find(',');
+    std::string name(s.substr(0, comma));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "nvls_tree") name = "nvlstree";  // fabricsim's spelling
+    size_t i = 0;
+    while (i < kNcclAlgoNames.size() && name != kNcclAlgoNames[i]) ++i;
+    if (i == kNcclAlgoNames.size()) return std::nullopt;
+    listed |= static_cast<uint8_t>(1u << i);
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  const uint8_t allowed = exclude ? static_cast<uint8_t>(~listed & 0x7f) : listed;
+  if (allowed == 0) return std::nullopt;
+  return allowed;
+}
+
+std::string ncclAlgoList(uint8_t allowed) {
+  std::string out;
+  for (size_t i = 0; i < kNcclAlgoSpelling.size(); ++i)
+    if (allowed & (1u << i)) out += (out.empty() ? "" : ",") + std::string(kNcclAlgoSpelling[i]);
+  return out;
 }
 
 std::string ncclProtoList(uint8_t allowed) {

@@ -54,6 +54,12 @@ std::optional<CollectiveProtocol> parseCollectiveProtocol(std::string_view s);
 std::optional<uint8_t> parseNcclProtoList(std::string_view s);
 /// The bits as an NCCL_PROTO list ("LL,LL128,Simple" order).
 std::string ncclProtoList(uint8_t allowed);
+/// An NCCL_ALGO list ("Ring,Tree", "^NVLS,NVLSTree"; NCCL's names in any case, nvls_tree too) as
+/// CollectiveTuning::algorithmsAllowed bits; nullopt for an unknown name or a list that allows
+/// nothing.
+std::optional<uint8_t> parseNcclAlgoList(std::string_view s);
+/// The bits as an NCCL_ALGO list (NCCL's order and spelling).
+std::string ncclAlgoList(uint8_t allowed);
 /// "rail-aligned", "random-hosts", "random".
 const char* toString(PlacementPolicy p);
 

@@ -68,6 +68,10 @@ enum class RingModel : uint8_t { Auto, Steps, Pipelined };
 
 struct CollectiveTuning {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
+  /// Under Auto, the algorithms NCCL's tuner may pick (NCCL_ALGO semantics, e.g. "^NVLS" or
+  /// "Ring,Tree"), bits in NCCL's order: 0 Tree, 1 Ring, 2 CollNetDirect, 3 CollNetChain, 4 NVLS,
+  /// 5 NVLSTree, 6 PAT. A call none of them can run is an InputError, as NCCL fails it.
+  uint8_t algorithmsAllowed = 0x7f;
   /// Parallel rings / trees (NCCL channels); each uses its own queue pair, so ECMP may put
   /// them on different paths. Inter-host collectives use `channels`, intra-host ones
   /// `nvlinkChannels`.

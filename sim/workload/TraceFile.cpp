@@ -56,11 +56,24 @@ struct Reader {
   }
 };
 
-CollectiveAlgorithm algorithmFromName(const Reader& r, const std::string& s, const std::string& path) {
-  for (auto a : {CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree,
-                 CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::Direct})
-    if (s == toString(a)) return a;
-  r.fail(path, "expected auto | ring | tree | hierarchical | direct, found '" + s + "'");
+/// An op's algorithm: one of toString's spellings.
+CollectiveAlgorithm oneAlgorithm(const Reader& r, const std::string& s, const std::string& path) {
+  if (const auto a = parseCollectiveAlgorithm(s)) return *a;
+  r.fail(path, "expected auto | ring | tree | hierarchical | direct | nvls | nvls_tree | pat, found '" + s + "'");
+}
+
+/// collectives.algorithm: one algorithm (toString's spelling), or an NCCL_ALGO list for auto.
+void algorithmFromName(const Reader& r, const std::string& s, const std::string& path, CollectiveTuning& tu) {
+  if (const auto a = parseCollectiveAlgorithm(s)) {
+    tu.algorithm = *a;
+    tu.algorithmsAllowed = 0x7f;
+  } else if (const auto list = parseNcclAlgoList(s)) {
+    tu.algorithm = CollectiveAlgorithm::Auto;
+    tu.algorithmsAllowed = *list;
+  } else {
+    r.fail(path, "expected auto | ring | tree | hierarchical | direct | nvls | nvls_tree | pat or an NCCL_ALGO "
+                 "list, found '" + s + "'");
+  }
 }
 
 }  // namespace
@@ -151,7 +164,7 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
     const auto& c = doc["collectives"];
     const std::string p = "collectives";
     CollectiveTuning& tu = t->tuning;
-    tu.algorithm = algorithmFromName(r, r.string(r.at(c, "algorithm", p), p + ".algorithm"), p + ".algorithm");
+    algorithmFromName(r, r.string(r.at(c, "algorithm", p), p + ".algorithm"), p + ".algorithm", tu);
     tu.channels = static_cast<int>(r.uint(r.at(c, "channels", p), p + ".channels"));
     tu.nvlinkChannels = static_cast<int>(r.uint(r.at(c, "nvlink_channels", p), p + ".nvlink_channels"));
     if (c.contains("call_channels")) {  // absent in traces written before it existed: NCCL's rule
@@ -226,7 +239,7 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
         const auto c = parseCollectiveOp(name);
         if (!c) r.fail(op + ".op", "expected all_reduce | all_gather | reduce_scatter | alltoall | broadcast | sendrecv, found '" + name + "'");
         x.collective = *c;
-        x.algorithm = o.contains("algorithm") ? algorithmFromName(r, r.string(o["algorithm"], op + ".algorithm"), op + ".algorithm")
+        x.algorithm = o.contains("algorithm") ? oneAlgorithm(r, r.string(o["algorithm"], op + ".algorithm"), op + ".algorithm")
                                               : CollectiveAlgorithm::Auto;
         x.comm = static_cast<uint16_t>(r.uint(r.at(o, "comm", op), op + ".comm"));
         x.bytes = static_cast<Bytes>(r.uint(r.at(o, "bytes", op), op + ".bytes"));

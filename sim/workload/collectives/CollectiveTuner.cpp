@@ -109,8 +109,7 @@ CollectiveAlgorithm CollectiveTuner::resolve(const CollectiveCall& call) const {
   if (gatherScatter) {
     // Auto: NCCL's own choice between its ring and PAT (NVLS all-gather / reduce-scatter have no
     // builder here).
-    const auto choice = ncclChoice(call, std::nullopt);
-    return choice ? toAlgorithm(choice->algo) : CollectiveAlgorithm::Ring;
+    return autoChoice(call);
   }
   if (!allReduce) return CollectiveAlgorithm::Ring;
   const Shape sh = shapeOf(call.gpus);
@@ -139,8 +138,18 @@ CollectiveAlgorithm CollectiveTuner::resolve(const CollectiveCall& call) const {
   if (want == CollectiveAlgorithm::Hierarchical) return hierOk ? want : CollectiveAlgorithm::Ring;
   // Auto: NCCL's own choice (its cost model over ring, tree, NVLS and NVLS tree); hierarchical,
   // which NCCL does not have, only when asked for.
-  const auto choice = ncclChoice(call, std::nullopt);
-  return choice ? toAlgorithm(choice->algo) : CollectiveAlgorithm::Ring;
+  return autoChoice(call);
+}
+
+CollectiveAlgorithm CollectiveTuner::autoChoice(const CollectiveCall& call) const {
+  if (const auto choice = ncclChoice(call, std::nullopt)) return toAlgorithm(choice->algo);
+  if (tuning_.algorithmsAllowed != 0x7f && call.bytes > 0 && call.gpus.size() > 1)
+    // NCCL fails such a call ("no algorithm/protocol available"); so does the simulator.
+    throw InputError("", 0, 0, "collectives.algorithm",
+                     "the NCCL_ALGO list '" + ncclAlgoList(tuning_.algorithmsAllowed) +
+                         "' leaves no algorithm that NCCL would run and fabricsim builds for this " + toString(call.op) + " over " +
+                         std::to_string(call.gpus.size()) + " GPUs");
+  return CollectiveAlgorithm::Ring;
 }
 
 CollectiveAlgorithm CollectiveTuner::toAlgorithm(NcclAlgo a) {
@@ -185,6 +194,8 @@ std::optional<NcclCostModel::Choice> CollectiveTuner::ncclChoice(const Collectiv
   if (!(sh.perHost == 1 && sh.uniform)) on.algo[static_cast<int>(NcclAlgo::Pat)] = false;
   if (sh.hosts != 1 || sh.perHost < 2 || f != NcclFunc::AllReduce) on.algo[static_cast<int>(NcclAlgo::Nvls)] = false;
   if (!(sh.hosts > 1 && sh.perHost > 1 && sh.uniform)) on.algo[static_cast<int>(NcclAlgo::NvlsTree)] = false;
+  if (!only)  // NCCL_ALGO: the algorithms auto may pick (bits in NcclAlgo order)
+    for (int a = 0; a < kNcclAlgos; ++a) on.algo[a] = on.algo[a] && ((tuning_.algorithmsAllowed >> a) & 1) != 0;
   if (only) {
     for (int a = 0; a < kNcclAlgos; ++a)
       if (toAlgorithm(static_cast<NcclAlgo>(a)) != *only) on.algo[a] = false;

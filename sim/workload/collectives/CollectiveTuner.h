@@ -40,6 +40,10 @@ class CollectiveTuner {
   /// The algorithm a call with algorithm Auto (or the tuning's default) resolves to; throws
   /// InputError for an explicit algorithm that does not apply to the call.
   CollectiveAlgorithm resolve(const CollectiveCall& call) const;
+  /// Auto's algorithm for `call`: NCCL's cost-model choice among the allowed algorithms (ring
+  /// where the model has none, e.g. one rank); throws InputError where an NCCL_ALGO list leaves
+  /// nothing NCCL could run.
+  CollectiveAlgorithm autoChoice(const CollectiveCall& call) const;
   /// The protocol `call` runs with under `algo`: the tuning's, or with protocol Auto NCCL's
   /// choice for that algorithm (ring and tree; the others run Simple).
   CollectiveProtocol protocolFor(const CollectiveCall& call, CollectiveAlgorithm algo) const;

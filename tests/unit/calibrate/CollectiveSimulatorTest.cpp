@@ -99,12 +99,32 @@ TEST(CollectiveSimulator, WhatCannotBeSimulatedIsAnInputErrorAtItsLine) {
     EXPECT_NE(w.find("nccl.algorithm"), std::string::npos) << w;
     EXPECT_NE(w.find("CollNet"), std::string::npos) << w;
   }
-  // An unknown protocol, and a run whose NCCL_ALGO was a list NCCL chose from, likewise.
+  // An unknown protocol, and a run whose NCCL_ALGO list names no NCCL algorithm, likewise.
   EXPECT_THROW(sim.simulate(table(CollectiveOp::AllReduce, 2, 8, {{1 << 20, "ring", "ll64", 4}}), ModelParameters{}),
                InputError);
   Measurement list = table(CollectiveOp::AllReduce, 2, 8, {{1 << 20, "", "", 0}});
-  list.algorithm = "ring,tree";
+  list.algorithm = "ring,foo";
   EXPECT_THROW(sim.simulate(list, ModelParameters{}), InputError);
+}
+
+TEST(CollectiveSimulator, AnNcclAlgoListIsNcclsChoiceAmongItsAlgorithms) {
+  // A run with NCCL_ALGO=^Ring (every algorithm but the ring) and no per-size record, on 2 hosts x
+  // 1 GPU: the simulated all-gather is NCCL's choice among the rest, and with one GPU per host
+  // that is PAT (the only other all-gather NCCL runs there): log2(2) = 1 step moving S/2 each
+  // way, the same bytes as the ring's single step. A list allowing only the ring gives the ring;
+  // both runs' times match within 5% on a bandwidth-bound 64 MiB (one NIC each way, S/2 at r).
+  const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), CollectiveTuning{}, "flow");
+  const int64_t s = int64_t{64} << 20;
+  Measurement notRing = table(CollectiveOp::AllGather, 2, 1, {{s, "", "", 0}});
+  notRing.algorithm = "^ring";
+  EXPECT_EQ(sim.tuningFor(notRing, notRing.points[0], sim.tuning()).algorithm, CollectiveAlgorithm::Auto);
+  Measurement ring = notRing;
+  ring.algorithm = "ring";
+  const double expected = static_cast<double>(s) / 2 / nicRate() * 1e6;
+  const double tNotRing = sim.simulate(notRing, ModelParameters{})[0];
+  const double tRing = sim.simulate(ring, ModelParameters{})[0];
+  EXPECT_NEAR(tNotRing, expected, 0.05 * expected);
+  EXPECT_NEAR(tRing, expected, 0.05 * expected);
 }
 
 }  // namespace

@@ -112,6 +112,22 @@ TEST(CalibrationLoaderTest, AppliesTheNcclModelKeys) {
   EXPECT_EQ(t.nvlsPipeline, Bytes{56236} * 1024);
 }
 
+TEST(CalibrationLoaderTest, AnNcclAlgoListIsAutoAmongItsAlgorithms) {
+  // NCCL_ALGO semantics: '^NVLS,NVLSTree' is auto without the NVLS algorithms (bits in NCCL's
+  // order: Tree 0, Ring 1, CollNetDirect 2, CollNetChain 3, NVLS 4, NVLSTree 5, PAT 6), and
+  // call_channels is read; an unknown name in a list is refused at its line.
+  GpuSpec g;
+  CollectiveTuning t;
+  applyCalibrationYaml("collectives:\n  algorithm: ^NVLS,NVLSTree\n  call_channels: 24\n", "cal.yaml", g, t);
+  EXPECT_EQ(t.algorithm, CollectiveAlgorithm::Auto);
+  EXPECT_EQ(t.algorithmsAllowed, 0b1001111);
+  EXPECT_EQ(t.callChannels, 24);
+  const auto bad = diagnosticsOf("collectives:\n  algorithm: Ring,Butterfly\n");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].line, 2);
+  EXPECT_NE(bad[0].message.find("NCCL_ALGO list"), std::string::npos);
+}
+
 TEST(CalibrationLoaderTest, NcclModelKeysAreCheckedWithLineAndKey) {
   const auto d = diagnosticsOf(
       "collectives:\n"              // 1

@@ -535,6 +535,30 @@ TEST(CollectiveNcclModel, ACallRunsOnNcclsChannelCountForItsSize) {
   }
 }
 
+TEST(CollectiveNcclModel, AnNcclAlgoListRestrictsWhatAutoPicks) {
+  // NCCL_ALGO semantics, which need no cost figure: a list of one is that algorithm; an
+  // exclusion is never picked; a list leaving nothing NCCL runs for the operation (PAT for an
+  // all-reduce: NCCL runs it for all-gather and reduce-scatter only) fails the call, as NCCL does.
+  // Two 8-GPU hosts with NVLS, 256 MiB all-reduce: unrestricted, NCCL picks its NVLS tree
+  // (AutoPicksWhatNcclPicksOnH100).
+  FlowBench b(hostsSpec(2, 8));
+  const CollectiveCall c = allReduce(CollectiveAlgorithm::Auto, 16, 256 * kMiB);
+  auto pick = [&](const char* list) {
+    CollectiveTuning t = nvlsTuning();
+    t.algorithmsAllowed = *parseNcclAlgoList(list);
+    return CollectiveEngine(b.sim, b.fabric, t, 8).resolve(c);
+  };
+  EXPECT_EQ(pick("Tree,Ring,NVLS,NVLSTree,PAT"), CollectiveAlgorithm::NvlsTree);
+  EXPECT_EQ(pick("Ring"), CollectiveAlgorithm::Ring);
+  EXPECT_EQ(pick("tree"), CollectiveAlgorithm::Tree);
+  const CollectiveAlgorithm noNvls = pick("^NVLS,NVLSTree");
+  EXPECT_TRUE(noNvls == CollectiveAlgorithm::Ring || noNvls == CollectiveAlgorithm::Tree) << toString(noNvls);
+  EXPECT_THROW(pick("PAT"), InputError);
+  EXPECT_FALSE(parseNcclAlgoList("^Tree,Ring,CollNetDirect,CollNetChain,NVLS,NVLSTree,PAT"));  // allows nothing
+  EXPECT_FALSE(parseNcclAlgoList("Ring,Foo"));
+  EXPECT_EQ(ncclAlgoList(*parseNcclAlgoList("^nvls,nvls_tree")), "Tree,Ring,CollNetDirect,CollNetChain,PAT");
+}
+
 TEST(CollectiveNcclModel, AnNcclProtoListRestrictsWhatAutoPicks) {
   // NCCL_PROTO semantics. A 1 MiB ring all-reduce of 16 ranks on two 8-GPU Intel hosts, 24
   // channels, NCCL 2.30.7's constants worked by hand (Hopper, two nodes): LL 6.6 + 26 x max(0.6,
