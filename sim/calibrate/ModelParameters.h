@@ -8,8 +8,9 @@
 // fraction of the NVLink bandwidth it reaches), its fixed latency and the data in flight in its
 // pipeline (collectives.nvls_efficiency / nvls_latency / nvls_pipeline), and the factor on
 // that efficiency inside the multi-host nvls_tree (collectives.nvls_tree_efficiency) and the
-// step latency of its inter-host hops (collectives.nvls_tree_hop_latency). "Effective" because
-// each absorbs what the simulator leaves out. The NVLink and wire latencies of the topology add to each hop's latency exactly as the
+// step latency of its inter-host hops (collectives.nvls_tree_hop_latency). Each is a physical figure
+// fitted only within its bounds (CalibrationFit::bounds states them with their sources: link
+// rates, NCCL's hardware latencies and efficiencies, NVLS channels x chunk for the pipeline). The NVLink and wire latencies of the topology add to each hop's latency exactly as the
 // step latencies do, so they are not separately identifiable: the fit holds them at the
 // testbed's values and moves the step latencies. A NaN figure is not set (the testbed's or the
 // tuning's value stands).

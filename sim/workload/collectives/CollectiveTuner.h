@@ -1,22 +1,25 @@
-// CollectiveTuner: which algorithm and protocol a collective call runs with, and the analytic
-// estimate (NCCL's tuner's latency + bytes / bandwidth form) that chooses them.
+// CollectiveTuner: which algorithm, protocol and channel count a collective call runs with, as
+// NCCL's tuner chooses them.
 //
 // Models: an explicit algorithm is checked against the call (tree, hierarchical, nvls and
 // nvls_tree are all-reduce only; direct is all-to-all and send/recv only; nvls needs one host and
-// collectives.nvls; nvls_tree several hosts with the same GPUs each). Auto: NCCL's own choice,
-// NcclCostModel (NCCL 2.30.7's tuner: base and per-hop latencies, per-protocol bandwidth caps by
-// architecture and node count) on the call's shape, among the algorithms that have a builder
-// here (ring, tree, NVLS on one host, NVLS tree over uniform hosts; NVLS only with
-// collectives.nvls); hierarchical, which NCCL does not have, only when asked for. Protocol Auto:
-// NCCL's choice for the call's algorithm (NVLS, NVLS tree and hierarchical run Simple); an
-// explicit protocol restricts the choice of algorithm to it (NCCL_PROTO). The graphs given to
-// the model are what NCCL's search finds on such hosts: `channels` channels (NVLS: 16), each a
-// share of the GPU's NVLink rate and, across hosts, of the host's NICs (one per GPU of the call),
-// Hopper constants, Intel CPUs. The model only chooses; every time comes from the transfers.
+// collectives.nvls; nvls_tree several hosts with the same GPUs each; pat all-gather and
+// reduce-scatter with one GPU per host). Auto: NCCL's own choice, NcclCostModel (NCCL 2.30.7's
+// tuner: base and per-hop latencies, per-protocol bandwidth caps by architecture and node count)
+// on the call's shape, among the algorithms that have a builder here (ring, tree, PAT, NVLS on
+// one host, NVLS tree over uniform hosts; NVLS only with collectives.nvls) and that an NCCL_ALGO
+// list allows (collectives.algorithm: "^NVLS", "Ring,Tree"); hierarchical, which NCCL does not
+// have, only when asked for. Protocol Auto: NCCL's choice for the call's algorithm among the
+// NCCL_PROTO list (NVLS, NVLS tree and hierarchical run Simple); an explicit protocol restricts
+// the choice of algorithm to it. Channels: ncclChoice gives NCCL's per-call count (enqueue.cc:
+// fewer for small calls), unless collectives.call_channels pins it. The graphs given to the model
+// are what NCCL's search finds on such hosts: `channels` channels (NVLS: 16), each a share of the
+// GPU's NVLink rate and, across hosts, of the host's NICs (one per GPU of the call), Hopper
+// constants, Intel CPUs. The model only chooses; every time comes from the transfers.
 // Leaves out: NCCL's topology search itself (hosts with fewer NICs than GPUs are seen as one NIC
-// per GPU), the channel count NCCL would use for small sizes (the engine runs `channels`), PAT
-// (a ring runs instead) and CollNet (no in-network reduction is modelled).
-// Units: Bytes; estimates in microseconds.
+// per GPU), NVLS all-gather / reduce-scatter (no builder), per-operation NCCL_ALGO lists
+// ("allreduce:tree"), and CollNet (no in-network reduction is modelled).
+// Units: Bytes.
 #pragma once
 
 #include <cstdint>
