@@ -62,6 +62,7 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
       t.protocolEfficiency != d.protocolEfficiency || t.llLatencyScale != d.llLatencyScale ||
       t.ll128LatencyScale != d.ll128LatencyScale || t.llNetworkLatencyScale != d.llNetworkLatencyScale ||
       t.ll128NetworkLatencyScale != d.ll128NetworkLatencyScale || t.llMaxBandwidthGBps != d.llMaxBandwidthGBps ||
+      t.simpleChannelBandwidthGBps != d.simpleChannelBandwidthGBps ||
       t.ll128ChannelBandwidthGBps != d.ll128ChannelBandwidthGBps || t.netOverhead != d.netOverhead || t.nvls != d.nvls || t.nvlsPipeline != d.nvlsPipeline ||
       t.nvlsTreeEfficiency != d.nvlsTreeEfficiency || t.stepLatencyNvlink != d.stepLatencyNvlink ||
       t.stepLatencyNetwork != d.stepLatencyNetwork || t.nvlsEfficiency != d.nvlsEfficiency ||
@@ -98,6 +99,8 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
       out << YAML::Key << "ll_max_bandwidth" << YAML::Value << fmt("%.3fGBps", t.llMaxBandwidthGBps);
     if (t.ll128ChannelBandwidthGBps != d.ll128ChannelBandwidthGBps)
       out << YAML::Key << "ll128_channel_bandwidth" << YAML::Value << fmt("%.3fGBps", t.ll128ChannelBandwidthGBps);
+    if (t.simpleChannelBandwidthGBps != d.simpleChannelBandwidthGBps)
+      out << YAML::Key << "simple_channel_bandwidth" << YAML::Value << fmt("%.3fGBps", t.simpleChannelBandwidthGBps);
     if (t.netOverhead != d.netOverhead)
       out << YAML::Key << "net_overhead" << YAML::Value << fmt("%.1fns", t.netOverhead.micros() * 1e3);
     if (isFitted(P::kStepLatencyNvlink) || t.stepLatencyNvlink != d.stepLatencyNvlink)

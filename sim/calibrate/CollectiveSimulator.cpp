@@ -1,5 +1,6 @@
 #include "sim/calibrate/CollectiveSimulator.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -102,6 +103,9 @@ CollectiveTuning CollectiveSimulator::tuningFor(const Measurement& m, const Meas
     if (!p) fail("nccl.protocol", "expected ll, ll128 or simple, found '" + pt.ncclProtocol + "'");
     t.protocol = *p;
   }
+  // The run's NCCL_MIN/MAX_CTAS (NCHANNELS) bound the communicator's channels.
+  if (m.minChannels > 0) t.channels = std::max(t.channels, m.minChannels);
+  if (m.maxChannels > 0) t.channels = std::min(t.channels, m.maxChannels);
   if (pt.ncclChannels > 0) t.callChannels = pt.ncclChannels;
   return t;
 }

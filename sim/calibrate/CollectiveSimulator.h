@@ -11,7 +11,8 @@
 // NVLSTree -> nvls on one host, nvls_tree across hosts, when the tuning has NVLS; a list such as
 // NCCL_ALGO=Ring,Tree: NCCL's cost model choosing among those), and per size
 // the algorithm, protocol and channels NCCL chose where the measurement recorded them (the gpu/
-// harness's `nccl` field, from NCCL_DEBUG=INFO); elsewhere the tuning's (auto: NCCL's cost
+// harness's `nccl` field, from NCCL_DEBUG=INFO), and the channels within the run's
+// NCCL_MIN_CTAS / NCCL_MAX_CTAS (or _NCHANNELS); elsewhere the tuning's (auto: NCCL's cost
 // model per size). An algorithm nothing simulated matches (CollNet; NVLS without nvls; tree for
 // another operation than all-reduce) is an InputError, never silently another algorithm.
 // Leaves out: other jobs on the fabric, failures, the measurement's data checks.

@@ -56,6 +56,13 @@ struct Measurement {
   uint32_t gpusPerHost = 0;
   std::string gpuModel;   ///< e.g. "NVIDIA H100 80GB HBM3"; empty when not given
   std::string algorithm;  ///< NCCL_ALGO of the run, lower case ("ring", "tree", ...); empty = NCCL's choice
+  /// The run's channel bounds, NCCL_MIN_CTAS / NCCL_MIN_NCHANNELS and NCCL_MAX_CTAS /
+  /// NCCL_MAX_NCHANNELS (the larger minimum, the smaller maximum); 0 = not set.
+  int minChannels = 0;
+  int maxChannels = 0;
+  /// Reads NCCL_{MIN,MAX}_{CTAS,NCHANNELS} from `name` = `value` into minChannels/maxChannels
+  /// (other names are ignored); false for a value that is not a whole number from 1 to 64.
+  bool setChannelBound(const std::string& name, const std::string& value);
   std::string dataType = "float";
   double avgBusbwGBps = std::numeric_limits<double>::quiet_NaN();  ///< the '# Avg bus bandwidth' line
   std::vector<std::string> hostNames;  ///< distinct hosts in rank order (nccl-tests rank lines)

@@ -215,6 +215,12 @@ std::vector<Measurement> parseYamlTables(const std::string& text, const std::str
           std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
           m.algorithm = a;
         }
+        static const std::regex boundRe("(NCCL_(?:MIN|MAX)_(?:CTAS|NCHANNELS))=([^\\s,;]*)");
+        for (auto it = std::sregex_iterator(env.begin(), env.end(), boundRe); it != std::sregex_iterator(); ++it)
+          if (!m.setChannelBound((*it)[1].str(), (*it)[2].str()))
+            throw at(tab["env"], key + ".env",
+                     "expected " + (*it)[1].str() + " to be a whole number from 1 to 64, found '" + (*it)[2].str() +
+                         "'");
       }
     } catch (const YAML::Exception&) {
       throw at(tab, key, "expected ranks and nodes as positive whole numbers");
@@ -299,6 +305,11 @@ std::vector<Measurement> parseJson(const std::string& text, const std::string& f
     std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
     m.algorithm = a;
   }
+  if (j.contains("nccl") && j["nccl"].is_object() && j["nccl"].contains("env") && j["nccl"]["env"].is_object())
+    for (const auto& [name, v] : j["nccl"]["env"].items())
+      if (v.is_string())
+        need(m.setChannelBound(name, v.get<std::string>()), "nccl.env." + name,
+             "expected a whole number from 1 to 64");
   if (need(j.contains("results") && j["results"].is_array() && !j["results"].empty(), "results",
            "expected `results`: a non-empty list of {size_bytes, count, type, redop, root, out_of_place, "
            "in_place, nccl}")) {

@@ -86,6 +86,7 @@ Measurement NcclTestsParser::parse(const std::string& text, const std::string& f
       "\\]]*\\]\\s*(.*?)\\s*$");
   static const std::regex avgRe("^#\\s*Avg bus bandwidth\\s*:\\s*(\\S+)");
   static const std::regex algoRe("NCCL_ALGO(?:=|\\s+set by environment to\\s+)([A-Za-z_,^]+)");
+  static const std::regex boundRe("(NCCL_(?:MIN|MAX)_(?:CTAS|NCHANNELS))(?:=|\\s+set by environment to\\s+)(\\S*)");
   Measurement m;
   m.file = file;
   m.label = file;
@@ -108,6 +109,12 @@ Measurement NcclTestsParser::parse(const std::string& text, const std::string& f
       std::string a = sm[1].str();
       std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
       m.algorithm = a;
+    }
+    if (line.size() < 4096 && line.find("NCCL_M") != std::string::npos && std::regex_search(line, sm, boundRe)) {
+      std::string v = sm[2].str();
+      while (!v.empty() && (v.back() == '.' || v.back() == ',')) v.pop_back();
+      if (!m.setChannelBound(sm[1].str(), v))
+        error(lineNo, "expected " + sm[1].str() + " to be a whole number from 1 to 64, found '" + v + "'");
     }
     const size_t first = line.find_first_not_of(" \t");
     if (first == std::string::npos) continue;

@@ -36,7 +36,7 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
               {"algorithm", "channels", "call_channels", "nvlink_channels", "step_latency_nvlink", "step_latency_network",
                "protocol_efficiency", "chunk_size", "traffic_class", "ring_model", "protocol",
                "ll_latency_scale", "ll128_latency_scale", "ll_network_latency_scale",
-               "ll128_network_latency_scale", "ll_max_bandwidth", "ll128_channel_bandwidth", "net_overhead", "nvls", "nvls_efficiency", "nvls_latency",
+               "ll128_network_latency_scale", "ll_max_bandwidth", "ll128_channel_bandwidth", "simple_channel_bandwidth", "net_overhead", "nvls", "nvls_efficiency", "nvls_latency",
                "nvls_pipeline", "nvls_tree_efficiency", "nvls_tree_hop_latency"});
   if (YamlReader::has(node, "algorithm")) {
     // One algorithm, auto, or an NCCL_ALGO list for auto to choose from.
@@ -90,7 +90,8 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
   getDoubleAbove(r, node, path, "ll_network_latency_scale", tuning.llNetworkLatencyScale, 0, 10);
   getDoubleAbove(r, node, path, "ll128_network_latency_scale", tuning.ll128NetworkLatencyScale, 0, 10);
   for (const auto& [key, out] : {std::pair<const char*, double*>{"ll_max_bandwidth", &tuning.llMaxBandwidthGBps},
-                                 {"ll128_channel_bandwidth", &tuning.ll128ChannelBandwidthGBps}}) {
+                                 {"ll128_channel_bandwidth", &tuning.ll128ChannelBandwidthGBps},
+                                 {"simple_channel_bandwidth", &tuning.simpleChannelBandwidthGBps}}) {
     BitRate rate;
     if (r.getRate(node, path, key, rate)) *out = static_cast<double>(rate.bitsPerSecond()) / 8 / 1e9;
   }

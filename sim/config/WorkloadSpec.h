@@ -127,6 +127,14 @@ struct CollectiveTuning {
   /// hosts perChMaxTreeLL128Bw 29).
   double llMaxBandwidthGBps = 0;
   double ll128ChannelBandwidthGBps = 36.7;
+  /// One channel's Simple data rate in a ring across hosts (GB/s of user data, every lane of the
+  /// channel): a channel is one thread block on one SM, which copies each step's data through
+  /// the connection's FIFO and drives its proxy, and that rate is below a 400 Gb/s NIC's on
+  /// Hopper, so NCCL runs two or more channels per NIC there. With it, a channel that is alone
+  /// on its link while the others wait out their step latency cannot take the whole link, so
+  /// channels hide less of each other's latency. 0: not modelled (the default; the H100
+  /// calibration sets it, validation/cases/h100-nccl-tuning.yaml, with its sources).
+  double simpleChannelBandwidthGBps = 0;
   /// The LL ceiling for a collective over `hosts` hosts (llMaxBandwidthGBps, or NCCL's).
   double llMaxBandwidth(uint32_t hosts) const {
     if (llMaxBandwidthGBps > 0) return llMaxBandwidthGBps;

@@ -273,6 +273,10 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
       slot.protoRate = (proto == CollectiveProtocol::LL ? tuning_.llMaxBandwidth(hosts) / perRank
                                                          : tuning_.ll128ChannelBandwidthGBps) *
                        1e-3;
+    } else if (proto == CollectiveProtocol::Simple && crossHost && tuning_.simpleChannelBandwidthGBps > 0 &&
+               algo == CollectiveAlgorithm::Ring) {
+      // Simple: one channel's own ceiling (its SM's copy rate), on every lane of the ring.
+      slot.protoRate = tuning_.simpleChannelBandwidthGBps * 1e-3;
     }
   }
 

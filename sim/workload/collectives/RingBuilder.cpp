@@ -11,7 +11,10 @@ Time RingBuilder::pipelinedDelay(const CollectivePlan& plan, const BuildContext&
                                  Time pathLatencies, uint32_t sharing) {
   const Time step = l.network ? plan.stepNet : plan.stepNv;
   const double wire = static_cast<double>(l.data) / plan.eff;
-  const double hiddenPs = (sharing - 1) * wire / ctx.fabric.pathRate(l.src, l.dst) * 1e12;
+  const double rate = ctx.fabric.pathRate(l.src, l.dst);
+  // A lane alone on its link moves at the link's rate, or the protocol's ceiling if lower.
+  const double alone = plan.protoRate > 0 ? std::min(rate, plan.protoRate * 1e12) : rate;
+  const double hiddenPs = std::max(0.0, sharing * wire / rate - wire / alone) * 1e12;
   const Time wait =
       pathLatencies - ctx.fabric.pathLatency(l.src, l.dst) - Time::ps(static_cast<int64_t>(hiddenPs));
   return std::max(step, wait);

@@ -51,9 +51,10 @@ class RingBuilder {
   /// data received in the previous step, so the lane's last (k-th) send carries data that has
   /// crossed the k hops ending with its own: its critical path is the sum of those hops'
   /// latencies (each hop's step latency, NVLink or network, plus its path latency -- NCCL's
-  /// ring latency), `pathLatencies`, plus the lane's bytes D at the path rate B, while the k
-  /// lanes of the ring (over all channels) with the same sender and receiver, `sharing`, need
-  /// k D / B of their link; the stepped ring takes the larger. The lane's one transfer takes
+  /// ring latency), `pathLatencies`, plus the lane's bytes D at the rate it moves alone (the
+  /// path rate B, or the protocol's per-lane ceiling if lower), while the k lanes of the ring
+  /// (over all channels) with the same sender and receiver, `sharing`, need k D / B of their
+  /// link; the stepped ring takes the larger. The lane's one transfer takes
   /// k D / B plus its own path latency L, so it waits the difference (at least its own step
   /// latency). k counts the lanes that do share the link: with C in its place for every lane
   /// (rotated rings put most channels' lanes on different pairs), a larger size hid more

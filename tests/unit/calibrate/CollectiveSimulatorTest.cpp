@@ -127,5 +127,43 @@ TEST(CollectiveSimulator, AnNcclAlgoListIsNcclsChoiceAmongItsAlgorithms) {
   EXPECT_NEAR(tRing, expected, 0.05 * expected);
 }
 
+TEST(CollectiveSimulator, ARunsMinimumChannelsArePinned) {
+  // A run with NCCL_MIN_CTAS=24 and a starting tuning of 16 channels is simulated on 24; with
+  // NCCL_MAX_NCHANNELS=8, on 8.
+  const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), CollectiveTuning{}, "flow");
+  CollectiveTuning base;
+  base.channels = 16;
+  Measurement m = table(CollectiveOp::AllGather, 2, 8, {{1 << 20, "", "", 0}});
+  m.minChannels = 24;
+  EXPECT_EQ(sim.tuningFor(m, m.points[0], base).channels, 24);
+  m.minChannels = 0;
+  m.maxChannels = 8;
+  EXPECT_EQ(sim.tuningFor(m, m.points[0], base).channels, 8);
+}
+
+TEST(CollectiveSimulator, ARingAcrossHostsRunsAtItsChannelsCeilingOrItsNics) {
+  // 2 hosts x 8 GPUs (8 NICs), ring all-gather of 4 GiB on 16 channels (two per NIC), Simple.
+  // With a channel's ceiling of 20 GB/s the ring moves 16 x 20 = 320 GB/s of busbw, under the
+  // NICs' 8 x r (394 GB/s): t = 15/16 S / 320 GB/s. With 30 GB/s (480 > 394) the NICs bound it:
+  // t = 15/16 S / (8 r). Within 2% plus 200 us each (the flow backend's distance from a ring's
+  // closed form, and 15 steps of at most ~13 us of latency).
+  const int64_t s = int64_t{4} << 30;
+  auto run = [&](double ceiling) {
+    CollectiveTuning t;
+    t.channels = 16;
+    t.simpleChannelBandwidthGBps = ceiling;
+    const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), t, "flow");
+    return sim.simulate(table(CollectiveOp::AllGather, 2, 8, {{s, "ring", "simple", 0}}), ModelParameters{})[0];
+  };
+  const double S = static_cast<double>(s);
+  const double capped = 15.0 / 16 * S / 320e9 * 1e6;
+  const double nics = 15.0 / 16 * S / (8 * nicRate()) * 1e6;
+  const double t20 = run(20), t30 = run(30);
+  EXPECT_GE(t20, capped);
+  EXPECT_LE(t20, 1.02 * capped + 200);
+  EXPECT_GE(t30, nics);
+  EXPECT_LE(t30, 1.02 * nics + 200);
+}
+
 }  // namespace
 }  // namespace fabricsim

@@ -47,6 +47,8 @@ TEST(MeasurementReader, YamlTablesOnePerTableWithAlgorithmFromEnv) {
   EXPECT_EQ(ms[0].points.size(), 32u);
   EXPECT_EQ(ms[0].algorithm, "");
   EXPECT_EQ(ms[2].algorithm, "ring");
+  EXPECT_EQ(ms[2].minChannels, 24);  // NCCL_MIN_CTAS=24 in its env
+  EXPECT_EQ(ms[0].minChannels, 0);
   EXPECT_DOUBLE_EQ(ms[2].points.back().oopBusbwGBps, 392.69);
 }
 

@@ -76,6 +76,30 @@ TEST(NcclTestsParser, ReadsAVerbatimTwoHostAllReduceLog) {
 
 // all_gather_perf of an older nccl-tests without redop/root columns, one host, 4 GPUs in one
 // process (-g 4), op from the file name only.
+TEST(NcclTestsParser, ChannelBoundsFromTheEnvironmentLines) {
+  // NCCL prints the variables it read ("NCCL_MIN_CTAS set by environment to 24."); the run's
+  // channel bounds are the larger minimum and the smaller maximum; a bound that is not a whole
+  // number from 1 to 64 is an error at its line (22: right after the log's NCCL_ALGO line, its 21st).
+  std::string log = kTwoHostLog;
+  const std::string algo = "node-a:12345:12345 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n";
+  log.replace(log.find(algo), algo.size(),
+              algo + "node-a:12345:12345 [0] NCCL INFO NCCL_MIN_CTAS set by environment to 24.\n"
+                     "node-a:12345:12345 [0] NCCL INFO NCCL_MIN_NCHANNELS set by environment to 16.\n"
+                     "node-a:12345:12345 [0] NCCL INFO NCCL_MAX_NCHANNELS set by environment to 32.\n");
+  const Measurement m = NcclTestsParser::parse(log, "all_reduce_perf.log");
+  EXPECT_EQ(m.minChannels, 24);
+  EXPECT_EQ(m.maxChannels, 32);
+  std::string bad = kTwoHostLog;
+  bad.replace(bad.find(algo), algo.size(), algo + "node-a:1:1 [0] NCCL INFO NCCL_MIN_CTAS set by environment to 99.\n");
+  try {
+    NcclTestsParser::parse(bad, "all_reduce_perf.log");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("all_reduce_perf.log:22"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("NCCL_MIN_CTAS"), std::string::npos) << e.what();
+  }
+}
+
 TEST(NcclTestsParser, OldLayoutWithoutRedopAndOpFromFileName) {
   const char* text =
       "# nThread 1 nGpus 4 minBytes 33554432 maxBytes 67108864 step: 2(factor) warmup iters: 5 iters: 20\n"

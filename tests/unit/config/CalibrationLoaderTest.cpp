@@ -92,7 +92,7 @@ TEST(CalibrationLoaderTest, AppliesTheNcclModelKeys) {
   applyCalibrationYaml(
       "collectives:\n  algorithm: nvls_tree\n  protocol: auto\n  ll_latency_scale: 0.2\n"
       "  ll128_latency_scale: 0.5\n  ll_network_latency_scale: 0.25\n  ll128_network_latency_scale: 0.3\n"
-      "  ll_max_bandwidth: 30GBps\n  ll128_channel_bandwidth: 20GBps\n  net_overhead: 2us\n  nvls: true\n  nvls_efficiency: 0.86\n  nvls_tree_efficiency: 0.84\n"
+      "  ll_max_bandwidth: 30GBps\n  ll128_channel_bandwidth: 20GBps\n  simple_channel_bandwidth: 21GBps\n  net_overhead: 2us\n  nvls: true\n  nvls_efficiency: 0.86\n  nvls_tree_efficiency: 0.84\n"
       "  nvls_latency: 22.9us\n  nvls_pipeline: 56236KiB\n"
       "fabric: {nvlink_bandwidth: 2960.000Gbps, nic_bandwidth: 400.000Gbps}\n",
       "cal.yaml", g, t);
@@ -104,6 +104,7 @@ TEST(CalibrationLoaderTest, AppliesTheNcclModelKeys) {
   EXPECT_DOUBLE_EQ(t.ll128NetworkLatencyScale, 0.3);
   EXPECT_DOUBLE_EQ(t.llMaxBandwidth(4), 30.0);
   EXPECT_DOUBLE_EQ(t.ll128ChannelBandwidthGBps, 20.0);
+  EXPECT_DOUBLE_EQ(t.simpleChannelBandwidthGBps, 21.0);
   EXPECT_EQ(t.netOverhead, Time::us(2));
   EXPECT_TRUE(t.nvls);
   EXPECT_DOUBLE_EQ(t.nvlsEfficiency, 0.86);
