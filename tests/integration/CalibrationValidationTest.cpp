@@ -93,11 +93,11 @@ TEST(CalibrationValidation, HeldOutTablesAfterCalibratingOnDgxAndTwoNodeTable) {
       "%.1f%%)\n",
       azure, bDefault, bRing, report.summary().medianAbsErrorPct, report.summary().maxAbsErrorPct);
   // Issue 7's contract, 10% median per held-out table. Issue 19's bar (median 5%, no point past
-  // 25%) is not met yet: 6.2% overall, max 37.9% (Azure at 1 MiB), validation/reports.
+  // 25%) is not met yet: 6.6% overall, max 37.9% (Azure at 1 MiB), validation/reports.
   EXPECT_LE(azure, 10.0);                               // measured 6.5%
   EXPECT_LE(bDefault, 10.0);                            // measured 9.8%
-  EXPECT_LE(bRing, 10.0);                               // measured 3.4%: a forced algorithm the fit never saw
-  EXPECT_LE(report.summary().medianAbsErrorPct, 10.0);  // measured 6.2%
+  EXPECT_LE(bRing, 10.0);                               // measured 3.8%: a forced algorithm the fit never saw
+  EXPECT_LE(report.summary().medianAbsErrorPct, 10.0);  // measured 6.6%
 }
 
 std::string run(const std::string& args, int& status) {
