@@ -210,6 +210,8 @@ std::vector<Measurement> parseYamlTables(const std::string& text, const std::str
       if (tab["env"]) {
         std::smatch sm;
         const std::string env = tab["env"].as<std::string>();
+        if (env.size() > 4096)  // std::regex recurses per character: keep its input bounded
+          throw at(tab["env"], key + ".env", "expected at most 4096 characters of environment settings");
         if (std::regex_search(env, sm, std::regex("NCCL_ALGO=([A-Za-z_,^]+)"))) {
           std::string a = sm[1].str();
           std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
