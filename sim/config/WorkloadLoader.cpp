@@ -450,70 +450,65 @@ std::optional<CollectiveProtocol> parseCollectiveProtocol(std::string_view s) {
   return std::nullopt;
 }
 
-std::optional<uint8_t> parseNcclProtoList(std::string_view s) {
-  const bool exclude = !s.empty() && s.front() == '^';
-  if (exclude) s.remove_prefix(1);
-  uint8_t listed = 0;
-  while (true) {
-    const size_t comma = s.find(',');
-    std::string name(s.substr(0, comma));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (name == "ll")
-      listed |= 1;
-    else if (name == "ll128")
-      listed |= 2;
-    else if (name == "simple")
-      listed |= 4;
-    else
-      return std::nullopt;
-    if (comma == std::string_view::npos) break;
-    s.remove_prefix(comma + 1);
-  }
-  const uint8_t allowed = exclude ? static_cast<uint8_t>(~listed & 7) : listed;
-  if (allowed == 0) return std::nullopt;
-  return allowed;
-}
-
 namespace {
+
 /// NCCL's algorithm names (ncclAlgoStr, lower case), in its order: the bits of algorithmsAllowed.
 constexpr std::array<const char*, 7> kNcclAlgoNames = {"tree",  "ring",     "collnetdirect", "collnetchain",
                                                        "nvls",  "nvlstree", "pat"};
 constexpr std::array<const char*, 7> kNcclAlgoSpelling = {"Tree", "Ring",     "CollNetDirect", "CollNetChain",
                                                           "NVLS", "NVLSTree", "PAT"};
-}  // namespace
+/// NCCL's protocol names, in its order: the bits of protocolsAllowed.
+constexpr std::array<const char*, 3> kNcclProtoNames = {"ll", "ll128", "simple"};
 
-std::optional<uint8_t> parseNcclAlgoList(std::string_view s) {
+/// An NCCL_ALGO / NCCL_PROTO style list ("A,B" or "^A,B"; names in any case, underscores
+/// ignored) as bits in the order of `names`; nullopt for an unknown name or a list allowing none.
+template <size_t N>
+std::optional<uint8_t> parseNcclList(std::string_view s, const std::array<const char*, N>& names) {
+  static_assert(N <= 8);
   const bool exclude = !s.empty() && s.front() == '^';
   if (exclude) s.remove_prefix(1);
   uint8_t listed = 0;
   while (true) {
     const size_t comma = s.find(',');
     std::string name(s.substr(0, comma));
+    std::erase(name, '_');
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (name == "nvls_tree") name = "nvlstree";  // fabricsim's spelling
     size_t i = 0;
-    while (i < kNcclAlgoNames.size() && name != kNcclAlgoNames[i]) ++i;
-    if (i == kNcclAlgoNames.size()) return std::nullopt;
+    while (i < N && name != names[i]) ++i;
+    if (i == N) return std::nullopt;
     listed |= static_cast<uint8_t>(1u << i);
     if (comma == std::string_view::npos) break;
     s.remove_prefix(comma + 1);
   }
-  const uint8_t allowed = exclude ? static_cast<uint8_t>(~listed & 0x7f) : listed;
+  const auto all = static_cast<uint8_t>((1u << N) - 1);
+  const uint8_t allowed = exclude ? static_cast<uint8_t>(~listed & all) : listed;
   if (allowed == 0) return std::nullopt;
   return allowed;
 }
 
+}  // namespace
+
+std::optional<uint8_t> parseNcclProtoList(std::string_view s) { return parseNcclList(s, kNcclProtoNames); }
+
+std::optional<uint8_t> parseNcclAlgoList(std::string_view s) { return parseNcclList(s, kNcclAlgoNames); }
+
 std::string ncclAlgoList(uint8_t allowed) {
   std::string out;
   for (size_t i = 0; i < kNcclAlgoSpelling.size(); ++i)
-    if (allowed & (1u << i)) out += (out.empty() ? "" : ",") + std::string(kNcclAlgoSpelling[i]);
+    if (allowed & (1u << i)) {
+      if (!out.empty()) out += ',';
+      out += kNcclAlgoSpelling[i];
+    }
   return out;
 }
 
 std::string ncclProtoList(uint8_t allowed) {
   std::string out;
   for (const auto& [bit, name] : {std::pair{1, "LL"}, {2, "LL128"}, {4, "Simple"}})
-    if (allowed & bit) out += (out.empty() ? "" : ",") + std::string(name);
+    if (allowed & bit) {
+      if (!out.empty()) out += ',';
+      out += name;
+    }
   return out;
 }
 
