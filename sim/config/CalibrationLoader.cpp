@@ -29,6 +29,22 @@ bool getDoubleAbove(YamlReader& r, const YAML::Node& map, const std::string& pat
   return true;
 }
 
+/// `key` of `node`: a choice and the set auto may pick from, by `parse` (a scalar's text ->
+/// optional (choice, allowed bits)); otherwise an error naming what was `expected`.
+template <class Choice, class Parse>
+void readSetting(YamlReader& r, const YAML::Node& node, const std::string& path, const char* key, Parse parse,
+                 const std::string& expected, Choice& choice, uint8_t& allowed) {
+  if (!YamlReader::has(node, key)) return;
+  const YAML::Node v = node[key];
+  const auto got = v.IsScalar() ? parse(v.Scalar()) : std::nullopt;
+  if (!got) {
+    r.error(v, YamlReader::join(path, key), "expected " + expected + ", found " + YamlReader::describe(v));
+    return;
+  }
+  choice = got->first;
+  allowed = got->second;
+}
+
 void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::string& path,
                           CollectiveTuning& tuning) {
   if (!r.expectMap(node, path)) return;
@@ -38,23 +54,15 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
                "ll_latency_scale", "ll128_latency_scale", "ll_network_latency_scale",
                "ll128_network_latency_scale", "ll_max_bandwidth", "ll128_channel_bandwidth", "simple_channel_bandwidth", "net_overhead", "nvls", "nvls_efficiency", "nvls_latency",
                "nvls_pipeline", "nvls_tree_efficiency", "nvls_tree_hop_latency"});
-  if (YamlReader::has(node, "algorithm")) {
-    // One algorithm, auto, or an NCCL_ALGO list for auto to choose from.
-    const YAML::Node v = node["algorithm"];
-    const std::string text = v.IsScalar() ? v.Scalar() : std::string();
-    if (const auto one = v.IsScalar() ? parseCollectiveAlgorithm(text) : std::nullopt;
-        one && *one != CollectiveAlgorithm::Direct) {
-      tuning.algorithm = *one;
-      tuning.algorithmsAllowed = 0x7f;
-    } else if (const auto list = v.IsScalar() ? parseNcclAlgoList(text) : std::nullopt) {
-      tuning.algorithm = CollectiveAlgorithm::Auto;
-      tuning.algorithmsAllowed = *list;
-    } else {
-      r.error(v, YamlReader::join(path, "algorithm"),
-              "expected auto, ring, tree, hierarchical, nvls, nvls_tree, pat, or an NCCL_ALGO list for auto to "
-              "choose from such as 'Ring,Tree' or '^NVLS,NVLSTree', found " + YamlReader::describe(v));
-    }
-  }
+  // One algorithm (direct is for all-to-all and send/recv only), auto, or an NCCL_ALGO list.
+  readSetting(r, node, path, "algorithm",
+              [](const std::string& t) {
+                auto got = parseAlgorithmSetting(t);
+                return got && got->first == CollectiveAlgorithm::Direct ? std::nullopt : got;
+              },
+              "auto, ring, tree, hierarchical, nvls, nvls_tree, pat, or an NCCL_ALGO list for auto to choose from "
+              "such as 'Ring,Tree' or '^NVLS,NVLSTree'",
+              tuning.algorithm, tuning.algorithmsAllowed);
   r.getInt(node, path, "channels", tuning.channels, 1, 64);
   r.getInt(node, path, "call_channels", tuning.callChannels, 0, 64);
   r.getInt(node, path, "nvlink_channels", tuning.nvlinkChannels, 1, 64);
@@ -68,23 +76,11 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
     tuning.ringModel = ringModel == "steps"       ? RingModel::Steps
                        : ringModel == "pipelined" ? RingModel::Pipelined
                                                   : RingModel::Auto;
-  if (YamlReader::has(node, "protocol")) {
-    // One protocol, auto, or an NCCL_PROTO list for auto to choose from.
-    const YAML::Node v = node["protocol"];
-    const std::string p = YamlReader::join(path, "protocol");
-    const std::string text = v.IsScalar() ? v.Scalar() : std::string();
-    if (const auto one = v.IsScalar() ? parseCollectiveProtocol(text) : std::nullopt) {
-      tuning.protocol = *one;
-      tuning.protocolsAllowed = 0b111;
-    } else if (const auto list = v.IsScalar() ? parseNcclProtoList(text) : std::nullopt) {
-      tuning.protocol = CollectiveProtocol::Auto;
-      tuning.protocolsAllowed = *list;
-    } else {
-      r.error(v, p,
-              "expected auto, ll, ll128, simple, or an NCCL_PROTO list for auto to choose from such as "
-              "'LL,Simple' or '^LL128', found " + YamlReader::describe(v));
-    }
-  }
+  // One protocol, auto, or an NCCL_PROTO list for auto to choose from.
+  readSetting(r, node, path, "protocol", parseProtocolSetting,
+              "auto, ll, ll128, simple, or an NCCL_PROTO list for auto to choose from such as 'LL,Simple' or "
+              "'^LL128'",
+              tuning.protocol, tuning.protocolsAllowed);
   getDoubleAbove(r, node, path, "ll_latency_scale", tuning.llLatencyScale, 0, 10);
   getDoubleAbove(r, node, path, "ll128_latency_scale", tuning.ll128LatencyScale, 0, 10);
   getDoubleAbove(r, node, path, "ll_network_latency_scale", tuning.llNetworkLatencyScale, 0, 10);

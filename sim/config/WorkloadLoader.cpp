@@ -492,6 +492,18 @@ std::optional<uint8_t> parseNcclProtoList(std::string_view s) { return parseNccl
 
 std::optional<uint8_t> parseNcclAlgoList(std::string_view s) { return parseNcclList(s, kNcclAlgoNames); }
 
+std::optional<std::pair<CollectiveAlgorithm, uint8_t>> parseAlgorithmSetting(std::string_view s) {
+  if (const auto one = parseCollectiveAlgorithm(s)) return std::pair{*one, uint8_t{0x7f}};
+  if (const auto list = parseNcclAlgoList(s)) return std::pair{CollectiveAlgorithm::Auto, *list};
+  return std::nullopt;
+}
+
+std::optional<std::pair<CollectiveProtocol, uint8_t>> parseProtocolSetting(std::string_view s) {
+  if (const auto one = parseCollectiveProtocol(s)) return std::pair{*one, uint8_t{0b111}};
+  if (const auto list = parseNcclProtoList(s)) return std::pair{CollectiveProtocol::Auto, *list};
+  return std::nullopt;
+}
+
 std::string ncclAlgoList(uint8_t allowed) {
   std::string out;
   for (size_t i = 0; i < kNcclAlgoSpelling.size(); ++i)

@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/config/WorkloadSpec.h"
@@ -58,6 +59,10 @@ std::string ncclProtoList(uint8_t allowed);
 /// CollectiveTuning::algorithmsAllowed bits; nullopt for an unknown name or a list that allows
 /// nothing.
 std::optional<uint8_t> parseNcclAlgoList(std::string_view s);
+/// A collectives.algorithm / collectives.protocol setting: one choice (every algorithm or
+/// protocol allowed), or an NCCL_ALGO / NCCL_PROTO list (auto among those); nullopt for neither.
+std::optional<std::pair<CollectiveAlgorithm, uint8_t>> parseAlgorithmSetting(std::string_view s);
+std::optional<std::pair<CollectiveProtocol, uint8_t>> parseProtocolSetting(std::string_view s);
 /// The bits as an NCCL_ALGO list (NCCL's order and spelling).
 std::string ncclAlgoList(uint8_t allowed);
 /// "rail-aligned", "random-hosts", "random".

@@ -1,6 +1,7 @@
 #include "sim/workload/TraceFile.h"
 
 #include <fstream>
+#include <tuple>
 
 #include "sim/config/SpecJson.h"
 #include "sim/config/WorkloadLoader.h"
@@ -64,16 +65,11 @@ CollectiveAlgorithm oneAlgorithm(const Reader& r, const std::string& s, const st
 
 /// collectives.algorithm: one algorithm (toString's spelling), or an NCCL_ALGO list for auto.
 void algorithmFromName(const Reader& r, const std::string& s, const std::string& path, CollectiveTuning& tu) {
-  if (const auto a = parseCollectiveAlgorithm(s)) {
-    tu.algorithm = *a;
-    tu.algorithmsAllowed = 0x7f;
-  } else if (const auto list = parseNcclAlgoList(s)) {
-    tu.algorithm = CollectiveAlgorithm::Auto;
-    tu.algorithmsAllowed = *list;
-  } else {
+  const auto got = parseAlgorithmSetting(s);
+  if (!got)
     r.fail(path, "expected auto | ring | tree | hierarchical | direct | nvls | nvls_tree | pat or an NCCL_ALGO "
                  "list, found '" + s + "'");
-  }
+  std::tie(tu.algorithm, tu.algorithmsAllowed) = *got;
 }
 
 }  // namespace
