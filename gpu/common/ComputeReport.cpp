@@ -62,7 +62,8 @@ nlohmann::json ComputeReport::toJson(const ComputeOptions& o, const std::string&
   for (const auto& g : gemms) {
     nlohmann::json e = {{"name", g.shape.name}, {"pass", g.shape.pass},     {"m", g.shape.m},
                         {"n", g.shape.n},       {"k", g.shape.k},           {"batch", g.shape.batch},
-                        {"dtype", g.dtype},     {"flops", g.shape.flops()}, {"note", g.note}};
+                        {"dtype", g.dtype},     {"flops", g.shape.flops()}, {"note", g.note},
+                        {"gpu_state", g.gpuState}};
     if (g.timeUs) {
       const double tf = tflops(g.shape.flops(), *g.timeUs);
       e["time_us"] = *g.timeUs;
@@ -102,7 +103,8 @@ nlohmann::json ComputeReport::toJson(const ComputeOptions& o, const std::string&
                    {"time_us", m.timeUs},
                    {"traffic_factor", m.trafficFactor},
                    {"hbm_GBps", gbps},
-                   {"efficiency", ratio(gbps, peaks.hbmGBps)}});
+                   {"efficiency", ratio(gbps, peaks.hbmGBps)},
+                   {"gpu_state", m.gpuState}});
   }
   j["memory"] = mem;
   j["launch"] = launch ? nlohmann::json{{"async_us", launch->asyncUs}, {"sync_us", launch->syncUs}}

@@ -9,7 +9,8 @@
 // `fabricsim calibrate --compute` reads it (ComputeFit).
 // Top-level keys: tool, schema (1), device, system, peaks {bf16_tflops, fp16_tflops, fp8_tflops,
 // hbm_GBps, source}, shape {...}, params {warmup_iters, iters, memory_bytes,
-// launch_iters, l2_flush}, gemms[], gemm_summary {dtype: {forward, backward, total}},
+// launch_iters, l2_flush}, gemms[] (each with gpu_state: clocks, power and clock-event reasons
+// just after its timed calls, or null without NVML), gemm_summary {dtype: {forward, backward, total}},
 // memory[] (copies and reductions), launch. Efficiencies are null where the peak is unknown.
 // Leaves out: the measuring itself (gpu/cuda/).
 // Units: microseconds, TFLOP/s (10^12 FLOP/s), GB/s (10^9 B/s), bytes.
@@ -31,6 +32,7 @@ struct GemmResult {
   std::string dtype;             ///< "bf16", "fp16", "fp8"
   std::optional<double> timeUs;  ///< nullopt: not run (see note)
   std::string note;              ///< why it was not run, or the cuBLASLt algorithm used
+  nlohmann::json gpuState;       ///< GpuTelemetry sample just after the timed calls (null: none)
 };
 
 struct BandwidthResult {
@@ -38,6 +40,7 @@ struct BandwidthResult {
   size_t bytes = 0;          ///< size of one buffer
   double timeUs = 0;         ///< one pass
   double trafficFactor = 2;  ///< HBM bytes moved per buffer byte (2 copy, 3 a + b)
+  nlohmann::json gpuState;   ///< GpuTelemetry sample just after the timed passes (null: none)
 };
 
 struct LaunchLatency {

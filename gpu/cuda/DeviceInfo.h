@@ -3,7 +3,8 @@
 // Models: per device its name, PCI bus id, memory, SM count, compute capability and clocks; the
 // CUDA runtime and driver API versions, the NCCL library version, and the NVIDIA kernel driver
 // version (HostInfo). Also the nccl-tests "# Using devices" line of each rank.
-// Leaves out: NVML (power, clocks under load, NVLink state), which would add a dependency.
+// Leaves out: clocks under load, power and temperature (GpuTelemetry reads them through NVML),
+// NVLink state.
 // Units: bytes (memory), kHz (clocks), as the CUDA runtime reports them.
 #pragma once
 

@@ -15,6 +15,7 @@
 
 #include "gpu/common/CollectiveOptions.h"
 #include "gpu/common/CollectiveReport.h"
+#include "gpu/common/GpuTelemetry.h"
 #include "gpu/common/HostInfo.h"
 #include "gpu/common/NcclTestsTable.h"
 #include "gpu/common/NcclTuningLog.h"
@@ -40,6 +41,7 @@ nlohmann::json processInfo(const MpiContext& mpi, const CollectiveRunner& runner
   for (int i = 0; i < runner.localGpus(); ++i) {
     auto g = DeviceInfo::describe(runner.device(i));
     g["rank"] = runner.firstRank() + i;
+    g["telemetry"] = GpuTelemetry(g["pci_bus_id"].get<std::string>()).describe();
     gpus.push_back(g);
     const RankDevice d = DeviceInfo::rankDevice(runner.firstRank() + i, runner.device(i));
     lines.push_back({{"rank", d.rank},

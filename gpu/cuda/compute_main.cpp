@@ -9,6 +9,7 @@
 
 #include "gpu/common/ComputeOptions.h"
 #include "gpu/common/ComputeReport.h"
+#include "gpu/common/GpuTelemetry.h"
 #include "gpu/common/HostInfo.h"
 #include "gpu/cuda/CudaCheck.h"
 #include "gpu/cuda/DeviceInfo.h"
@@ -60,6 +61,9 @@ int main(int argc, char** argv) {
     system["timestamp"] = utcNow();
     system["hostname"] = HostInfo::hostname();
     system["gpu"] = DeviceInfo::describe(o.device);
+    const GpuTelemetry telemetry(system["gpu"]["pci_bus_id"].get<std::string>());
+    system["gpu_telemetry"] = telemetry.describe();
+    if (!telemetry.available()) std::printf("# no GPU clocks recorded: %s\n", telemetry.note().c_str());
     system["gpu_model"] = name;
     system["gpu_count"] = 1;
 
@@ -72,17 +76,19 @@ int main(int argc, char** argv) {
     std::vector<GemmResult> gemms;
     if (!o.skipGemm) {
       GemmBench bench(o.device, o.flushL2);
-      std::printf("# %-12s %-16s %7s %7s %7s %5s %5s %10s %8s %6s\n", "gemm", "pass", "m", "n", "k", "batch",
-                  "type", "time(us)", "TFLOP/s", "eff%");
+      std::printf("# %-12s %-16s %7s %7s %7s %5s %5s %10s %8s %6s %6s\n", "gemm", "pass", "m", "n", "k", "batch",
+                  "type", "time(us)", "TFLOP/s", "eff%", "SM MHz");
       for (const auto& dtype : o.gemmTypes) {
         for (const auto& shape : transformerLayerGemms(s, o.attention)) {
           gemms.push_back(bench.run(shape, dtype, o.warmupIters, o.iters));
-          const auto& g = gemms.back();
+          auto& g = gemms.back();
+          g.gpuState = telemetry.sampleJson();
           if (g.timeUs) {
             const double tf = ComputeReport::tflops(shape.flops(), *g.timeUs);
-            std::printf("  %-12s %-16s %7ld %7ld %7ld %5ld %5s %10.1f %8.1f %6s\n", shape.name.c_str(),
+            const std::string mhz = g.gpuState.is_null() ? "-" : std::to_string(g.gpuState["sm_mhz"].get<unsigned>());
+            std::printf("  %-12s %-16s %7ld %7ld %7ld %5ld %5s %10.1f %8.1f %6s %6s\n", shape.name.c_str(),
                         shape.pass.c_str(), shape.m, shape.n, shape.k, shape.batch, dtype.c_str(), *g.timeUs,
-                        tf, percent(tf, ComputeReport::peakFor(peaks, dtype)).c_str());
+                        tf, percent(tf, ComputeReport::peakFor(peaks, dtype)).c_str(), mhz.c_str());
           } else {
             std::printf("  %-12s %-16s %7ld %7ld %7ld %5ld %5s  skipped: %s\n", shape.name.c_str(),
                         shape.pass.c_str(), shape.m, shape.n, shape.k, shape.batch, dtype.c_str(),
@@ -96,9 +102,13 @@ int main(int argc, char** argv) {
     if (!o.skipMemory) {
       MemoryBench mem(o.device, o.memoryBytes);
       memory.push_back(mem.memcpyDeviceToDevice(o.warmupIters, o.iters));
+      memory.back().gpuState = telemetry.sampleJson();
       memory.push_back(mem.copyKernel(o.warmupIters, o.iters));
+      memory.back().gpuState = telemetry.sampleJson();
       memory.push_back(mem.reduceAdd(false, o.warmupIters, o.iters));
+      memory.back().gpuState = telemetry.sampleJson();
       memory.push_back(mem.reduceAdd(true, o.warmupIters, o.iters));
+      memory.back().gpuState = telemetry.sampleJson();
       launch = mem.launchLatency(o.launchIters);
       std::printf("# %-20s %12s %10s %10s %6s\n", "memory", "bytes", "time(us)", "HBM GB/s", "eff%");
       for (const auto& m : memory) {

@@ -159,6 +159,21 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
   };
   std::vector<double> x0;
   for (size_t j : free) x0.push_back(std::log(start.get(j)));
+  {
+    // A point the model cannot time (zero or non-finite: e.g. a collective it reduces to nothing)
+    // would stop the solver without a fit; name it instead.
+    const std::vector<double> t = simulateAll(paramsAt(x0));
+    size_t i = 0;
+    for (const auto& m : used)
+      for (const auto& p : m.points) {
+        if (!(t[i] > 0) || !std::isfinite(t[i]))
+          throw InputError(m.file, p.line, 0, "size",
+                           "the model gives no positive time for " + m.label + " at " +
+                               std::to_string(p.sizeBytes) + " bytes (" + std::to_string(m.ranks) +
+                               " ranks): expected a collective with data to move between at least 2 ranks");
+        ++i;
+      }
+  }
   LeastSquares::Options lso;
   lso.maxIterations = options.maxIterations;
   lso.relativeStep = 1e-4;

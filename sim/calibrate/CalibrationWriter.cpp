@@ -124,16 +124,13 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
           << fmt("%.0fKiB", std::round(static_cast<double>(t.nvlsPipeline) / 1024));
     out << YAML::EndMap;
   }
-  if (compute && (compute->gemmEfficiency || compute->attentionEfficiency || compute->hbmBytesPerSecond)) {
+  if (compute && (compute->gemmEfficiency || compute->hbmBytesPerSecond)) {
     out << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "peak" << YAML::Value << fmt("%.1fTFLOPS", compute->peakFlops / 1e12);
-    if (compute->gemmEfficiency || compute->attentionEfficiency) {
+    // Only the GEMM efficiency: the harness's attention products are unfused (ComputeFit::Result).
+    if (compute->gemmEfficiency) {
       out << YAML::Key << "efficiency" << YAML::Value << YAML::Flow << YAML::BeginMap;
-      if (compute->gemmEfficiency)
-        out << YAML::Key << "gemm" << YAML::Value << round4(std::min(1.0, *compute->gemmEfficiency));
-      if (compute->attentionEfficiency)
-        out << YAML::Key << "attention" << YAML::Value
-            << round4(std::min(1.0, *compute->attentionEfficiency));
+      out << YAML::Key << "gemm" << YAML::Value << round4(std::min(1.0, *compute->gemmEfficiency));
       out << YAML::EndMap;
     }
     if (compute->hbmBytesPerSecond)

@@ -73,7 +73,7 @@ ComputeFit::Result ComputeFit::fit(const std::string& text, const std::string& f
     mean /= static_cast<double>(v.size());
     for (double x : v) sq += (x - mean) * (x - mean);
     res.gemms += static_cast<int>(v.size());
-    (cls == "gemm" ? res.gemmEfficiency : res.attentionEfficiency) = std::exp(mean);
+    (cls == "gemm" ? res.gemmEfficiency : res.unfusedAttentionEfficiency) = std::exp(mean);
   }
   res.rmsLogTime = std::sqrt(sq / res.gemms);
   if (j.contains("memory") && j["memory"].is_array())

@@ -3,8 +3,9 @@
 // Models: each measured bf16 GEMM i of class c achieved a_i = flops_i / time_i against the
 // GPU's bf16 peak P; the model time is flops_i / (e_c P), and the least-squares fit of ln(time)
 // gives e_c = exp(mean_i ln(a_i / P)) (the geometric mean of the achieved fractions), per class
-// ("gemm": the layers' matrix multiplies qkv, attn_proj, mlp_up, mlp_down; "attention": the score
-// and value products attn_scores, attn_values). HBM bandwidth: the fastest of the harness's copies
+// ("gemm": the layers' matrix multiplies qkv, attn_proj, mlp_up, mlp_down; "attention": the
+// harness's unfused score and value products attn_scores, attn_values, reported as a lower bound
+// of FlashAttention's efficiency and not used as it). HBM bandwidth: the fastest of the harness's copies
 // (memcpy_d2d, copy_kernel; bytes moved through HBM over time).
 // The input is the harness's compute JSON (tool fabricsim-gpu-compute, schema 1; the document
 // gpu/common/ComputeReport.h describes): gemms[] {name, pass, m, n, k, batch, dtype, flops,
@@ -30,8 +31,12 @@ class ComputeFit {
 
   struct Result {
     double peakFlops = 0;
-    std::optional<double> gemmEfficiency;       ///< fraction of peak
-    std::optional<double> attentionEfficiency;  ///< fraction of peak
+    std::optional<double> gemmEfficiency;  ///< fraction of peak
+    /// Fraction of peak of the harness's unfused score and value products. Not the simulator's
+    /// attention efficiency (gpu.efficiency.attention), which is FlashAttention's: fused, it keeps
+    /// the s x s scores on chip, where these batched GEMMs write and read them through HBM, so
+    /// this is only a lower bound of it and is reported, never written to a calibration.
+    std::optional<double> unfusedAttentionEfficiency;
     std::optional<double> hbmBytesPerSecond;
     int gemms = 0;          ///< results used
     double rmsLogTime = 0;  ///< of the fitted classes' GEMMs

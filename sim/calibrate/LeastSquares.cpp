@@ -90,7 +90,11 @@ LeastSquares::Result LeastSquares::solve(const Residuals& r, std::vector<double>
   res.iterations = iterations;
   res.converged = summary.termination_type == ceres::CONVERGENCE;
   // Covariance: Ceres gives (J^T J)^-1 for its cost 1/2 sum r^2; scaled by the residuals' variance.
-  if (m > n) {
+  bool finiteResiduals = true;
+  for (double v : res.residuals) finiteResiduals = finiteResiduals && std::isfinite(v);
+  // No covariance where the solver could not evaluate the model (Ceres' covariance of a failed
+  // problem reads a Jacobian it never computed).
+  if (m > n && finiteResiduals && summary.termination_type != ceres::FAILURE) {
     ceres::Covariance::Options co;
     co.algorithm_type = ceres::DENSE_SVD;
     co.num_threads = 1;

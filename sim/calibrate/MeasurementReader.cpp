@@ -20,6 +20,13 @@
 namespace fabricsim {
 namespace {
 
+// A one-GPU run (the gpu/ harness on a single GPU, nccl-tests with -g 1) times only the launch and a
+// local copy: there is no peer, so nothing of NVLink, NICs or the network to fit or compare.
+constexpr const char* kOneRank =
+    "expected at least 2 ranks: a collective on one GPU has no peer, so it measures no NVLink or "
+    "network time (found 1)";
+
+
 using Diags = std::vector<Diagnostic>;
 
 /// key=value pairs of the '# fabricsim:' comment lines of `text`.
@@ -283,7 +290,8 @@ std::vector<Measurement> parseJson(const std::string& text, const std::string& f
   }
   if (need(j.contains("ranks") && j["ranks"].is_number_unsigned() && j["ranks"].get<uint64_t>() > 0 &&
                j["ranks"].get<uint64_t>() <= (1u << 24),
-           "ranks", "expected a positive whole number (at most 2^24)"))
+           "ranks", "expected a positive whole number (at most 2^24)") &&
+      need(j["ranks"].get<uint64_t>() >= 2, "ranks", kOneRank))
     m.ranks = j["ranks"].get<uint32_t>();
   if (j.contains("hosts") && need(j["hosts"].is_array(), "hosts", "expected a list of host names")) {
     for (const auto& h : j["hosts"])
@@ -401,12 +409,21 @@ std::vector<Measurement> MeasurementReader::parse(const std::string& text, const
                                                   const Overrides& o) {
   const std::string ext = std::filesystem::path(file).extension().string();
   const size_t first = text.find_first_not_of(" \t\r\n");
-  if (ext == ".json" || (first != std::string::npos && text[first] == '{')) return parseJson(text, file, o);
-  if (ext == ".csv") return parseCsv(text, file, o);
-  if (ext == ".yaml" || ext == ".yml") return parseYamlTables(text, file, o);
-  Measurement m = NcclTestsParser::parse(text, file, o.op);
-  if (o.ranks > 0 || o.gpusPerHost > 0) finish(m, {}, o, true);
-  return {m};
+  std::vector<Measurement> ms;
+  if (ext == ".json" || (first != std::string::npos && text[first] == '{')) {
+    ms = parseJson(text, file, o);
+  } else if (ext == ".csv") {
+    ms = parseCsv(text, file, o);
+  } else if (ext == ".yaml" || ext == ".yml") {
+    ms = parseYamlTables(text, file, o);
+  } else {
+    Measurement m = NcclTestsParser::parse(text, file, o.op);
+    if (o.ranks > 0 || o.gpusPerHost > 0) finish(m, {}, o, true);
+    ms.push_back(std::move(m));
+  }
+  for (const auto& m : ms)
+    if (m.ranks == 1) throw InputError(file, 0, 0, "ranks", kOneRank);
+  return ms;
 }
 
 std::vector<Measurement> MeasurementReader::readAll(const std::vector<std::string>& paths,

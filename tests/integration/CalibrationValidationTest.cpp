@@ -170,6 +170,10 @@ TEST(CalibrationValidation, CliBadInputExitsTwoWithFileAndLine) {
   EXPECT_EQ(status, 2) << out3;
   EXPECT_NE(out3.find(one + ":2"), std::string::npos) << out3;
   EXPECT_NE(out3.find("at least two sizes"), std::string::npos) << out3;
+  // The same log as it stands: its one rank line is a one-GPU run, which measures no network.
+  const std::string out3b = run("calibrate " + one + " --op all_reduce --out " + dir + "/never.yaml", status);
+  EXPECT_EQ(status, 2) << out3b;
+  EXPECT_NE(out3b.find("'ranks': expected at least 2 ranks"), std::string::npos) << out3b;
   // Harness JSON of another schema: the line of its "schema" key.
   const std::string old = dir + "/old.json";
   {
@@ -186,7 +190,9 @@ TEST(CalibrationValidation, CliBadInputExitsTwoWithFileAndLine) {
     f << "collectives:\n  nvls: true\n  nvls_efficiency: 1.5\n";
   }
   const std::string out5 =
-      run("calibrate " + one + " --calibration " + start + " --out " + dir + "/never.yaml", status);
+      run("calibrate " + one + " --op all_reduce --ranks 8 --calibration " + start + " --out " + dir +
+              "/never.yaml",
+          status);
   EXPECT_EQ(status, 2) << out5;
   EXPECT_NE(out5.find(start + ":3"), std::string::npos) << out5;
   // One the loader accepts but outside its physical bounds (CalibrationFit::bounds: 5-40 us).

@@ -120,3 +120,22 @@ TEST(HarnessRoundTrip, JsonOfAnotherKindOrSchemaIsRefusedWithItsLine) {
   doc["results"][1]["nccl"] = {{"algorithm", "ring"}};
   EXPECT_NE(errorKeyOf(doc.dump(2)).find("results[1].nccl"), std::string::npos) << errorKeyOf(doc.dump(2));
 }
+
+// The harness's one-GPU runs on an H100 and an H200 (validation/data/gpu-harness-2026-11-27-*):
+// a one-rank collective has no peer and measures no NVLink or network, so calibrate and validate
+// refuse it at its `ranks` line (it once reached the solver and crashed it).
+TEST(HarnessRoundTrip, RealOneGpuSweepsAreRefusedAtTheirRanksLine) {
+  for (const char* dir : {"gpu-harness-2026-11-27-h100", "gpu-harness-2026-11-27-h200"}) {
+    const std::string path = std::string(FABRICSIM_SOURCE_DIR) + "/validation/data/" + dir + "/collectives-1rank.json";
+    SCOPED_TRACE(path);
+    try {
+      MeasurementReader::read(path);
+      ADD_FAILURE() << "a one-rank sweep was accepted";
+    } catch (const InputError& e) {
+      const auto& d = e.diagnostics()[0];
+      EXPECT_EQ(d.key, "ranks");
+      EXPECT_GT(d.line, 0);
+      EXPECT_NE(d.message.find("at least 2 ranks"), std::string::npos) << d.message;
+    }
+  }
+}

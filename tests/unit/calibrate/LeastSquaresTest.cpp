@@ -79,3 +79,16 @@ TEST(LeastSquares, DecayRecoveredAndABoundHolds) {
   }
   EXPECT_NEAR(bound.x[0], num / den, 1e-6 * num / den);
 }
+
+// A model that cannot be evaluated anywhere (every residual NaN) ends the solve without a fit and
+// without a covariance: Ceres' covariance of such a problem reads a Jacobian it never computed
+// (it crashed `fabricsim calibrate` on a one-rank measurement).
+TEST(LeastSquares, AModelWithNoFiniteResidualGivesNoCovariance) {
+  const auto nan = [](const std::vector<double>&) {
+    return std::vector<double>(3, std::numeric_limits<double>::quiet_NaN());
+  };
+  const auto r = LeastSquares::solve(nan, {1.0}, {-kInf}, {kInf}, LeastSquares::Options{});
+  EXPECT_FALSE(r.converged);
+  EXPECT_TRUE(r.covariance.empty());
+  EXPECT_TRUE(r.standardErrors.empty());
+}

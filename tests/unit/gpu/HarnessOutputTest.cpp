@@ -265,10 +265,10 @@ TEST(GpuComputeReport, PeaksEfficiencyAndSummary) {
   EXPECT_EQ(o.peaksFor("Some GPU").bf16Tflops, 0);
 
   GemmShape g{"qkv", "forward", 1000, 1000, 1000, 1};  // 2e9 FLOPs
-  std::vector<GemmResult> gemms = {{g, "bf16", 4.0, ""}, {g, "fp8", std::nullopt, "fp8 needs ..."}};
+  std::vector<GemmResult> gemms = {{g, "bf16", 4.0, "", {}}, {g, "fp8", std::nullopt, "fp8 needs ...", {}}};
   g.pass = "backward_data";
-  gemms.push_back({g, "bf16", 6.0, ""});
-  std::vector<BandwidthResult> mem = {{"copy_kernel", 1'000'000'000, 1000.0, 2.0}};
+  gemms.push_back({g, "bf16", 6.0, "", {}});
+  std::vector<BandwidthResult> mem = {{"copy_kernel", 1'000'000'000, 1000.0, 2.0, {}}};
   const auto j = ComputeReport::toJson(o, "NVIDIA H200", nlohmann::json::object(), peaks, gemms, mem,
                                        LaunchLatency{2.0, 8.0});
   EXPECT_DOUBLE_EQ(j["gemms"][0]["tflops"].get<double>(), 500.0);

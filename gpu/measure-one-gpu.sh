@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Measures what one GPU can: the compute benchmark (cuBLASLt GEMMs at the shipped workloads'
+# layer shapes in bf16, fp16 and fp8; HBM copies; launch latency; the reduction kernel) with GPU
+# clocks, power and clock-event reasons recorded through NVML, twice for the default workload (the
+# second run is the run-to-run spread), and a one-rank NCCL all_reduce sweep with NCCL's INFO log
+# (launch overhead and the tuner's log lines; one rank has no peer, so no bandwidth).
+#
+# usage: gpu/measure-one-gpu.sh BIN_DIR OUT_DIR
+#   BIN_DIR holds fabricsim-gpu-compute and fabricsim-gpu-collectives (a build's gpu/ folder).
+# Writes OUT_DIR/system.txt (nvidia-smi before and after), compute-*.json / .txt, and
+# collectives-1rank.{json,txt}. Each step runs even when an earlier one failed; the exit status
+# is the number of failed steps; a step taking over STEP_TIMEOUT_S seconds (default 300) is stopped.
+set -u
+bin=${1:?usage: measure-one-gpu.sh BIN_DIR OUT_DIR}
+out=${2:?usage: measure-one-gpu.sh BIN_DIR OUT_DIR}
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+failed=0
+step() {  # step NAME COMMAND...: runs COMMAND, output to OUT_DIR/NAME.txt
+  local name=$1; shift
+  echo "== $name: $*" | tee -a "$out/steps.txt"
+  timeout "${STEP_TIMEOUT_S:-300}" "$@" >"$out/$name.txt" 2>&1
+  local rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "   failed (exit $rc)" | tee -a "$out/steps.txt"
+    failed=$((failed + 1))
+  fi
+}
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  uname -a
+  nvidia-smi
+  nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE
+} >"$out/system.txt" 2>&1
+
+for w in gpt3-175b llama3-70b llama3-405b default-training; do
+  step "compute-$w" "$bin/fabricsim-gpu-compute" --workload "$here/workloads/$w.yaml" --iters 50 \
+    --json "$out/compute-$w.json"
+done
+step compute-gpt3-175b-repeat "$bin/fabricsim-gpu-compute" --workload "$here/workloads/gpt3-175b.yaml" \
+  --iters 50 --skip-memory --json "$out/compute-gpt3-175b-repeat.json"
+step compute-gpt3-175b-noflush "$bin/fabricsim-gpu-compute" --workload "$here/workloads/gpt3-175b.yaml" \
+  --iters 50 --skip-memory --no-l2-flush --json "$out/compute-gpt3-175b-noflush.json"
+step collectives-1rank env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING "$bin/fabricsim-gpu-collectives" \
+  -C all_reduce -b 8 -e 1G -f 4 -d bfloat16 --json "$out/collectives-1rank.json"
+nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE >>"$out/system.txt" 2>&1
+exit "$failed"
