@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Measures what one GPU can: the compute benchmark (cuBLASLt GEMMs at the shipped workloads'
 # layer shapes in bf16, fp16 and fp8; HBM copies; launch latency; the reduction kernel) with GPU
-# clocks, power and clock-event reasons recorded through NVML, twice for the default workload (the
-# second run is the run-to-run spread), and a one-rank NCCL all_reduce sweep with NCCL's INFO log
-# (launch overhead and the tuner's log lines; one rank has no peer, so no bandwidth).
+# clocks, power and clock-event reasons recorded through NVML, the GPT-3 175B layer twice (the
+# second run is the run-to-run spread) and once without L2 flushes, and a one-rank NCCL all_reduce sweep with NCCL's INFO log
+# (launch overhead and the tuner's log lines; one rank has no peer, so no bandwidth); where python3
+# has PyTorch, fused attention and the memory-bound layer kernels at the same shapes
+# (gpu/torch/attention_bench.py).
 #
 # usage: gpu/measure-one-gpu.sh BIN_DIR OUT_DIR
 #   BIN_DIR holds fabricsim-gpu-compute and fabricsim-gpu-collectives (a build's gpu/ folder).
@@ -41,6 +43,9 @@ step compute-gpt3-175b-repeat "$bin/fabricsim-gpu-compute" --workload "$here/wor
   --iters 50 --skip-memory --json "$out/compute-gpt3-175b-repeat.json"
 step compute-gpt3-175b-noflush "$bin/fabricsim-gpu-compute" --workload "$here/workloads/gpt3-175b.yaml" \
   --iters 50 --skip-memory --no-l2-flush --json "$out/compute-gpt3-175b-noflush.json"
+if python3 -c 'import torch' 2>/dev/null; then
+  step attention python3 "$here/gpu/torch/attention_bench.py" --json "$out/attention.json" "$out"/compute-*.json
+fi
 step collectives-1rank env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING "$bin/fabricsim-gpu-collectives" \
   -C all_reduce -b 8 -e 1G -f 4 -d bfloat16 --json "$out/collectives-1rank.json"
 nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE >>"$out/system.txt" 2>&1

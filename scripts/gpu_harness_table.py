@@ -3,8 +3,9 @@
 
 For each run folder and each compute-<layer>.json: the layer's GEMMs (forward + backward, bf16 and
 fp8) in TFLOP/s and % of the datasheet peak, the SM clock range NVML read just after the GEMMs and
-the clock-event reasons it gave, the HBM copy bandwidth, and the kernel launch latency; for the
-one-rank NCCL sweep its out-of-place time range. Every figure is read from the JSON the harness
+the clock-event reasons it gave, the HBM copy bandwidth, and the kernel launch latency; from
+attention.json the fused attention and memory-bound kernels; for the one-rank NCCL sweep its
+out-of-place time range. Every figure is read from the JSON the harness
 wrote; nothing is typed here.
 
 usage: scripts/gpu_harness_table.py [--update docs/gpu-harness.md]
@@ -53,6 +54,42 @@ def nccl_row(path):
             f"{max(times):.1f} us at the largest size")
 
 
+def attention_rows(path, peak_tflops, peak_hbm):
+    d = json.load(open(path))
+    rows = ["Fused causal attention, bf16, one GPU's heads (gpu/torch/attention_bench.py, PyTorch "
+            f"{d['system']['torch']}, cuDNN {d['system']['cudnn']}); TFLOP/s of the work the causal kernel does "
+            "(half the full s x s product the simulator counts) and its % of the bf16 peak:",
+            "",
+            "| layer | backend | heads / kv | seq | forward us | fwd TFLOP/s (% peak) | fwd+bwd us | fwd+bwd TFLOP/s (% peak) |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in d["attention"]:
+        if "error" in r:
+            rows.append(f"| {r['layer']} | {r['backend']} | | | not run: {r['error']} | | | |")
+            continue
+        f = r["flops_forward_causal"]
+        fw = f / r["forward_us"] / 1e6
+        fb = 3 * f / r["forward_backward_us"] / 1e6
+        rows.append(f"| {r['layer']} | {r['backend']} | {r['heads']} / {r['kv_heads']} | {r['seq_len']} | "
+                    f"{r['forward_us']:.1f} | {fw:.0f} ({100 * fw / peak_tflops:.0f}%) | "
+                    f"{r['forward_backward_us']:.1f} | {fb:.0f} ({100 * fb / peak_tflops:.0f}%) |")
+    rows += ["", "Memory-bound kernels at the same token counts, GB/s of their minimum HBM traffic (% of the HBM peak):",
+             "", "| layer | LayerNorm fwd+bwd | RMSNorm fwd+bwd | GeLU | SwiGLU |", "|---|---|---|---|---|"]
+    by = {}
+    for r in d["memory_bound"]:
+        by.setdefault(r["layer"], {})[r["kernel"]] = r
+    for layer, ks in by.items():
+        cells = []
+        for k in ("layernorm_fwd_bwd", "rmsnorm_fwd_bwd", "gelu_fwd", "swiglu_fwd"):
+            r = ks.get(k)
+            cells.append("-" if not r or "error" in r else f"{r['hbm_GBps']:.0f} ({100 * r['hbm_GBps'] / peak_hbm:.0f}%)")
+        rows.append(f"| {layer} | " + " | ".join(cells) + " |")
+    o = d.get("optimizer", {})
+    if "hbm_GBps" in o:
+        rows += ["", f"Fused Adam step, {o['parameters']:,} fp32 parameters: {o['time_us']:.0f} us, "
+                 f"{o['hbm_GBps']:.0f} GB/s ({100 * o['hbm_GBps'] / peak_hbm:.0f}% of the HBM peak)."]
+    return rows
+
+
 def table():
     out = []
     for run in sorted(glob.glob(os.path.join(ROOT, "validation/data/gpu-harness-*"))):
@@ -73,6 +110,10 @@ def table():
                    "HBM copy GB/s | launch us (async / sync) |")
         out.append("|---|---|---|---|---|---|---|")
         out += [r for _, r in rows]
+        att = os.path.join(run, "attention.json")
+        if os.path.exists(att):
+            out.append("")
+            out += attention_rows(att, d["peaks"]["bf16_tflops"], d["peaks"]["hbm_GBps"])
         nccl = os.path.join(run, "collectives-1rank.json")
         if os.path.exists(nccl):
             out.append("")
