@@ -5,7 +5,8 @@
 # second run is the run-to-run spread) and once without L2 flushes, and a one-rank NCCL all_reduce sweep with NCCL's INFO log
 # (launch overhead and the tuner's log lines; one rank has no peer, so no bandwidth); where python3
 # has PyTorch, fused attention and the memory-bound layer kernels at the same shapes
-# (gpu/torch/attention_bench.py).
+# (gpu/torch/attention_bench.py), and with CuPy too, the GEMM slowdown while a communication-like
+# kernel holds some SMs (gpu/torch/overlap_bench.py).
 #
 # usage: gpu/measure-one-gpu.sh BIN_DIR OUT_DIR
 #   BIN_DIR holds fabricsim-gpu-compute and fabricsim-gpu-collectives (a build's gpu/ folder).
@@ -45,6 +46,9 @@ step compute-gpt3-175b-noflush "$bin/fabricsim-gpu-compute" --workload "$here/wo
   --iters 50 --skip-memory --no-l2-flush --json "$out/compute-gpt3-175b-noflush.json"
 if python3 -c 'import torch' 2>/dev/null; then
   step attention python3 "$here/gpu/torch/attention_bench.py" --json "$out/attention.json" "$out"/compute-*.json
+  if python3 -c 'import cupy' 2>/dev/null; then
+    step overlap python3 "$here/gpu/torch/overlap_bench.py" --json "$out/overlap.json"
+  fi
 fi
 step collectives-1rank env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING "$bin/fabricsim-gpu-collectives" \
   -C all_reduce -b 8 -e 1G -f 4 -d bfloat16 --json "$out/collectives-1rank.json"

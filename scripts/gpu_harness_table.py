@@ -4,7 +4,8 @@
 For each run folder and each compute-<layer>.json: the layer's GEMMs (forward + backward, bf16 and
 fp8) in TFLOP/s and % of the datasheet peak, the SM clock range NVML read just after the GEMMs and
 the clock-event reasons it gave, the HBM copy bandwidth, and the kernel launch latency; from
-attention.json the fused attention and memory-bound kernels; for the one-rank NCCL sweep its
+attention.json the fused attention and memory-bound kernels; from overlap.json the GEMM slowdown
+while C CTAs are held; for the one-rank NCCL sweep its
 out-of-place time range. Every figure is read from the JSON the harness
 wrote; nothing is typed here.
 
@@ -90,6 +91,25 @@ def attention_rows(path, peak_tflops, peak_hbm):
     return rows
 
 
+def overlap_rows(path):
+    d = json.load(open(path))
+    ctas = sorted({o["ctas"] for g in d["gemms"] for o in g["overlap"]})
+    rows = ["GEMM time while another stream holds C CTAs (gpu/torch/overlap_bench.py; one CTA per SM, "
+            f"{d['system']['sm_count']} SMs): slowdown over the GEMM alone, `spin` CTAs (SMs lost) / "
+            "`copy` CTAs (SMs lost and HBM traffic):",
+            "",
+            "| bf16 GEMM m x n x k | alone us (TFLOP/s) | " + " | ".join(f"C = {c}" for c in ctas) + " |",
+            "|---|---|" + "---|" * len(ctas)]
+    for g in d["gemms"]:
+        cell = {}
+        for o in g["overlap"]:
+            cell.setdefault(o["ctas"], {})[o["kind"]] = o["slowdown"]
+        rows.append(f"| {g['m']} x {g['n']} x {g['k']} | {g['alone_us']:.1f} ({g['alone_tflops']:.0f}) | " +
+                    " | ".join(f"{cell[c]['spin']:.2f} / {cell[c]['copy']:.2f}" for c in ctas) + " |")
+    rows += ["", "Copy CTAs alone: " + ", ".join(f"{r['ctas']} CTAs {r['hbm_GBps']:.0f} GB/s" for r in d["copy_alone"]) + "."]
+    return rows
+
+
 def table():
     out = []
     for run in sorted(glob.glob(os.path.join(ROOT, "validation/data/gpu-harness-*"))):
@@ -114,6 +134,10 @@ def table():
         if os.path.exists(att):
             out.append("")
             out += attention_rows(att, d["peaks"]["bf16_tflops"], d["peaks"]["hbm_GBps"])
+        ov = os.path.join(run, "overlap.json")
+        if os.path.exists(ov):
+            out.append("")
+            out += overlap_rows(ov)
         nccl = os.path.join(run, "collectives-1rank.json")
         if os.path.exists(nccl):
             out.append("")
