@@ -26,6 +26,9 @@
 namespace fabricsim {
 namespace {
 
+/// NCCL 2.30.7 tuning.cc: a ring's LL128 bandwidth is 0.92 of its Simple (channel) bandwidth.
+constexpr double kLl128OverSimple = 0.92;
+
 constexpr int kLaneBits = 40;
 constexpr uint64_t kLaneMask = (uint64_t{1} << kLaneBits) - 1;
 constexpr uint64_t kMaxSlots = uint64_t{1} << (64 - kLaneBits);
@@ -270,9 +273,16 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
       for (uint32_t i = 1; i < n; ++i) hosts += slot.members[i] / g != slot.members[i - 1] / g ? 1 : 0;
       const uint32_t perRank =
           algo == CollectiveAlgorithm::Tree ? 2 * channels : channels;
-      slot.protoRate = (proto == CollectiveProtocol::LL ? tuning_.llMaxBandwidth(hosts) / perRank
-                                                         : tuning_.ll128ChannelBandwidthGBps) *
-                       1e-3;
+      double gbps = proto == CollectiveProtocol::LL ? tuning_.llMaxBandwidth(hosts) / perRank
+                                                    : tuning_.ll128ChannelBandwidthGBps;
+      // LL128 is copied by the same one thread block per channel as Simple, in 128-byte lines of
+      // 120 data bytes plus flags: where a ring channel's Simple copy rate across hosts is known,
+      // LL128's is at most NCCL's 0.92 of it (tuning.cc: LL128 busBw = min(0.92 busBw, channels x
+      // perChMaxRingLL128Bw) on the channel's own bandwidth).
+      if (proto == CollectiveProtocol::LL128 && crossHost && algo == CollectiveAlgorithm::Ring &&
+          tuning_.simpleChannelBandwidthGBps > 0)
+        gbps = std::min(gbps, kLl128OverSimple * tuning_.simpleChannelBandwidthGBps);
+      slot.protoRate = gbps * 1e-3;
     } else if (proto == CollectiveProtocol::Simple && crossHost && tuning_.simpleChannelBandwidthGBps > 0 &&
                algo == CollectiveAlgorithm::Ring) {
       // Simple: one channel's own ceiling (its SM's copy rate), on every lane of the ring.

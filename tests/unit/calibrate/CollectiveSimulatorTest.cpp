@@ -165,5 +165,27 @@ TEST(CollectiveSimulator, ARingAcrossHostsRunsAtItsChannelsCeilingOrItsNics) {
   EXPECT_LE(t30, 1.02 * nics + 200);
 }
 
+TEST(CollectiveSimulator, AnLl128RingAcrossHostsRunsAtMostNcclsShareOfItsChannelsSimpleRate) {
+  // The same ring under LL128: one thread block per channel copies 128-byte lines of 120 data
+  // bytes plus flags, so a channel's LL128 data rate is NCCL's 0.92 of its Simple rate
+  // (tuning.cc), under the LL128 per-channel cap (36.7 GB/s): with a 20 GB/s Simple ceiling,
+  // 16 x 0.92 x 20 = 294.4 GB/s of busbw, t = 15/16 S / 294.4 GB/s. Before this ceiling an LL128
+  // ring outran a Simple one at 4 GiB, and `protocol: auto` made busbw fall with size where NCCL's
+  // tuner hands large sizes to Simple. Tolerance as above.
+  const int64_t s = int64_t{4} << 30;
+  CollectiveTuning t;
+  t.channels = 16;
+  t.simpleChannelBandwidthGBps = 20;
+  const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), t, "flow");
+  const double t128 =
+      sim.simulate(table(CollectiveOp::AllGather, 2, 8, {{s, "ring", "ll128", 0}}), ModelParameters{})[0];
+  const double tSimple =
+      sim.simulate(table(CollectiveOp::AllGather, 2, 8, {{s, "ring", "simple", 0}}), ModelParameters{})[0];
+  const double capped = 15.0 / 16 * static_cast<double>(s) / (16 * 0.92 * 20e9) * 1e6;
+  EXPECT_GE(t128, capped);
+  EXPECT_LE(t128, 1.02 * capped + 200);
+  EXPECT_GT(t128, tSimple);
+}
+
 }  // namespace
 }  // namespace fabricsim
