@@ -60,9 +60,9 @@ nlohmann::json ComputeReport::toJson(const ComputeOptions& o, const std::string&
   std::map<std::string, std::map<std::string, Sum>> sums;  // dtype -> forward/backward/total
   nlohmann::json list = nlohmann::json::array();
   for (const auto& g : gemms) {
-    nlohmann::json e = {{"name", g.shape.name}, {"pass", g.shape.pass},     {"m", g.shape.m},
-                        {"n", g.shape.n},       {"k", g.shape.k},           {"batch", g.shape.batch},
-                        {"dtype", g.dtype},     {"flops", g.shape.flops()}, {"note", g.note},
+    nlohmann::json e = {{"name", g.shape.name},   {"pass", g.shape.pass},     {"m", g.shape.m},
+                        {"n", g.shape.n},         {"k", g.shape.k},           {"batch", g.shape.batch},
+                        {"dtype", g.dtype},       {"flops", g.shape.flops()}, {"note", g.note},
                         {"gpu_state", g.gpuState}};
     if (g.timeUs) {
       const double tf = tflops(g.shape.flops(), *g.timeUs);

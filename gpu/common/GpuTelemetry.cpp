@@ -59,11 +59,13 @@ GpuTelemetry::GpuTelemetry(const std::string& pciBusId, const std::string& libra
   api_->reasons = symbol<Api::Reasons>(lib_, "nvmlDeviceGetCurrentClocksEventReasons");
   if (!api_->reasons) api_->reasons = symbol<Api::Reasons>(lib_, "nvmlDeviceGetCurrentClocksThrottleReasons");
   if (!api_->init || !api_->shutdown || !api_->handleByPci || !api_->clock) {
-    note_ = "NVML (" + library + ") lacks nvmlInit_v2, nvmlDeviceGetHandleByPciBusId_v2 or nvmlDeviceGetClockInfo";
+    note_ = "NVML (" + library +
+            ") lacks nvmlInit_v2, nvmlDeviceGetHandleByPciBusId_v2 or nvmlDeviceGetClockInfo";
     return;
   }
   if (const int rc = api_->init(); rc != 0) {
-    note_ = std::string("nvmlInit failed: ") + (api_->errorString ? api_->errorString(rc) : std::to_string(rc));
+    note_ =
+        std::string("nvmlInit failed: ") + (api_->errorString ? api_->errorString(rc) : std::to_string(rc));
     api_->shutdown = nullptr;  // nothing to shut down
     return;
   }
@@ -94,10 +96,14 @@ std::optional<GpuTelemetry::Sample> GpuTelemetry::sample() const {
 }
 
 std::vector<std::string> GpuTelemetry::reasonNames(std::uint64_t reasons) {
-  static const char* const kNames[] = {"gpu_idle",           "applications_clocks_setting",
-                                       "sw_power_cap",       "hw_slowdown",
-                                       "sync_boost",         "sw_thermal_slowdown",
-                                       "hw_thermal_slowdown", "hw_power_brake_slowdown",
+  static const char* const kNames[] = {"gpu_idle",
+                                       "applications_clocks_setting",
+                                       "sw_power_cap",
+                                       "hw_slowdown",
+                                       "sync_boost",
+                                       "sw_thermal_slowdown",
+                                       "hw_thermal_slowdown",
+                                       "hw_power_brake_slowdown",
                                        "display_clock_setting"};
   std::vector<std::string> out;
   for (int bit = 0; bit < 64; ++bit) {

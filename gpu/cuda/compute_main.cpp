@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
     std::vector<GemmResult> gemms;
     if (!o.skipGemm) {
       GemmBench bench(o.device, o.flushL2);
-      std::printf("# %-12s %-16s %7s %7s %7s %5s %5s %10s %8s %6s %6s\n", "gemm", "pass", "m", "n", "k", "batch",
-                  "type", "time(us)", "TFLOP/s", "eff%", "SM MHz");
+      std::printf("# %-12s %-16s %7s %7s %7s %5s %5s %10s %8s %6s %6s\n", "gemm", "pass", "m", "n", "k",
+                  "batch", "type", "time(us)", "TFLOP/s", "eff%", "SM MHz");
       for (const auto& dtype : o.gemmTypes) {
         for (const auto& shape : transformerLayerGemms(s, o.attention)) {
           gemms.push_back(bench.run(shape, dtype, o.warmupIters, o.iters));
@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
           g.gpuState = telemetry.sampleJson();
           if (g.timeUs) {
             const double tf = ComputeReport::tflops(shape.flops(), *g.timeUs);
-            const std::string mhz = g.gpuState.is_null() ? "-" : std::to_string(g.gpuState["sm_mhz"].get<unsigned>());
+            const std::string mhz =
+                g.gpuState.is_null() ? "-" : std::to_string(g.gpuState["sm_mhz"].get<unsigned>());
             std::printf("  %-12s %-16s %7ld %7ld %7ld %5ld %5s %10.1f %8.1f %6s %6s\n", shape.name.c_str(),
                         shape.pass.c_str(), shape.m, shape.n, shape.k, shape.batch, dtype.c_str(), *g.timeUs,
                         tf, percent(tf, ComputeReport::peakFor(peaks, dtype)).c_str(), mhz.c_str());

@@ -178,9 +178,10 @@ int calibrateCommand(const std::vector<std::string>& args) {
         std::printf("  %-24s %10.4f  fitted (%d GEMMs)\n", "gpu.efficiency.gemm", *cf->gemmEfficiency,
                     cf->gemms);
       if (cf->unfusedAttentionEfficiency)
-        std::printf("  %-24s %10.4f  measured, not written: unfused score/value GEMMs, a lower bound of "
-                    "gpu.efficiency.attention (FlashAttention)\n",
-                    "unfused attention", *cf->unfusedAttentionEfficiency);
+        std::printf(
+            "  %-24s %10.4f  measured, not written: unfused score/value GEMMs, a lower bound of "
+            "gpu.efficiency.attention (FlashAttention)\n",
+            "unfused attention", *cf->unfusedAttentionEfficiency);
     }
     std::printf("residuals: rms %.2f%% of time, max |error| %.2f%%\n", fit.rmsErrorPct, fit.maxAbsErrorPct);
     for (const auto& h : cv)

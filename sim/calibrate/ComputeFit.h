@@ -5,8 +5,8 @@
 // gives e_c = exp(mean_i ln(a_i / P)) (the geometric mean of the achieved fractions), per class
 // ("gemm": the layers' matrix multiplies qkv, attn_proj, mlp_up, mlp_down; "attention": the
 // harness's unfused score and value products attn_scores, attn_values, reported as a lower bound
-// of FlashAttention's efficiency and not used as it). HBM bandwidth: the fastest of the harness's copies
-// (memcpy_d2d, copy_kernel; bytes moved through HBM over time).
+// of FlashAttention's efficiency and not used as it). HBM bandwidth: the fastest of the harness's
+// copies (memcpy_d2d, copy_kernel; bytes moved through HBM over time).
 // The input is the harness's compute JSON (tool fabricsim-gpu-compute, schema 1; the document
 // gpu/common/ComputeReport.h describes): gemms[] {name, pass, m, n, k, batch, dtype, flops,
 // time_us (null: not run)}, peaks {bf16_tflops}, memory[] {name, hbm_GBps}. P is peaks.bf16_tflops

@@ -20,12 +20,11 @@
 namespace fabricsim {
 namespace {
 
-// A one-GPU run (the gpu/ harness on a single GPU, nccl-tests with -g 1) times only the launch and a
-// local copy: there is no peer, so nothing of NVLink, NICs or the network to fit or compare.
+// A one-GPU run (the gpu/ harness on a single GPU, nccl-tests with -g 1) times only the launch
+// and a local copy: there is no peer, so nothing of NVLink, NICs or the network to fit or compare.
 constexpr const char* kOneRank =
     "expected at least 2 ranks: a collective on one GPU has no peer, so it measures no NVLink or "
     "network time (found 1)";
-
 
 using Diags = std::vector<Diagnostic>;
 

@@ -301,7 +301,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   /// Hybrid mode: the episodes of the switch links the last solve touched (each from that same
   /// solution), and their flows held to the paces those episodes give them (those
   /// not held yet, and those an episode holds to a slower pace than their own); returns how many
-  /// flows it held. Episodes with an efficiency within `tolerance` of 1 are left alone.
+  /// flows it held. Episodes with an efficiency within `tolerance` of 1 and no flow of their own
+  /// cut by more than `tolerance` below its fluid share are left alone.
   uint32_t commitEpisodes(double tolerance);
   /// A flow that can take part in a congestion episode: not held to a pace already, and not in a
   /// lossless class without congestion control (PfcSpreading shares its congested links).

@@ -121,7 +121,8 @@ nlohmann::json Experiment::buildResults() const {
         {"stop_rule",
          "each recomputation runs rounds of a rate solve, the congestion episodes of the links it touched "
          "(all from that solve) and their flows held to their paces, until a round holds no new flow "
-         "(episodes with an efficiency within tolerance of 1 hold none), or max_rounds rounds were run"}};
+         "(episodes within tolerance of full efficiency whose flows none lose more than the tolerance hold "
+         "none), or max_rounds rounds were run"}};
   }
 
   json jobs = json::array();

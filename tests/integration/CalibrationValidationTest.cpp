@@ -189,10 +189,9 @@ TEST(CalibrationValidation, CliBadInputExitsTwoWithFileAndLine) {
     std::ofstream f(start);
     f << "collectives:\n  nvls: true\n  nvls_efficiency: 1.5\n";
   }
-  const std::string out5 =
-      run("calibrate " + one + " --op all_reduce --ranks 8 --calibration " + start + " --out " + dir +
-              "/never.yaml",
-          status);
+  const std::string out5 = run("calibrate " + one + " --op all_reduce --ranks 8 --calibration " + start +
+                                   " --out " + dir + "/never.yaml",
+                               status);
   EXPECT_EQ(status, 2) << out5;
   EXPECT_NE(out5.find(start + ":3"), std::string::npos) << out5;
   // One the loader accepts but outside its physical bounds (CalibrationFit::bounds: 5-40 us).

@@ -292,3 +292,89 @@ TEST(HybridBackend, PipelineBurstFctDistributionWithinThePacketBackendsSpread) {
     EXPECT_LE(h99, 1.1 * *hi99) << name;
   }
 }
+
+namespace {
+
+/// GPU 0 sends one 4 MiB message to GPU 8 while GPUs 4, 12 and 1 each run four streams of 32
+/// sends of 64 KiB to GPU 8, one send at a time per stream (scripts/ib_cc_chunk_stream.py's
+/// default case, written here as a trace).
+std::string chunkStreamTrace() {
+  using nlohmann::json;
+  auto op = [](const char* type, int stream, int offset, int64_t bytes) {
+    return json{{"type", type}, {"stream", stream},      {"label", 0},
+                {"comm", 0},    {"peer_offset", offset}, {"bytes", bytes}};
+  };
+  const int senders = 3, chains = 4, chunks = 32, n = senders + 2;
+  json progs = json::array();
+  progs.push_back({{"streams", {"big"}}, {"labels", {"big"}}, {"ops", {op("send", 0, n - 1, 4 << 20)}}});
+  json recv = json::array({op("recv", 0, -(n - 1), 4 << 20)});
+  json streams = json::array({"big"});
+  for (int i = 1; i <= senders; ++i) {
+    json ops = json::array(), names = json::array();
+    for (int c = 0; c < chains; ++c) {
+      names.push_back("chain" + std::to_string(c));
+      streams.push_back("from" + std::to_string(i) + "-" + std::to_string(c));
+      for (int k = 0; k < chunks; ++k) {
+        ops.push_back(op("send", c, n - 1 - i, 64 << 10));
+        recv.push_back(op("recv", static_cast<int>(streams.size()) - 1, -(n - 1 - i), 64 << 10));
+      }
+    }
+    progs.push_back({{"streams", names}, {"labels", {"chunk"}}, {"ops", ops}});
+  }
+  progs.push_back({{"streams", streams}, {"labels", {"recv"}}, {"ops", recv}});
+  json ranks = json::array();
+  for (int i = 0; i < n; ++i) ranks.push_back({i, 1});
+  return json{{"format", "fabricsim-trace"},
+              {"version", 1},
+              {"name", "ib-cc-chunk-stream"},
+              {"ranks", n},
+              {"iterations", 1},
+              {"collectives",
+               {{"algorithm", "auto"},
+                {"channels", 1},
+                {"nvlink_channels", 1},
+                {"step_latency_nvlink_ps", 600000},
+                {"step_latency_network_ps", 2700000},
+                {"protocol_efficiency", 1.0},
+                {"chunk_size_bytes", 1048576},
+                {"traffic_class", 0}}},
+              {"communicators", {{{"name", "p"}, {"groups", {{0, 1, 2, 3, 4}}}}}},
+              {"programs", progs},
+              {"program_of_rank", ranks},
+              {"placement", {0, 4, 12, 1, 8}}}
+      .dump();
+}
+
+}  // namespace
+
+// IB CC is not fair at full link rate: the long message that shares GPU 8's link with streams of
+// short chunks is throttled hard (about three times its time on credits alone at packet level),
+// while the link stays full. The hybrid holds the flows such an episode cuts (it once held only
+// the flows of episodes that lost throughput, and gave the message 265 us against the packet
+// backend's ~460). Checked: the message's time (the slowest network transfer) within 25% of the
+// packet backend's mean over seeds 1-3. Not the contract's 10%: the episode starts every flow
+// together, where at packet level the streams arrive over the message's life
+// (docs/hybrid-backend.md, Limits, with scripts/ib_cc_chunk_stream.py's table).
+TEST(HybridBackend, ALongMessageThrottledByIbCcBesideChunkStreamsWithin25PercentOfPacket) {
+  TempDir dir;
+  dir.write("chunks.trace.json", chunkStreamTrace());
+  const std::string workload = dir.write("chunks.yaml", "kind: trace\ntrace: chunks.trace.json\n");
+  const std::string args =
+      quoted(kRoot + "topologies/leafspine-16.yaml") + " --workload " + quoted(workload) +
+      " --set links.technology=infiniband --set links.host_speed=400Gbps"
+      " --set links.fabric_speed=400Gbps --set switch.buffer=64MiB --set switch.ecn.kmin=400KB"
+      " --set switch.ecn.kmax=1600KB --set switch.ecn.pmax=0.2 --routing ib-sm --cc ibcc";
+  auto slowest = [](const nlohmann::json& r) { return r["flows"]["network"]["fct_us"]["max"].get<double>(); };
+  double packet = 0;
+  for (int seed = 1; seed <= 3; ++seed) {
+    const auto p = runBackend(dir, args + " --seed " + std::to_string(seed), "packet");
+    ASSERT_TRUE(p.is_object());
+    packet += slowest(p) / 3;
+  }
+  const auto h = runBackend(dir, args + " --seed 1", "hybrid");
+  ASSERT_TRUE(h.is_object());
+  std::printf(
+      "[ hybrid ib-cc chunk streams ] slowest transfer: packet %.1f us (mean of 3 seeds), hybrid %.1f us\n",
+      packet, slowest(h));
+  EXPECT_NEAR(slowest(h), packet, 0.25 * packet);
+}

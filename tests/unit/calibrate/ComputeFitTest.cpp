@@ -124,7 +124,8 @@ TEST(ComputeFit, RealHarnessRunsAgreeWithAnotherToolOnTheSameGpus) {
     const char* dir;
     double copyTBps, squareTflops;
   };
-  for (const Gpu& g : {Gpu{"gpu-harness-2026-11-27-h100", 3.0, 798}, Gpu{"gpu-harness-2026-11-27-h200", 4.3, 788}}) {
+  for (const Gpu& g :
+       {Gpu{"gpu-harness-2026-11-27-h100", 3.0, 798}, Gpu{"gpu-harness-2026-11-27-h200", 4.3, 788}}) {
     for (const char* layer : {"gpt3-175b", "llama3-70b", "llama3-405b"}) {
       const std::string path =
           std::string(FABRICSIM_SOURCE_DIR) + "/validation/data/" + g.dir + "/compute-" + layer + ".json";

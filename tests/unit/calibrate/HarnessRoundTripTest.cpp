@@ -126,7 +126,8 @@ TEST(HarnessRoundTrip, JsonOfAnotherKindOrSchemaIsRefusedWithItsLine) {
 // refuse it at its `ranks` line (it once reached the solver and crashed it).
 TEST(HarnessRoundTrip, RealOneGpuSweepsAreRefusedAtTheirRanksLine) {
   for (const char* dir : {"gpu-harness-2026-11-27-h100", "gpu-harness-2026-11-27-h200"}) {
-    const std::string path = std::string(FABRICSIM_SOURCE_DIR) + "/validation/data/" + dir + "/collectives-1rank.json";
+    const std::string path =
+        std::string(FABRICSIM_SOURCE_DIR) + "/validation/data/" + dir + "/collectives-1rank.json";
     SCOPED_TRACE(path);
     try {
       MeasurementReader::read(path);
