@@ -46,7 +46,7 @@ GpuTelemetry::GpuTelemetry(const std::string& pciBusId, const std::string& libra
     note_ = "NVML not loaded (" + library + "): " + (why ? why : "unknown error");
     return;
   }
-  api_ = new Api;
+  api_ = std::make_unique<Api>();
   api_->init = symbol<Api::Init>(lib_, "nvmlInit_v2");
   api_->shutdown = symbol<Api::Shutdown>(lib_, "nvmlShutdown");
   api_->errorString = symbol<Api::ErrorString>(lib_, "nvmlErrorString");
@@ -78,7 +78,6 @@ GpuTelemetry::GpuTelemetry(const std::string& pciBusId, const std::string& libra
 
 GpuTelemetry::~GpuTelemetry() {
   if (api_ && api_->shutdown) api_->shutdown();
-  delete api_;
   if (lib_) dlclose(lib_);
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,7 +63,7 @@ class GpuTelemetry {
   void* device_ = nullptr;  ///< nvmlDevice_t
   std::string note_;
   struct Api;
-  Api* api_ = nullptr;
+  std::unique_ptr<Api> api_;
 };
 
 }  // namespace fabricsim::gpu

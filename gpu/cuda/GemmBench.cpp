@@ -67,7 +67,7 @@ GemmBench::~GemmBench() {
 }
 
 GemmResult GemmBench::run(const GemmShape& shape, const std::string& dtype, int warmup, int iters) {
-  GemmResult r{shape, dtype, std::nullopt, ""};
+  GemmResult r{shape, dtype, std::nullopt, "", {}};
   cudaDataType_t inType = CUDA_R_16BF, outType = CUDA_R_16BF;
   size_t inBytes = 2;
   int fillKind = 0;

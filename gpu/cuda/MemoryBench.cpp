@@ -46,12 +46,12 @@ BandwidthResult MemoryBench::memcpyDeviceToDevice(int warmup, int iters) {
   const double us =
       timeUs([&] { FABRICSIM_CUDA(cudaMemcpyAsync(c_, a_, bytes_, cudaMemcpyDeviceToDevice, stream_)); },
              warmup, iters);
-  return {"memcpy_d2d", bytes_, us, 2.0};
+  return {"memcpy_d2d", bytes_, us, 2.0, {}};
 }
 
 BandwidthResult MemoryBench::copyKernel(int warmup, int iters) {
   const double us = timeUs([&] { launchCopyKernel(c_, a_, bytes_, stream_); }, warmup, iters);
-  return {"copy_kernel", bytes_, us, 2.0};
+  return {"copy_kernel", bytes_, us, 2.0, {}};
 }
 
 BandwidthResult MemoryBench::reduceAdd(bool bf16, int warmup, int iters) {
@@ -66,7 +66,7 @@ BandwidthResult MemoryBench::reduceAdd(bool bf16, int warmup, int iters) {
         },
         warmup, iters);
   }
-  return {bf16 ? "reduce_add_bfloat16" : "reduce_add_float", bytes_, us, 3.0};
+  return {bf16 ? "reduce_add_bfloat16" : "reduce_add_float", bytes_, us, 3.0, {}};
 }
 
 LaunchLatency MemoryBench::launchLatency(int iters) {

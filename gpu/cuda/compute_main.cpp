@@ -102,14 +102,14 @@ int main(int argc, char** argv) {
     std::optional<LaunchLatency> launch;
     if (!o.skipMemory) {
       MemoryBench mem(o.device, o.memoryBytes);
-      memory.push_back(mem.memcpyDeviceToDevice(o.warmupIters, o.iters));
-      memory.back().gpuState = telemetry.sampleJson();
-      memory.push_back(mem.copyKernel(o.warmupIters, o.iters));
-      memory.back().gpuState = telemetry.sampleJson();
-      memory.push_back(mem.reduceAdd(false, o.warmupIters, o.iters));
-      memory.back().gpuState = telemetry.sampleJson();
-      memory.push_back(mem.reduceAdd(true, o.warmupIters, o.iters));
-      memory.back().gpuState = telemetry.sampleJson();
+      auto add = [&](BandwidthResult r) {  // with the GPU's state just after its timed passes
+        r.gpuState = telemetry.sampleJson();
+        memory.push_back(std::move(r));
+      };
+      add(mem.memcpyDeviceToDevice(o.warmupIters, o.iters));
+      add(mem.copyKernel(o.warmupIters, o.iters));
+      add(mem.reduceAdd(false, o.warmupIters, o.iters));
+      add(mem.reduceAdd(true, o.warmupIters, o.iters));
       launch = mem.launchLatency(o.launchIters);
       std::printf("# %-20s %12s %10s %10s %6s\n", "memory", "bytes", "time(us)", "HBM GB/s", "eff%");
       for (const auto& m : memory) {

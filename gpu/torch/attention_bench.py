@@ -27,39 +27,9 @@ import time
 import torch
 import torch.nn.functional as F
 
-try:
-    import pynvml
-except ImportError:  # the benchmark runs without clocks
-    pynvml = None
+from bench_common import Telemetry, write_json
 
 TOOL, SCHEMA = "fabricsim-gpu-attention", 1
-
-
-class Telemetry:
-    REASONS = ["gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
-               "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "display_clock_setting"]
-
-    def __init__(self):
-        self.h = None
-        if pynvml is None:
-            return
-        try:
-            pynvml.nvmlInit()
-            self.h = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
-        except Exception:  # no NVML: no clocks
-            self.h = None
-
-    def sample(self):
-        if self.h is None:
-            return None
-        try:
-            bits = pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(self.h)
-            return {"sm_mhz": pynvml.nvmlDeviceGetClockInfo(self.h, pynvml.NVML_CLOCK_SM),
-                    "power_w": pynvml.nvmlDeviceGetPowerUsage(self.h) / 1000.0,
-                    "temperature_c": pynvml.nvmlDeviceGetTemperature(self.h, pynvml.NVML_TEMPERATURE_GPU),
-                    "reasons": [n for i, n in enumerate(self.REASONS) if bits & (1 << i)]}
-        except Exception:
-            return None
 
 
 def timed(fn, warmup, iters):
@@ -193,7 +163,7 @@ def main():
         if key not in seen:
             seen.add(key)
             shapes.append(sh)
-    tel = Telemetry()
+    tel = Telemetry(torch.cuda.current_device())
     props = torch.cuda.get_device_properties(0)
     doc = {"tool": TOOL, "schema": SCHEMA, "device": props.name,
            "system": {"timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -220,11 +190,7 @@ def main():
     for r in doc["memory_bound"] + [doc["optimizer"]]:
         if "error" not in r:
             print(f"{r.get('layer', ''):>18} {r['kernel']:>20} {r['time_us']:9.1f} us {r['hbm_GBps']:7.0f} GB/s")
-    tmp = a.json + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-    import os
-    os.replace(tmp, a.json)
+    write_json(a.json, doc)
     return 0
 
 

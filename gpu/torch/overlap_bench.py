@@ -10,7 +10,7 @@ HBM with 16-byte loads: SM loss plus HBM contention, an upper bound for a networ
 whose HBM traffic is the NIC's rate, tens of GB/s). Each CTA asks for enough shared memory that
 no GEMM CTA can share its SM. Also the HBM bandwidth C copy CTAs reach alone (a channel's local
 copy rate). The GEMM slowdown is the overlapped time over the lone time; with NVML
-(nvidia-ml-py), the SM clock and clock-event reasons after each measurement.
+(nvidia-ml-py), the SM clock, power, temperature and clock-event reasons after each measurement.
 Leaves out: the NVLink and NIC traffic of a real collective, NCCL's own kernels (this machine has
 one GPU), GEMMs that use fewer SMs than the GPU has.
 Units: microseconds, TFLOP/s, GB/s.
@@ -18,20 +18,17 @@ Units: microseconds, TFLOP/s, GB/s.
 usage: overlap_bench.py --json OUT.json [--ctas 8,16,32] [--shapes MxNxK,...]
 """
 import argparse
-import json
-import os
 import sys
 import time
 
 import cupy as cp
 import torch
 
-try:
-    import pynvml
-except ImportError:
-    pynvml = None
+from bench_common import Telemetry, write_json
 
-TOOL, SCHEMA = "fabricsim-gpu-overlap", 1
+# 2: gpu_state as bench_common.Telemetry samples it (the 2026-11-27 runs are schema 1: sm_mhz,
+# power_w, sw_power_cap, reasons_bits).
+TOOL, SCHEMA = "fabricsim-gpu-overlap", 2
 SRC = r'''
 extern "C" __global__ void spin(unsigned long long cycles) {
   extern __shared__ char smem[];
@@ -51,18 +48,6 @@ extern "C" __global__ void copy(const int4* __restrict__ a, int4* __restrict__ b
 THREADS = 512
 
 
-def state(h):
-    if h is None:
-        return None
-    try:
-        bits = pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(h)
-        return {"sm_mhz": pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM),
-                "power_w": pynvml.nvmlDeviceGetPowerUsage(h) / 1000.0, "sw_power_cap": bool(bits & 0x4),
-                "reasons_bits": bits}
-    except Exception:
-        return None
-
-
 def main():
     ap = argparse.ArgumentParser(description="GEMM slowdown while a communication-like kernel holds C CTAs")
     ap.add_argument("--json", required=True)
@@ -70,13 +55,7 @@ def main():
     ap.add_argument("--shapes", default="8192x8192x8192,2048x6144x12288,2048x12288x6144,8192x4096x8192")
     ap.add_argument("--iters", type=int, default=20)
     a = ap.parse_args()
-    h = None
-    if pynvml is not None:
-        try:
-            pynvml.nvmlInit()
-            h = pynvml.nvmlDeviceGetHandleByIndex(0)
-        except Exception:
-            h = None
+    tel = Telemetry(0)
     props = torch.cuda.get_device_properties(0)
     spin, copyk = cp.RawKernel(SRC, "spin"), cp.RawKernel(SRC, "copy")
     smem = 160 * 1024  # > half of the 228 KB an H100 SM has: one such CTA per SM, and no GEMM CTA beside it
@@ -114,7 +93,7 @@ def main():
     for c in ctas + [props.multi_processor_count]:
         us, b = copy_alone(c)
         per_rep_us[c] = us / 4
-        doc["copy_alone"].append({"ctas": c, "time_us": us, "hbm_GBps": b / us / 1e3, "gpu_state": state(h)})
+        doc["copy_alone"].append({"ctas": c, "time_us": us, "hbm_GBps": b / us / 1e3, "gpu_state": tel.sample()})
         print(f"copy alone, {c:3d} CTAs: {b / us / 1e3:7.0f} GB/s")
     for shp in a.shapes.split(","):
         m, n, k = (int(x) for x in shp.split("x"))
@@ -136,7 +115,7 @@ def main():
         e.synchronize()
         alone = s.elapsed_time(e) * 1e3 / a.iters
         rec = {"m": m, "n": n, "k": k, "flops": flops, "alone_us": alone, "alone_tflops": flops / alone / 1e6,
-               "gpu_state_alone": state(h), "overlap": []}
+               "gpu_state_alone": tel.sample(), "overlap": []}
         loop_us = alone * a.iters
         for c in ctas:
             for kind in ("spin", "copy"):
@@ -154,15 +133,12 @@ def main():
                 t = s.elapsed_time(e) * 1e3 / a.iters
                 side.synchronize()
                 rec["overlap"].append({"ctas": c, "kind": kind, "gemm_us": t, "slowdown": t / alone,
-                                       "gpu_state": state(h)})
+                                       "gpu_state": tel.sample()})
                 print(f"{m}x{n}x{k}: alone {alone:8.1f} us ({flops / alone / 1e6:5.0f} TFLOP/s); with {c:2d} {kind} "
                       f"CTAs {t:8.1f} us, x{t / alone:.3f}")
         doc["gemms"].append(rec)
         del A, B
-    tmp = a.json + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-    os.replace(tmp, a.json)
+    write_json(a.json, doc)
     return 0
 
 

@@ -74,10 +74,11 @@ uint32_t FlowFabric::commitEpisodes(double tolerance) {
   // busy but cut some flows below their fluid share: a congestion control need not be fair (IB
   // CC throttles a long message that shares a link with streams of short ones, while the link
   // stays full), and what one flow loses there the max-min solve gives to the others.
+  auto cut = [&](double e) { return e < 1 - tolerance; };
   for (const Shape& shape : shapes_) {
     const auto& f = shape.answer.flows;
-    const bool unfair = std::any_of(f.begin(), f.end(), [&](double e) { return e < 1 - tolerance; });
-    if (shape.answer.efficiency < 1 - tolerance || unfair) targets_.push_back(shape.answer);
+    if (cut(shape.answer.efficiency) || std::any_of(f.begin(), f.end(), cut))
+      targets_.push_back(shape.answer);
   }
   // Each flow of an episode keeps the pace it had there (its fluid rate x the efficiency) for
   // the bytes the episode covered: the congestion control's state outlives the collision that
