@@ -98,6 +98,17 @@ CollectiveTuning CollectiveSimulator::tuningFor(const Measurement& m, const Meas
     if (t.algorithm == CollectiveAlgorithm::Auto && !m.algorithm.empty())
       t.algorithmsAllowed = *parseNcclAlgoList(m.algorithm);
   }
+  if (!m.protocol.empty()) {
+    // NCCL_PROTO of the run: one protocol pins it, a list ("LL,LL128", "^LL128") is NCCL's
+    // choice among those.
+    const auto p = parseProtocolSetting(m.protocol);
+    if (!p)
+      throw InputError(m.label, 0, 0, "protocol",
+                       "the measurement ran NCCL_PROTO=" + m.protocol +
+                           ", expected NCCL's protocol names (LL, LL128, Simple) allowing at least one");
+    t.protocol = p->first;
+    t.protocolsAllowed = p->second;
+  }
   if (!pt.ncclProtocol.empty()) {
     const auto p = simulatedProtocol(pt.ncclProtocol);
     if (!p) fail("nccl.protocol", "expected ll, ll128 or simple, found '" + pt.ncclProtocol + "'");

@@ -56,6 +56,8 @@ struct Measurement {
   uint32_t gpusPerHost = 0;
   std::string gpuModel;   ///< e.g. "NVIDIA H100 80GB HBM3"; empty when not given
   std::string algorithm;  ///< NCCL_ALGO of the run, lower case ("ring", "tree", ...); empty = NCCL's choice
+  /// NCCL_PROTO of the run as written ("Simple", "LL,LL128", "^LL128"); empty = NCCL's choice.
+  std::string protocol;
   /// The run's channel bounds, NCCL_MIN_CTAS / NCCL_MIN_NCHANNELS and NCCL_MAX_CTAS /
   /// NCCL_MAX_NCHANNELS (the larger minimum, the smaller maximum); 0 = not set.
   int minChannels = 0;

@@ -77,6 +77,7 @@ void finish(Measurement& m, const std::map<std::string, std::string>& meta,
     m.hosts = positive(m.file, "fabricsim: hosts", it->second);
   if (auto it = meta.find("gpu"); it != meta.end()) m.gpuModel = it->second;
   if (auto it = meta.find("algorithm"); it != meta.end()) m.algorithm = it->second;
+  if (auto it = meta.find("protocol"); it != meta.end()) m.protocol = it->second;
   if (o.op) {
     m.op = *o.op;
     opKnown = true;
@@ -223,6 +224,7 @@ std::vector<Measurement> parseYamlTables(const std::string& text, const std::str
           std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
           m.algorithm = a;
         }
+        if (std::regex_search(env, sm, std::regex("NCCL_PROTO=([A-Za-z0-9_,^]+)"))) m.protocol = sm[1].str();
         static const std::regex boundRe("(NCCL_(?:MIN|MAX)_(?:CTAS|NCHANNELS))=([^\\s,;]*)");
         for (auto it = std::sregex_iterator(env.begin(), env.end(), boundRe); it != std::sregex_iterator(); ++it)
           if (!m.setChannelBound((*it)[1].str(), (*it)[2].str()))
@@ -314,6 +316,11 @@ std::vector<Measurement> parseJson(const std::string& text, const std::string& f
     std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
     m.algorithm = a;
   }
+  // NCCL_PROTO restricts the protocols of the whole run (a per-size record, when there is one, wins).
+  if (j.contains("nccl") && j["nccl"].is_object() && j["nccl"].contains("env") &&
+      j["nccl"]["env"].is_object() && j["nccl"]["env"].contains("NCCL_PROTO") &&
+      j["nccl"]["env"]["NCCL_PROTO"].is_string())
+    m.protocol = j["nccl"]["env"]["NCCL_PROTO"].get<std::string>();
   if (j.contains("nccl") && j["nccl"].is_object() && j["nccl"].contains("env") && j["nccl"]["env"].is_object())
     for (const auto& [name, v] : j["nccl"]["env"].items())
       if (v.is_string())

@@ -84,6 +84,36 @@ TEST(CollectiveSimulator, TheProtocolNcclRanWithIsPinnedPerSize) {
   EXPECT_NEAR(us[1] - us[0], expected, 0.03 * expected);
 }
 
+TEST(CollectiveSimulator, ARunsNcclProtoPinsEverySize) {
+  // The same 2 hosts x 1 GPU all-reduce of 4 MiB as above, with nothing recorded per size but
+  // the run's NCCL_PROTO: "LL" against "^LL,LL128" (only Simple left) must differ by the same
+  // closed form, S / r - 2 x 2.7 us x (1 - 2.7/14), within the same 3%.
+  const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), CollectiveTuning{}, "flow");
+  const int64_t s = int64_t{4} << 20;
+  Measurement ll = table(CollectiveOp::AllReduce, 2, 1, {{s, "ring", "", 1}});
+  ll.protocol = "LL";
+  Measurement simple = ll;
+  simple.protocol = "^LL,LL128";
+  const double expected = static_cast<double>(s) / nicRate() * 1e6 - 2 * 2.7 * (1 - 2.7 / 14);
+  const double tLL = sim.simulate(ll, ModelParameters{})[0];
+  const double tSimple = sim.simulate(simple, ModelParameters{})[0];
+  EXPECT_NEAR(tLL - tSimple, expected, 0.03 * expected);
+  // A per-size record wins over the run's setting.
+  Measurement recorded = ll;
+  recorded.points[0].ncclProtocol = "simple";
+  EXPECT_NEAR(sim.simulate(recorded, ModelParameters{})[0], tSimple, 1e-6 * tSimple);
+  // A protocol NCCL does not have is an input error naming the key.
+  Measurement bad = ll;
+  bad.protocol = "LL64";
+  try {
+    sim.simulate(bad, ModelParameters{});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("protocol"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("LL64"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CollectiveSimulator, WhatCannotBeSimulatedIsAnInputErrorAtItsLine) {
   // NCCL ran CollNet at the second size: the simulator has no in-network reduction, so the
   // point is refused with its file, line and key, never simulated as another algorithm.

@@ -37,7 +37,7 @@ nlohmann::json twoHosts() {
           {"gpus_per_host", 8},
           {"hosts", {{{"hostname", "node-a"}, {"gpus", 8}}, {{"hostname", "node-b"}, {"gpus", 8}}}},
           {"nccl_version", "2.30.7"},
-          {"nccl_env", {{"NCCL_ALGO", "Ring"}, {"NCCL_IB_HCA", "mlx5"}}}};
+          {"nccl_env", {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "^LL"}, {"NCCL_IB_HCA", "mlx5"}}}};
 }
 
 std::vector<gpu::CollectiveRow> rows() {
@@ -82,6 +82,7 @@ TEST(HarnessRoundTrip, ACollectiveSweepReadsBackAsTheMeasurementItWas) {
   EXPECT_EQ(m.gpusPerHost, 8u);
   EXPECT_EQ(m.gpuModel, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(m.algorithm, "ring");  // NCCL_ALGO=Ring pinned it
+  EXPECT_EQ(m.protocol, "^LL");    // and NCCL_PROTO=^LL restricted the protocols
   EXPECT_EQ(m.dataType, "bfloat16");
   ASSERT_EQ(m.points.size(), r.size());
   for (size_t i = 0; i < r.size(); ++i) {

@@ -52,6 +52,31 @@ TEST(MeasurementReader, YamlTablesOnePerTableWithAlgorithmFromEnv) {
   EXPECT_DOUBLE_EQ(ms[2].points.back().oopBusbwGBps, 392.69);
 }
 
+TEST(MeasurementReader, YamlTableEnvPinsTheProtocol) {
+  // NCCL_PROTO in a table's env (digits included: LL128) is the run's protocol, as written; a
+  // table without one leaves NCCL's choice.
+  const std::string yaml =
+      "# fabricsim: op=all_gather\n"
+      "tables:\n"
+      "  - id: pinned\n"
+      "    nodes: 2\n"
+      "    ranks: 16\n"
+      "    env: \"NCCL_ALGO=Ring NCCL_PROTO=LL,LL128 NCCL_MIN_CTAS=8\"\n"
+      "    rows:\n"
+      "      - [1048576, 262144, 90.0, 0, 0, 90.0, 0, 0]\n"
+      "  - id: free\n"
+      "    nodes: 2\n"
+      "    ranks: 16\n"
+      "    rows:\n"
+      "      - [1048576, 262144, 90.0, 0, 0, 90.0, 0, 0]\n";
+  const auto ms = MeasurementReader::parse(yaml, "t.yaml");
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_EQ(ms[0].protocol, "LL,LL128");
+  EXPECT_EQ(ms[0].algorithm, "ring");
+  EXPECT_EQ(ms[0].minChannels, 8);
+  EXPECT_EQ(ms[1].protocol, "");
+}
+
 TEST(MeasurementReader, SharedOriginalNeedsTheOpAndRanksFromTheCommandLine) {
   const std::string shared = std::string(FABRICSIM_SOURCE_DIR) + "/../shared/calibration/";
   const std::string csv = "# a table without the fabricsim line\nsize_bytes,oop_time_us\n1048576,27.37\n";
