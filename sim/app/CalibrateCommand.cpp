@@ -45,6 +45,7 @@ int calibrateCommand(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string out, topology, backend, minSize, op, compute, peak, start;
   uint32_t ranks = 0, gpusPerHost = 0;
+  std::vector<std::string> held;
   bool quiet = false;
   po::options_description desc(
       "usage: fabricsim calibrate MEASUREMENTS... --out calibration.yaml [options]\n\n"
@@ -67,6 +68,8 @@ int calibrateCommand(const std::vector<std::string>& args) {
                      "operation of files that do not say (all_reduce, all_gather, ...)")(
       "ranks", po::value<uint32_t>(&ranks), "ranks of files that do not say")(
       "gpus-per-host", po::value<uint32_t>(&gpusPerHost), "GPUs per host of files that do not say")(
+      "hold", po::value<std::vector<std::string>>(&held),
+      "parameters to hold at their starting values (names as in the fit table, e.g. nvls_pipeline_MiB)")(
       "compute", po::value<std::string>(&compute),
       "gpu/ harness compute JSON: fits gpu.efficiency {gemm, attention}")(
       "peak", po::value<std::string>(&peak)->default_value("989TFLOPS"),
@@ -106,6 +109,14 @@ int calibrateCommand(const std::vector<std::string>& args) {
   const CollectiveSimulator sim(testbed, tuning, backend);
   CalibrationFit::Options fo;
   fo.minSizeBytes = *min.value;
+  for (const std::string& h : held) {  // --hold a,b as well as --hold a --hold b
+    size_t from = 0;
+    while (from <= h.size()) {
+      const size_t comma = std::min(h.find(',', from), h.size());
+      if (comma > from) fo.held.push_back(h.substr(from, comma - from));
+      from = comma + 1;
+    }
+  }
   const auto fit = [&] {
     try {
       return CalibrationFit::fit(ms, sim, fo);
@@ -118,7 +129,8 @@ int calibrateCommand(const std::vector<std::string>& args) {
         x.file = !start.empty() ? start : topology;
         std::string key = x.key;
         for (const char* unit : {"_us", "_GBps", "_MiB"})
-          if (key.size() > std::string(unit).size() && key.ends_with(unit)) key.resize(key.size() - std::string(unit).size());
+          if (key.size() > std::string(unit).size() && key.ends_with(unit))
+            key.resize(key.size() - std::string(unit).size());
         std::ifstream in(x.file);
         std::string line;
         for (int n = 1; std::getline(in, line); ++n)

@@ -117,6 +117,16 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
       free.insert(free.end(), {P::kNicBandwidth, P::kStepLatencyNetwork});
     }
   }
+  for (const std::string& h : options.held) {
+    const auto& names = P::names();
+    const auto it = std::find(names.begin(), names.end(), h);
+    if (it == names.end()) {
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      throw InputError("", 0, 0, "--hold", "expected parameter names (" + all + "), found '" + h + "'");
+    }
+    std::erase(free, static_cast<size_t>(it - names.begin()));
+  }
   if (measuredUs.size() < free.size())
     throw InputError("", 0, 0, "",
                      "expected at least " + std::to_string(free.size()) + " points to fit " +
@@ -130,8 +140,7 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
     const Bounds b = bounds(j, start);
     lower.push_back(std::log(b.lower));
     upper.push_back(std::log(b.upper));
-    if (!(start.get(j) >= b.lower && start.get(j) <= b.upper))
-    {
+    if (!(start.get(j) >= b.lower && start.get(j) <= b.upper)) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "the starting value %g is outside its physical bounds [%g, %g] (",
                     start.get(j), b.lower, b.upper);
@@ -177,7 +186,16 @@ CalibrationFit::Result CalibrationFit::fit(const std::vector<Measurement>& measu
   LeastSquares::Options lso;
   lso.maxIterations = options.maxIterations;
   lso.relativeStep = 1e-4;
-  const auto sol = LeastSquares::solve(residuals, x0, lower, upper, lso);
+  // Every parameter these tables could move held (Options::held): the starting values, evaluated.
+  const auto sol = [&] {
+    if (!free.empty()) return LeastSquares::solve(residuals, x0, lower, upper, lso);
+    LeastSquares::Result none;
+    none.residuals = residuals(x0);
+    for (double r : none.residuals) none.cost += r * r;
+    none.evaluations = 1;
+    none.converged = true;
+    return none;
+  }();
 
   Result res;
   res.parameters = paramsAt(sol.x);

@@ -35,6 +35,9 @@ class CalibrationFit {
   struct Options {
     int64_t minSizeBytes = 1 << 20;  ///< points below are not fitted (NCCL's LL/LL128 range)
     int maxIterations = 60;
+    /// Parameters (ModelParameters::names()) held at their starting values though the tables
+    /// could move them: a value known from elsewhere (a datasheet, NCCL's constants).
+    std::vector<std::string> held;
   };
 
   /// One fitted point.

@@ -27,8 +27,8 @@ ValidationReport ValidationReport::run(const std::vector<Measurement>& measureme
   r.minSizeBytes_ = minSizeBytes;
   std::vector<double> all;
   for (const auto& m : measurements) {
-    r.measurements_.push_back(
-        {m.label, m.file, m.algorithm.empty() ? "default" : m.algorithm, m.op, m.ranks, m.hosts});
+    r.measurements_.push_back({m.label, m.file, m.algorithm.empty() ? "default" : m.algorithm,
+                               m.protocol.empty() ? "default" : m.protocol, m.op, m.ranks, m.hosts});
     Measurement usable = m;
     usable.points.clear();
     for (const auto& p : m.points) {
@@ -95,6 +95,7 @@ nlohmann::json ValidationReport::json(const std::string& calibration, const std:
                   {"ranks", m.ranks},
                   {"hosts", m.hosts},
                   {"algorithm", m.algorithm},
+                  {"protocol", m.protocol},
                   {"median_abs_error_pct", s.medianAbsErrorPct},
                   {"max_abs_error_pct", s.maxAbsErrorPct},
                   {"points", s.points}});
@@ -108,17 +109,16 @@ std::string ValidationReport::markdown() const {
   std::snprintf(
       buf, sizeof buf,
       "# fabricsim validation\n\nOver sizes >= %lld bytes: median |error| %.1f%%, max |error| %.1f%%, %zu "
-      "points.\n\n| measurement | op | ranks | hosts | NCCL algorithm | points | median abs error %% | max "
-      "abs "
-      "error %% |\n|---|---|---:|---:|---|---:|---:|---:|\n",
+      "points.\n\n| measurement | op | ranks | hosts | NCCL algorithm | NCCL protocol | points | median abs "
+      "error %% | max abs error %% |\n|---|---|---:|---:|---|---|---:|---:|---:|\n",
       static_cast<long long>(minSizeBytes_), summary_.medianAbsErrorPct, summary_.maxAbsErrorPct,
       summary_.points);
   out += buf;
   for (const auto& m : measurements_) {
     const Summary s = summaryOf(m.label);
-    std::snprintf(buf, sizeof buf, "| %s | %s | %u | %u | %s | %zu | %.1f | %.1f |\n", m.label.c_str(),
-                  toString(m.op), m.ranks, m.hosts, m.algorithm.c_str(), s.points, s.medianAbsErrorPct,
-                  s.maxAbsErrorPct);
+    std::snprintf(buf, sizeof buf, "| %s | %s | %u | %u | %s | %s | %zu | %.1f | %.1f |\n", m.label.c_str(),
+                  toString(m.op), m.ranks, m.hosts, m.algorithm.c_str(), m.protocol.c_str(), s.points,
+                  s.medianAbsErrorPct, s.maxAbsErrorPct);
     out += buf;
   }
   for (const auto& m : measurements_) {

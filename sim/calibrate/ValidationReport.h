@@ -63,7 +63,7 @@ class ValidationReport {
  private:
   static Summary summarise(const std::vector<double>& absErrors);
   struct Info {
-    std::string label, file, algorithm;
+    std::string label, file, algorithm, protocol;  ///< NCCL_ALGO / NCCL_PROTO of the run, or "default"
     CollectiveOp op;
     uint32_t ranks, hosts;
   };

@@ -44,7 +44,9 @@ Measurement table(CollectiveOp op, uint32_t hosts, uint32_t perHost, const std::
 
 /// Payload rate of one 400 Gb/s NDR NIC of the testbed (bytes/s): line rate x InfiniBand's
 /// payload share of a 4 KiB-MTU packet.
-double nicRate() { return 50e9 * 4096.0 / LinkFraming::ib().dataWireBytes(4096); }
+double nicRate() {
+  return 50e9 * 4096.0 / LinkFraming::ib().dataWireBytes(4096);
+}
 
 TEST(CollectiveSimulator, TheChannelsNcclRanWithArePinnedPerSize) {
   // 2 hosts x 8 GPUs (8 NICs each), ring all-gather of 256 MiB, recorded as run on 1 channel
@@ -57,7 +59,8 @@ TEST(CollectiveSimulator, TheChannelsNcclRanWithArePinnedPerSize) {
   t.channels = 4;
   const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), t, "flow");
   const int64_t s = int64_t{256} << 20;
-  const Measurement m = table(CollectiveOp::AllGather, 2, 8, {{s, "ring", "simple", 1}, {s, "ring", "simple", 8}});
+  const Measurement m =
+      table(CollectiveOp::AllGather, 2, 8, {{s, "ring", "simple", 1}, {s, "ring", "simple", 8}});
   const auto us = sim.simulate(m, ModelParameters{});
   ASSERT_EQ(us.size(), 2u);
   const double bound1 = 15.0 / 16 * static_cast<double>(s) / nicRate() * 1e6;
@@ -77,7 +80,8 @@ TEST(CollectiveSimulator, TheProtocolNcclRanWithIsPinnedPerSize) {
   // are the same in both runs).
   const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), CollectiveTuning{}, "flow");
   const int64_t s = int64_t{4} << 20;
-  const Measurement m = table(CollectiveOp::AllReduce, 2, 1, {{s, "ring", "simple", 1}, {s, "ring", "ll", 1}});
+  const Measurement m =
+      table(CollectiveOp::AllReduce, 2, 1, {{s, "ring", "simple", 1}, {s, "ring", "ll", 1}});
   const auto us = sim.simulate(m, ModelParameters{});
   ASSERT_EQ(us.size(), 2u);
   const double expected = static_cast<double>(s) / nicRate() * 1e6 - 2 * 2.7 * (1 - 2.7 / 14);
@@ -130,8 +134,9 @@ TEST(CollectiveSimulator, WhatCannotBeSimulatedIsAnInputErrorAtItsLine) {
     EXPECT_NE(w.find("CollNet"), std::string::npos) << w;
   }
   // An unknown protocol, and a run whose NCCL_ALGO list names no NCCL algorithm, likewise.
-  EXPECT_THROW(sim.simulate(table(CollectiveOp::AllReduce, 2, 8, {{1 << 20, "ring", "ll64", 4}}), ModelParameters{}),
-               InputError);
+  EXPECT_THROW(
+      sim.simulate(table(CollectiveOp::AllReduce, 2, 8, {{1 << 20, "ring", "ll64", 4}}), ModelParameters{}),
+      InputError);
   Measurement list = table(CollectiveOp::AllReduce, 2, 8, {{1 << 20, "", "", 0}});
   list.algorithm = "ring,foo";
   EXPECT_THROW(sim.simulate(list, ModelParameters{}), InputError);
@@ -183,7 +188,8 @@ TEST(CollectiveSimulator, ARingAcrossHostsRunsAtItsChannelsCeilingOrItsNics) {
     t.channels = 16;
     t.simpleChannelBandwidthGBps = ceiling;
     const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-2node-ndr.yaml"), t, "flow");
-    return sim.simulate(table(CollectiveOp::AllGather, 2, 8, {{s, "ring", "simple", 0}}), ModelParameters{})[0];
+    return sim.simulate(table(CollectiveOp::AllGather, 2, 8, {{s, "ring", "simple", 0}}),
+                        ModelParameters{})[0];
   };
   const double S = static_cast<double>(s);
   const double capped = 15.0 / 16 * S / 320e9 * 1e6;
