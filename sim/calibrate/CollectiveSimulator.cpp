@@ -122,6 +122,13 @@ CollectiveTuning CollectiveSimulator::tuningFor(const Measurement& m, const Meas
 }
 
 std::vector<double> CollectiveSimulator::simulate(const Measurement& m, const ModelParameters& p) const {
+  std::vector<double> out;
+  for (const Run& r : simulateRuns(m, p)) out.push_back(r.timeUs);
+  return out;
+}
+
+std::vector<CollectiveSimulator::Run> CollectiveSimulator::simulateRuns(const Measurement& m,
+                                                                        const ModelParameters& p) const {
   TopologySpec spec = testbed_;
   CollectiveTuning tuning = tuning_;
   p.apply(spec, tuning);
@@ -146,7 +153,7 @@ std::vector<double> CollectiveSimulator::simulate(const Measurement& m, const Mo
   w.collective.warmup = backend_ == "packet" ? 1 : 0;
   w.collective.iterations = 1;
   w.collective.elementBytes = 1;  // sizes as measured: no re-rounding to elements
-  std::vector<double> out;
+  std::vector<Run> out;
   out.reserve(m.points.size());
   for (const auto& pt : m.points) {
     Simulator sim(1);
@@ -161,7 +168,8 @@ std::vector<double> CollectiveSimulator::simulate(const Measurement& m, const Mo
     sweep.start();
     sim.run();
     SIM_CHECK(sweep.finished() && sweep.rows().size() == 1, "a one-size sweep must produce one row");
-    out.push_back(sweep.rows().front().time.micros());
+    const CollectiveSweepRow& row = sweep.rows().front();
+    out.push_back({row.time.micros(), row.algorithm, row.protocol});
   }
   return out;
 }

@@ -38,12 +38,21 @@ class CollectiveSimulator {
   /// Throws InputError (naming the measurement) when the testbed has too few hosts or GPUs per
   /// host for it.
   std::vector<double> simulate(const Measurement& m, const ModelParameters& p) const;
+  /// One simulated point: its time and what the model ran it with.
+  struct Run {
+    double timeUs = 0;
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+    CollectiveProtocol protocol = CollectiveProtocol::Simple;
+  };
+  /// As simulate(), with the algorithm and protocol of each point.
+  std::vector<Run> simulateRuns(const Measurement& m, const ModelParameters& p) const;
   /// The algorithm the measurement's points are simulated with where a point recorded none.
   /// Throws InputError for an NCCL_ALGO nothing simulated matches.
   CollectiveAlgorithm algorithmFor(const Measurement& m) const;
   /// `base` with what NCCL ran point `pt` of `m` with pinned (see above). Throws InputError
   /// (the measurement's file and the point's line) for a recorded choice that cannot be simulated.
-  CollectiveTuning tuningFor(const Measurement& m, const Measurement::Point& pt, const CollectiveTuning& base) const;
+  CollectiveTuning tuningFor(const Measurement& m, const Measurement::Point& pt,
+                             const CollectiveTuning& base) const;
 
   const TopologySpec& testbed() const { return testbed_; }
   const CollectiveTuning& tuning() const { return tuning_; }

@@ -36,7 +36,7 @@ ValidationReport ValidationReport::run(const std::vector<Measurement>& measureme
       if (std::isfinite(bw) && bw > 0) usable.points.push_back(p);
     }
     if (usable.points.empty()) continue;
-    const std::vector<double> t = simulator.simulate(usable, params);
+    const std::vector<CollectiveSimulator::Run> t = simulator.simulateRuns(usable, params);
     const double factor = busbwFactor(m.op, m.ranks);
     for (size_t i = 0; i < usable.points.size(); ++i) {
       const auto& p = usable.points[i];
@@ -47,7 +47,9 @@ ValidationReport ValidationReport::run(const std::vector<Measurement>& measureme
       q.ranks = m.ranks;
       q.sizeBytes = p.sizeBytes;
       q.measuredBusbwGBps = p.busbwGBps(m.op, m.ranks);
-      q.simulatedBusbwGBps = factor * static_cast<double>(p.sizeBytes) / (t[i] * 1e3);
+      q.simulatedBusbwGBps = factor * static_cast<double>(p.sizeBytes) / (t[i].timeUs * 1e3);
+      q.algorithm = t[i].algorithm;
+      q.protocol = t[i].protocol;
       q.errorPct = 100 * (q.simulatedBusbwGBps / q.measuredBusbwGBps - 1);
       q.inSummary = p.sizeBytes >= minSizeBytes;
       if (q.inSummary) all.push_back(std::abs(q.errorPct));
@@ -81,7 +83,9 @@ nlohmann::json ValidationReport::json(const std::string& calibration, const std:
                    {"measured_busbw_GBps", p.measuredBusbwGBps},
                    {"simulated_busbw_GBps", p.simulatedBusbwGBps},
                    {"error_pct", p.errorPct},
-                   {"in_summary", p.inSummary}});
+                   {"in_summary", p.inSummary},
+                   {"simulated_algorithm", toString(p.algorithm)},
+                   {"simulated_protocol", toString(p.protocol)}});
   j["summary"] = {{"median_abs_error_pct", summary_.medianAbsErrorPct},
                   {"max_abs_error_pct", summary_.maxAbsErrorPct},
                   {"points", summary_.points},
@@ -123,13 +127,14 @@ std::string ValidationReport::markdown() const {
   }
   for (const auto& m : measurements_) {
     out += "\n## " + m.label +
-           "\n\n| size (B) | measured busbw (GB/s) | simulated busbw (GB/s) | error % |\n"
-           "|---:|---:|---:|---:|\n";
+           "\n\n| size (B) | measured busbw (GB/s) | simulated busbw (GB/s) | error % | simulated as |\n"
+           "|---:|---:|---:|---:|---|\n";
     for (const auto& p : points_) {
       if (p.measurement != m.label) continue;
-      std::snprintf(buf, sizeof buf, "| %lld%s | %.2f | %.2f | %+.1f |\n",
+      std::snprintf(buf, sizeof buf, "| %lld%s | %.2f | %.2f | %+.1f | %s %s |\n",
                     static_cast<long long>(p.sizeBytes), p.inSummary ? "" : " (not in summary)",
-                    p.measuredBusbwGBps, p.simulatedBusbwGBps, p.errorPct);
+                    p.measuredBusbwGBps, p.simulatedBusbwGBps, p.errorPct, toString(p.algorithm),
+                    toString(p.protocol));
       out += buf;
     }
   }

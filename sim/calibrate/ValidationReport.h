@@ -35,7 +35,9 @@ class ValidationReport {
     double measuredBusbwGBps = 0;
     double simulatedBusbwGBps = 0;
     double errorPct = 0;
-    bool inSummary = false;  ///< size >= minSizeBytes
+    bool inSummary = false;                                     ///< size >= minSizeBytes
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;  ///< what the model ran
+    CollectiveProtocol protocol = CollectiveProtocol::Simple;
   };
   struct Summary {
     double medianAbsErrorPct = 0;

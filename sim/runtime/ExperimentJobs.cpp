@@ -65,11 +65,13 @@ nlohmann::json Experiment::jobJson(const Job& job) const {
                       {"time_us", r.time.micros()},
                       {"algbw_GBps", r.algbwGBps},
                       {"busbw_GBps", r.busbwGBps},
-                      {"algorithm", toString(r.algorithm)}});
+                      {"algorithm", toString(r.algorithm)},
+                      {"protocol", toString(r.protocol)}});
       colls.push_back({{"op", toString(c.sweep().op)},
                        {"bytes", r.size},
                        {"ranks", c.ranks()},
                        {"algorithm", toString(r.algorithm)},
+                       {"protocol", toString(r.protocol)},
                        {"time_s", r.time.seconds()},
                        {"algbw_GBps", r.algbwGBps},
                        {"busbw_GBps", r.busbwGBps},

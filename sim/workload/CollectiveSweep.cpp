@@ -96,6 +96,7 @@ void CollectiveSweep::onCollectiveDone(uint64_t, Time when) {
     probe.gpus = gpus_;
     probe.bytes = row.size;
     row.algorithm = engine_.resolve(probe);
+    row.protocol = engine_.protocolFor(probe, row.algorithm);
     rows_.push_back(row);
     call_ = 0;
     if (++sizeIndex_ == sizes_.size()) {

@@ -34,6 +34,7 @@ struct CollectiveSweepRow {
   double algbwGBps = 0;
   double busbwGBps = 0;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+  CollectiveProtocol protocol = CollectiveProtocol::Simple;  ///< what the tuner ran `algorithm` with
 };
 
 class CollectiveSweep final : public Workload, public CollectiveListener, public EventHandler {

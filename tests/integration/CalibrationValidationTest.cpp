@@ -9,13 +9,14 @@
 // the NVLS tree's inter-host hop latency. The algorithm and protocol are NCCL's own choice (its
 // cost model: NVLS on one host, NVLSTree or tree on two; LL / LL128 / Simple by size), fixed while
 // the parameters move. Measured (docs/calibration.md, 2026-11-27): Azure 4.8%, #309 B default
-// 8.4%, #309 B Ring 11.7% (3.3% from 32 MiB); 7.2% over all 42 points (7.3% in this fit); the fit's rms 8.6%.
-// The bounds are issue 7's 10% per held-out table and overall, set before these runs; the fit's rms on its
-// own points under the same 10% (a fit that misses its own data by more could not meet the held-out
-// contract). The forced Ring table is held to it from 32 MiB only: below, NCCL's cost model picks LL128 for
-// that shape, and the run took twice LL128's time (Simple's latency floor, 157 us at 1-2 MiB; its env does
-// not say how LL/LL128 were off), so which protocol to simulate there is not known; every protocol choice
-// gives Simple at and above 32 MiB.
+// 8.4%, #309 B Ring 11.7%; 7.2% over all 42 points (7.3% in this fit); the fit's rms 8.6%. The
+// bounds are issue 7's 10% per held-out table and overall, set before these runs; the fit's rms on
+// its own points under the same 10% (a fit that misses its own data by more could not meet the
+// held-out contract). The forced Ring table is held to it where the model runs the protocol that
+// run evidently used: its 1-2 MiB take Simple's latency floor (157 us, twice NCCL's LL/LL128
+// estimates; its env does not say how LL/LL128 were off), while NCCL's cost model picks LL128 up
+// to 128 MiB for that shape. So: its sizes simulated under Simple (256 MiB up; 1.8%), and the
+// whole table simulated as if its env had recorded NCCL_PROTO=Simple (measured 3.8%).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -95,25 +96,49 @@ TEST(CalibrationValidation, HeldOutTablesAfterCalibratingOnDgxAndTwoNodeTable) {
     if (m.label.find("#B_2of8nodes_16gpus_default") != std::string::npos) bDefault = e;
     if (m.label.find("#B_2nodes_16gpus_RING") != std::string::npos) bRing = e;
   }
-  std::vector<double> ringLarge;
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? -1.0 : (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
+  };
+  std::vector<double> ringSimple;
   for (const auto& pt : report.points())
-    if (pt.measurement.find("#B_2nodes_16gpus_RING") != std::string::npos &&
-        pt.sizeBytes >= (int64_t{32} << 20))
-      ringLarge.push_back(std::abs(pt.errorPct));
-  ASSERT_EQ(ringLarge.size(), 9u);  // 32 MiB ... 8 GiB
-  std::nth_element(ringLarge.begin(), ringLarge.begin() + 4, ringLarge.end());
-  const double bRingLarge = ringLarge[4];
+    if (pt.measurement.find("#B_2nodes_16gpus_RING") != std::string::npos && pt.inSummary &&
+        pt.protocol == CollectiveProtocol::Simple)
+      ringSimple.push_back(std::abs(pt.errorPct));
+  ASSERT_GE(ringSimple.size(), 4u);  // the bandwidth-bound sizes at least
+  const double bRingSimple = median(ringSimple);
+  std::vector<Measurement> ringAsSimple;
+  for (const auto& m : s.heldOut)
+    if (m.label.find("#B_2nodes_16gpus_RING") != std::string::npos) {
+      ringAsSimple.push_back(m);
+      ringAsSimple.back().protocol = "Simple";
+    }
+  ASSERT_EQ(ringAsSimple.size(), 1u);
+  const double bRingPinned =
+      ValidationReport::run(ringAsSimple, sim, fit.parameters, 1 << 20).summary().medianAbsErrorPct;
+  // What each point was simulated with: the Ring table's NCCL_ALGO=Ring on every size; NVLS and
+  // NVLSTree only under Simple (NCCL runs them with no other protocol); reporter B's default run
+  // at 8 GiB as NVLSTree (NVIDIA's reply in the thread: the two-node default is NVLSTree).
+  for (const auto& pt : report.points()) {
+    if (pt.measurement.find("#B_2nodes_16gpus_RING") != std::string::npos)
+      EXPECT_EQ(pt.algorithm, CollectiveAlgorithm::Ring) << pt.sizeBytes;
+    if (pt.algorithm == CollectiveAlgorithm::Nvls || pt.algorithm == CollectiveAlgorithm::NvlsTree)
+      EXPECT_EQ(pt.protocol, CollectiveProtocol::Simple) << pt.measurement << " " << pt.sizeBytes;
+    if (pt.measurement.find("#B_2of8nodes_16gpus_default") != std::string::npos &&
+        pt.sizeBytes == (int64_t{8} << 30))
+      EXPECT_EQ(pt.algorithm, CollectiveAlgorithm::NvlsTree);
+  }
   std::printf(
-      "held-out median |error|: azure %.1f%%, 309-B default %.1f%%, 309-B ring %.1f%% (from 32 MiB %.1f%%), "
-      "all "
-      "%.1f%% (max %.1f%%)\n",
-      azure, bDefault, bRing, bRingLarge, report.summary().medianAbsErrorPct,
+      "held-out median |error|: azure %.1f%%, 309-B default %.1f%%, 309-B ring %.1f%% (its Simple sizes %.1f%%, "
+      "all of it as Simple %.1f%%), all %.1f%% (max %.1f%%)\n",
+      azure, bDefault, bRing, bRingSimple, bRingPinned, report.summary().medianAbsErrorPct,
       report.summary().maxAbsErrorPct);
   // Issue 7's contract, 10% median per held-out table. Issue 19's bar (median 5%, no point past
   // 25%) is not met yet: 7.3% overall, max 83.7% (the Ring table at 1 MiB), validation/reports.
   EXPECT_LE(azure, 10.0);                               // measured 4.8%
   EXPECT_LE(bDefault, 10.0);                            // measured 8.4%
-  EXPECT_LE(bRingLarge, 10.0);                          // measured 3.3%: a forced algorithm the fit never saw
+  EXPECT_LE(bRingSimple, 10.0);  // measured 1.8%: a forced algorithm the fit never saw
+  EXPECT_LE(bRingPinned, 10.0);  // measured 3.8%
   EXPECT_LE(report.summary().medianAbsErrorPct, 10.0);  // measured 7.3%
 }
 
@@ -147,7 +172,8 @@ TEST(CalibrationValidation, CliCalibrateThenValidate) {
   const auto j = nlohmann::json::parse(f);
   ASSERT_EQ(j["points"].size(), 24u);
   for (const char* k :
-       {"file", "op", "ranks", "size_bytes", "measured_busbw_GBps", "simulated_busbw_GBps", "error_pct"})
+       {"file", "op", "ranks", "size_bytes", "measured_busbw_GBps", "simulated_busbw_GBps", "error_pct",
+        "simulated_algorithm", "simulated_protocol"})
     EXPECT_TRUE(j["points"][0].contains(k)) << k;
   EXPECT_EQ(j["summary"]["points"].get<int>(), 14);
   EXPECT_LT(j["summary"]["median_abs_error_pct"].get<double>(), 10.0);  // measured 8.3%
