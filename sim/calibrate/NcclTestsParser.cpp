@@ -87,6 +87,7 @@ Measurement NcclTestsParser::parse(const std::string& text, const std::string& f
   static const std::regex avgRe("^#\\s*Avg bus bandwidth\\s*:\\s*(\\S+)");
   static const std::regex algoRe("NCCL_ALGO(?:=|\\s+set by environment to\\s+)([A-Za-z_,^]+)");
   static const std::regex boundRe("(NCCL_(?:MIN|MAX)_(?:CTAS|NCHANNELS))(?:=|\\s+set by environment to\\s+)(\\S*)");
+  static const std::regex protoRe("NCCL_PROTO(?:=|\\s+set by environment to\\s+)([A-Za-z0-9_,^]+)");
   Measurement m;
   m.file = file;
   m.label = file;
@@ -110,6 +111,8 @@ Measurement NcclTestsParser::parse(const std::string& text, const std::string& f
       std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
       m.algorithm = a;
     }
+    if (line.size() < 4096 && line.find("NCCL_PROTO") != std::string::npos && std::regex_search(line, sm, protoRe))
+      m.protocol = sm[1].str();
     if (line.size() < 4096 && line.find("NCCL_M") != std::string::npos && std::regex_search(line, sm, boundRe)) {
       std::string v = sm[2].str();
       while (!v.empty() && (v.back() == '.' || v.back() == ',')) v.pop_back();

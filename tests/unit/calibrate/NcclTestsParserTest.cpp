@@ -89,6 +89,12 @@ TEST(NcclTestsParser, ChannelBoundsFromTheEnvironmentLines) {
   const Measurement m = NcclTestsParser::parse(log, "all_reduce_perf.log");
   EXPECT_EQ(m.minChannels, 24);
   EXPECT_EQ(m.maxChannels, 32);
+  EXPECT_EQ(m.protocol, "");  // NCCL chose the protocol
+  // NCCL_PROTO as NCCL echoes it, LL128's digits included: the run's protocols.
+  std::string proto = kTwoHostLog;
+  proto.replace(proto.find(algo), algo.size(),
+                algo + "node-a:12345:12345 [0] NCCL INFO NCCL_PROTO set by environment to LL128,Simple\n");
+  EXPECT_EQ(NcclTestsParser::parse(proto, "all_reduce_perf.log").protocol, "LL128,Simple");
   std::string bad = kTwoHostLog;
   bad.replace(bad.find(algo), algo.size(), algo + "node-a:1:1 [0] NCCL INFO NCCL_MIN_CTAS set by environment to 99.\n");
   try {
