@@ -120,13 +120,16 @@ TEST(CalibrationValidation, HeldOutTablesAfterCalibratingOnDgxAndTwoNodeTable) {
   // NVLSTree only under Simple (NCCL runs them with no other protocol); reporter B's default run
   // at 8 GiB as NVLSTree (NVIDIA's reply in the thread: the two-node default is NVLSTree).
   for (const auto& pt : report.points()) {
-    if (pt.measurement.find("#B_2nodes_16gpus_RING") != std::string::npos)
+    if (pt.measurement.find("#B_2nodes_16gpus_RING") != std::string::npos) {
       EXPECT_EQ(pt.algorithm, CollectiveAlgorithm::Ring) << pt.sizeBytes;
-    if (pt.algorithm == CollectiveAlgorithm::Nvls || pt.algorithm == CollectiveAlgorithm::NvlsTree)
+    }
+    if (pt.algorithm == CollectiveAlgorithm::Nvls || pt.algorithm == CollectiveAlgorithm::NvlsTree) {
       EXPECT_EQ(pt.protocol, CollectiveProtocol::Simple) << pt.measurement << " " << pt.sizeBytes;
+    }
     if (pt.measurement.find("#B_2of8nodes_16gpus_default") != std::string::npos &&
-        pt.sizeBytes == (int64_t{8} << 30))
+        pt.sizeBytes == (int64_t{8} << 30)) {
       EXPECT_EQ(pt.algorithm, CollectiveAlgorithm::NvlsTree);
+    }
   }
   std::printf(
       "held-out median |error|: azure %.1f%%, 309-B default %.1f%%, 309-B ring %.1f%% (its Simple sizes %.1f%%, "
