@@ -316,16 +316,14 @@ std::vector<Measurement> parseJson(const std::string& text, const std::string& f
     std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
     m.algorithm = a;
   }
-  // NCCL_PROTO restricts the protocols of the whole run (a per-size record, when there is one, wins).
-  if (j.contains("nccl") && j["nccl"].is_object() && j["nccl"].contains("env") &&
-      j["nccl"]["env"].is_object() && j["nccl"]["env"].contains("NCCL_PROTO") &&
-      j["nccl"]["env"]["NCCL_PROTO"].is_string())
-    m.protocol = j["nccl"]["env"]["NCCL_PROTO"].get<std::string>();
   if (j.contains("nccl") && j["nccl"].is_object() && j["nccl"].contains("env") && j["nccl"]["env"].is_object())
     for (const auto& [name, v] : j["nccl"]["env"].items())
-      if (v.is_string())
+      if (v.is_string()) {
+        // NCCL_PROTO restricts the protocols of the whole run (a per-size record still wins).
+        if (name == "NCCL_PROTO") m.protocol = v.get<std::string>();
         need(m.setChannelBound(name, v.get<std::string>()), "nccl.env." + name,
              "expected a whole number from 1 to 64");
+      }
   if (need(j.contains("results") && j["results"].is_array() && !j["results"].empty(), "results",
            "expected `results`: a non-empty list of {size_bytes, count, type, redop, root, out_of_place, "
            "in_place, nccl}")) {

@@ -41,6 +41,14 @@ std::vector<int64_t> sizes(int64_t first, int64_t last, int64_t factor) {
   return v;
 }
 
+/// The closed form of a ring reduce-scatter on one host of N = 8 GPUs (not the simulator):
+/// t(S) = (N - 1) (s + L) + (N - 1)/N S / B, B = 400 GB/s, s = 3 us, the testbed's L = 1 us.
+Measurement ringClosedForm() {
+  const double n = 8, bandwidth = 400e9, step = 3e-6, hop = 1e-6;
+  return table("closed-form", CollectiveOp::ReduceScatter, 1, sizes(1 << 16, int64_t{1} << 32, 4),
+               [&](double size) { return 1e6 * ((n - 1) * (step + hop) + (n - 1) / n * size / bandwidth); });
+}
+
 TEST(CalibrationFit, SingleHostDataFromTheRingsClosedFormFitBackToItsParameters) {
   // Measurements made up from the closed form of a ring reduce-scatter on one host of N = 8 GPUs
   // (not from the simulator): t(S) = (N - 1) (s + L) + (N - 1)/N S / B, with NVLink bandwidth
@@ -51,11 +59,7 @@ TEST(CalibrationFit, SingleHostDataFromTheRingsClosedFormFitBackToItsParameters)
   // few latency-bound sizes, a latency.
   const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-1node-nvlink.yaml"), CollectiveTuning{},
                                 "flow");
-  const double n = 8, bandwidth = 400e9, step = 3e-6, hop = 1e-6;
-  const Measurement m =
-      table("closed-form", CollectiveOp::ReduceScatter, 1, sizes(1 << 16, int64_t{1} << 32, 4), [&](double size) {
-        return 1e6 * ((n - 1) * (step + hop) + (n - 1) / n * size / bandwidth);
-      });
+  const Measurement m = ringClosedForm();
   CalibrationFit::Options o;
   o.minSizeBytes = 0;
   const auto fit = CalibrationFit::fit({m}, sim, o);
@@ -76,11 +80,7 @@ TEST(CalibrationFit, HeldParametersStayAtTheirStartingValues) {
   CollectiveTuning start;
   start.stepLatencyNvlink = Time::us(3);
   const CollectiveSimulator sim(loadTopologyFile(kCases + "h100-1node-nvlink.yaml"), start, "flow");
-  const double n = 8, bandwidth = 400e9, step = 3e-6, hop = 1e-6;
-  const Measurement m =
-      table("closed-form", CollectiveOp::ReduceScatter, 1, sizes(1 << 16, int64_t{1} << 32, 4), [&](double size) {
-        return 1e6 * ((n - 1) * (step + hop) + (n - 1) / n * size / bandwidth);
-      });
+  const Measurement m = ringClosedForm();
   CalibrationFit::Options o;
   o.minSizeBytes = 0;
   o.held = {"step_latency_nvlink_us"};
