@@ -169,7 +169,7 @@ std::vector<CollectiveSimulator::Run> CollectiveSimulator::simulateRuns(const Me
     sim.run();
     SIM_CHECK(sweep.finished() && sweep.rows().size() == 1, "a one-size sweep must produce one row");
     const CollectiveSweepRow& row = sweep.rows().front();
-    out.push_back({row.time.micros(), row.algorithm, row.protocol});
+    out.push_back({row.time.micros(), row.algorithm, row.protocol, row.ncclModelUs.value_or(0.0)});
   }
   return out;
 }

@@ -43,6 +43,7 @@ class CollectiveSimulator {
     double timeUs = 0;
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
     CollectiveProtocol protocol = CollectiveProtocol::Simple;
+    double ncclModelUs = 0;  ///< NCCL's own estimate for that algorithm and protocol; 0: none
   };
   /// As simulate(), with the algorithm and protocol of each point.
   std::vector<Run> simulateRuns(const Measurement& m, const ModelParameters& p) const;

@@ -50,6 +50,8 @@ ValidationReport ValidationReport::run(const std::vector<Measurement>& measureme
       q.simulatedBusbwGBps = factor * static_cast<double>(p.sizeBytes) / (t[i].timeUs * 1e3);
       q.algorithm = t[i].algorithm;
       q.protocol = t[i].protocol;
+      if (t[i].ncclModelUs > 0)
+        q.ncclModelBusbwGBps = factor * static_cast<double>(p.sizeBytes) / (t[i].ncclModelUs * 1e3);
       q.errorPct = 100 * (q.simulatedBusbwGBps / q.measuredBusbwGBps - 1);
       q.inSummary = p.sizeBytes >= minSizeBytes;
       if (q.inSummary) all.push_back(std::abs(q.errorPct));
@@ -85,7 +87,9 @@ nlohmann::json ValidationReport::json(const std::string& calibration, const std:
                    {"error_pct", p.errorPct},
                    {"in_summary", p.inSummary},
                    {"simulated_algorithm", toString(p.algorithm)},
-                   {"simulated_protocol", toString(p.protocol)}});
+                   {"simulated_protocol", toString(p.protocol)},
+                   {"nccl_model_busbw_GBps",
+                    p.ncclModelBusbwGBps > 0 ? nlohmann::json(p.ncclModelBusbwGBps) : nlohmann::json(nullptr)}});
   j["summary"] = {{"median_abs_error_pct", summary_.medianAbsErrorPct},
                   {"max_abs_error_pct", summary_.maxAbsErrorPct},
                   {"points", summary_.points},
@@ -127,14 +131,16 @@ std::string ValidationReport::markdown() const {
   }
   for (const auto& m : measurements_) {
     out += "\n## " + m.label +
-           "\n\n| size (B) | measured busbw (GB/s) | simulated busbw (GB/s) | error % | simulated as |\n"
-           "|---:|---:|---:|---:|---|\n";
+           "\n\n| size (B) | measured busbw (GB/s) | simulated busbw (GB/s) | error % | simulated as | NCCL's "
+           "model (GB/s) |\n|---:|---:|---:|---:|---|---:|\n";
     for (const auto& p : points_) {
       if (p.measurement != m.label) continue;
-      std::snprintf(buf, sizeof buf, "| %lld%s | %.2f | %.2f | %+.1f | %s %s |\n",
+      char model[32] = "-";
+      if (p.ncclModelBusbwGBps > 0) std::snprintf(model, sizeof model, "%.2f", p.ncclModelBusbwGBps);
+      std::snprintf(buf, sizeof buf, "| %lld%s | %.2f | %.2f | %+.1f | %s %s | %s |\n",
                     static_cast<long long>(p.sizeBytes), p.inSummary ? "" : " (not in summary)",
                     p.measuredBusbwGBps, p.simulatedBusbwGBps, p.errorPct, toString(p.algorithm),
-                    toString(p.protocol));
+                    toString(p.protocol), model);
       out += buf;
     }
   }

@@ -7,7 +7,9 @@
 // median and maximum absolute error over the points of at least minSizeBytes (1 MiB by default:
 // below, NCCL's latency-bound LL/LL128 protocols dominate), overall and per measurement.
 // JSON keys (a contract, DESIGN.md section 7 style): points[] {file, measurement, op, ranks,
-// size_bytes, measured_busbw_GBps, simulated_busbw_GBps, error_pct, in_summary}, summary
+// size_bytes, measured_busbw_GBps, simulated_busbw_GBps, error_pct, in_summary,
+// simulated_algorithm, simulated_protocol, nccl_model_busbw_GBps (NCCL's own cost-model estimate
+// for what was simulated, null where NCCL has none: a reference, never fitted)}, summary
 // {median_abs_error_pct, max_abs_error_pct, points, min_size_bytes}, measurements[] {file,
 // measurement, op, ranks, hosts, algorithm, median_abs_error_pct, max_abs_error_pct, points},
 // calibration, topology, backend.
@@ -38,6 +40,8 @@ class ValidationReport {
     bool inSummary = false;                                     ///< size >= minSizeBytes
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;  ///< what the model ran
     CollectiveProtocol protocol = CollectiveProtocol::Simple;
+    /// busbw NCCL's own cost model expects for the same algorithm and protocol (0: none).
+    double ncclModelBusbwGBps = 0;
   };
   struct Summary {
     double medianAbsErrorPct = 0;

@@ -110,10 +110,12 @@ struct CollectiveTuning {
   /// host whose NICs are not under its GPUs' PCIe switches, where NCCL disables LL128): bit 0
   /// LL, bit 1 LL128, bit 2 Simple.
   uint8_t protocolsAllowed = 0b111;
-  /// Per-hop latency of LL and LL128 as a fraction of Simple's (the step latencies above), on
-  /// NVLink hops and on network hops. Defaults: the ratios of NCCL 2.30.7's ring hardware
-  /// latencies (src/graph/tuning.cc hwLat Ring: NVLink LL 0.6 / LL128 1.9 / Simple 3.4 us;
-  /// network 2.7 / 4.0 / 14.0 us).
+  /// Per-hop latency of LL and LL128 as a fraction of Simple's, on NVLink hops and on network
+  /// hops: of the whole hop (the step latency above plus the path's own latency), as NCCL's
+  /// hardware latencies are whole hops; the step is that less the path, at least zero.
+  /// Defaults: the ratios of NCCL 2.30.7's ring hardware latencies (src/graph/tuning.cc hwLat
+  /// Ring: NVLink LL 0.6 / LL128 1.9 / Simple 3.4 us; network 2.7 / 4.0 / 14.0 us); a tree's
+  /// hops take NCCL's tree figures relative to these (CollectiveEngine).
   double llLatencyScale = 0.6 / 3.4;
   double ll128LatencyScale = 1.9 / 3.4;
   double llNetworkLatencyScale = 2.7 / 14.0;

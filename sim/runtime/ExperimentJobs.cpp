@@ -66,7 +66,8 @@ nlohmann::json Experiment::jobJson(const Job& job) const {
                       {"algbw_GBps", r.algbwGBps},
                       {"busbw_GBps", r.busbwGBps},
                       {"algorithm", toString(r.algorithm)},
-                      {"protocol", toString(r.protocol)}});
+                      {"protocol", toString(r.protocol)},
+                      {"nccl_model_us", r.ncclModelUs ? json(*r.ncclModelUs) : json(nullptr)}});
       colls.push_back({{"op", toString(c.sweep().op)},
                        {"bytes", r.size},
                        {"ranks", c.ranks()},

@@ -248,14 +248,42 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
       return Time::ps(std::llround(static_cast<double>(t.picos()) * scale));
     };
     slot.eff = protocolEfficiency(proto);
-    slot.stepNv = scaled(tuning_.stepLatencyNvlink, protocolLatencyScale(proto));
-    slot.stepNet = scaled(tuning_.stepLatencyNetwork, protocolLatencyScale(proto, true));
-    if (crossHost && tuning_.netOverhead > Time::zero() && algo == CollectiveAlgorithm::Ring) {
-      // Every step of a ring across hosts posts a network operation through the proxy.
-      const Time floor = proto == CollectiveProtocol::Simple ? tuning_.netOverhead * 3 : tuning_.netOverhead;
-      slot.stepNv = std::max(slot.stepNv, floor);
-      slot.stepNet = std::max(slot.stepNet, floor);
+    // A hop's latency is its step latency plus its path's. The tuning's step latencies are
+    // Simple's; LL and LL128 scale the whole hop (NCCL's hwLat per protocol is the hop's total),
+    // so their step is the scaled hop less the path (never below zero), with the path of a
+    // representative hop of each kind: the first pair of members on one host, and the first
+    // pair on two hosts with the same local GPU (a rail-matched hop).
+    Time pathNv = Time::zero(), pathNet = Time::zero();
+    bool haveNv = false, haveNet = false;
+    for (uint32_t i = 1; i < n && !(haveNv && haveNet); ++i) {
+      const uint32_t a = slot.members[0], b = slot.members[i];
+      if (a / g == b / g) {
+        if (!haveNv) pathNv = ctx.fabric.pathLatency(a, b), haveNv = true;
+      } else if (!haveNet && a % g == b % g) {
+        pathNet = ctx.fabric.pathLatency(a, b), haveNet = true;
+      }
     }
+    const auto step = [&](Time simple, Time path, double scale, Time floor) {
+      if (scale == 1.0) return std::max(simple, floor - path);
+      return std::max({Time::zero(), scaled(simple + path, scale) - path, floor - path});
+    };
+    Time floor = Time::zero();
+    if (crossHost && tuning_.netOverhead > Time::zero() && algo == CollectiveAlgorithm::Ring)
+      // Every step of a ring across hosts posts a network operation through the proxy: no hop
+      // of it is shorter than NCCL's net overhead (x 3 under Simple).
+      floor = proto == CollectiveProtocol::Simple ? tuning_.netOverhead * 3 : tuning_.netOverhead;
+    // A tree's LL and LL128 hops take NCCL's tree hardware latencies, which differ from the
+    // ring's (src/graph/tuning.cc hwLat, us: NVLink tree LL / LL128 0.6 / 1.25 against the
+    // ring's 0.6 / 1.9; network 5.0 / 8.5 against 2.7 / 4.0), as ratios on the ring's hop of
+    // the same protocol. Simple keeps the tuning's step latencies for both (the calibrated
+    // ones; NCCL's NVLink tree Simple 4.0 against the ring's 3.4 us is left out).
+    double treeNv = 1, treeNet = 1;
+    if (algo == CollectiveAlgorithm::Tree) {
+      if (proto == CollectiveProtocol::LL) treeNet = 5.0 / 2.7;
+      if (proto == CollectiveProtocol::LL128) treeNv = 1.25 / 1.9, treeNet = 8.5 / 4.0;
+    }
+    slot.stepNv = step(tuning_.stepLatencyNvlink, pathNv, treeNv * protocolLatencyScale(proto), floor);
+    slot.stepNet = step(tuning_.stepLatencyNetwork, pathNet, treeNet * protocolLatencyScale(proto, true), floor);
     if (algo == CollectiveAlgorithm::Ring || algo == CollectiveAlgorithm::Tree || algo == CollectiveAlgorithm::Pat) {
       if (tuning_.callChannels > 0) {
         // Pinned: the channels NCCL ran this call with.

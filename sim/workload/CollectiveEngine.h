@@ -58,6 +58,10 @@ class CollectiveEngine final : public TransferObserver, public EventHandler {
   CollectiveProtocol protocolFor(const CollectiveCall& call, CollectiveAlgorithm algo) const {
     return tuner_.protocolFor(call, algo);
   }
+  std::optional<double> ncclTimeUs(const CollectiveCall& call, CollectiveAlgorithm algo,
+                                   CollectiveProtocol proto) const {
+    return tuner_.ncclTimeUs(call, algo, proto);
+  }
   double protocolEfficiency(CollectiveProtocol p) const { return tuner_.protocolEfficiency(p); }
   double protocolLatencyScale(CollectiveProtocol p, bool network = false) const {
     return tuner_.protocolLatencyScale(p, network);

@@ -97,6 +97,7 @@ void CollectiveSweep::onCollectiveDone(uint64_t, Time when) {
     probe.bytes = row.size;
     row.algorithm = engine_.resolve(probe);
     row.protocol = engine_.protocolFor(probe, row.algorithm);
+    row.ncclModelUs = engine_.ncclTimeUs(probe, row.algorithm, row.protocol);
     rows_.push_back(row);
     call_ = 0;
     if (++sizeIndex_ == sizes_.size()) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct CollectiveSweepRow {
   double busbwGBps = 0;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
   CollectiveProtocol protocol = CollectiveProtocol::Simple;  ///< what the tuner ran `algorithm` with
+  /// NCCL's own cost-model estimate (us) for the same call, algorithm and protocol (its
+  /// ncclTopoGetAlgoTime); none for all-to-all, send/recv and hierarchical.
+  std::optional<double> ncclModelUs;
 };
 
 class CollectiveSweep final : public Workload, public CollectiveListener, public EventHandler {

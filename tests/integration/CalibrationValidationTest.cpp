@@ -176,8 +176,17 @@ TEST(CalibrationValidation, CliCalibrateThenValidate) {
   ASSERT_EQ(j["points"].size(), 24u);
   for (const char* k :
        {"file", "op", "ranks", "size_bytes", "measured_busbw_GBps", "simulated_busbw_GBps", "error_pct",
-        "simulated_algorithm", "simulated_protocol"})
+        "simulated_algorithm", "simulated_protocol", "nccl_model_busbw_GBps"})
     EXPECT_TRUE(j["points"][0].contains(k)) << k;
+  // NCCL's own estimate for what was simulated, next to it: at 1 KiB a ring under Simple (this
+  // calibration's protocol) on one host, whose NCCL latency is baseLat 8.4 us + 2(N-1) = 14
+  // NVLink hops x 3.4 us = 56.0 us (src/graph/tuning.cc; its bandwidth term, 1 KiB at >= 100
+  // GB/s algbw, is under 0.01 us): busbw = 1024 B x 14/8 / 56.0 us. Tolerance 1%.
+  ASSERT_EQ(j["points"][0]["size_bytes"].get<int64_t>(), 1024);
+  ASSERT_EQ(j["points"][0]["simulated_algorithm"], "ring");
+  ASSERT_EQ(j["points"][0]["simulated_protocol"], "simple");
+  EXPECT_NEAR(j["points"][0]["nccl_model_busbw_GBps"].get<double>(), 1024 * 1.75 / 56.0e3,
+              0.01 * 1024 * 1.75 / 56.0e3);
   EXPECT_EQ(j["summary"]["points"].get<int>(), 14);
   EXPECT_LT(j["summary"]["median_abs_error_pct"].get<double>(), 10.0);  // measured 8.3%
   std::ifstream m(md);

@@ -5,7 +5,8 @@
 # for all_reduce, all_gather, reduce_scatter and alltoall at 4 and 8 nodes, 1 MiB to 16 GiB (x4), flow
 # backend, with the algorithm NCCL's own tuner picks. No measurement enters: `fabricsim validate`
 # is given size-only tables (the measured column is a placeholder it compares against; only the
-# simulated column is printed). Prints a markdown table with the date and machine.
+# simulated column is printed, with NCCL's own cost-model estimate for the same algorithm and
+# protocol next to it). Prints a markdown table with the date and machine.
 # usage: validation/cases/predict-su.sh [FABRICSIM]
 set -euo pipefail
 fabricsim="$(realpath "${1:-build/release/fabricsim}")"
@@ -52,7 +53,13 @@ def label(s):
 for s in sizes:
     row = []
     for _, _, f in cols:
-        v = [p["simulated_busbw_GBps"] for p in r["points"] if p["file"] == f and p["size_bytes"] == s]
-        row.append(f"{v[0]:.1f}" if v else "")
+        v = [p for p in r["points"] if p["file"] == f and p["size_bytes"] == s]
+        if not v:
+            row.append("")
+            continue
+        m = v[0].get("nccl_model_busbw_GBps")
+        row.append(f"{v[0]['simulated_busbw_GBps']:.1f}" + (f" ({m:.1f})" if m else ""))
     print(f"| {label(s)} | " + " | ".join(row) + " |")
+print()
+print("In parentheses: NCCL's own cost model (NCCL 2.30.7's tuner estimate) for the algorithm and protocol simulated; none for all-to-all.")
 EOF

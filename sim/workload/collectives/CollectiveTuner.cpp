@@ -211,6 +211,49 @@ std::optional<NcclCostModel::Choice> CollectiveTuner::ncclChoice(const Collectiv
   return modelFor(sh, call.gpus).choose(f, static_cast<uint64_t>(call.bytes), on);
 }
 
+std::optional<double> CollectiveTuner::ncclTimeUs(const CollectiveCall& call, CollectiveAlgorithm algo,
+                                                  CollectiveProtocol proto) const {
+  NcclFunc f = NcclFunc::AllReduce;
+  switch (call.op) {
+    case CollectiveOp::AllReduce:
+      break;
+    case CollectiveOp::AllGather:
+      f = NcclFunc::AllGather;
+      break;
+    case CollectiveOp::ReduceScatter:
+      f = NcclFunc::ReduceScatter;
+      break;
+    case CollectiveOp::Broadcast:
+      f = NcclFunc::Broadcast;
+      break;
+    case CollectiveOp::AllToAll:
+    case CollectiveOp::SendRecv:
+      return std::nullopt;
+  }
+  NcclAlgo a = NcclAlgo::Ring;
+  switch (algo) {
+    case CollectiveAlgorithm::Ring:
+      break;
+    case CollectiveAlgorithm::Tree:
+      a = NcclAlgo::Tree;
+      break;
+    case CollectiveAlgorithm::Pat:
+      a = NcclAlgo::Pat;
+      break;
+    case CollectiveAlgorithm::Nvls:
+      a = NcclAlgo::Nvls;
+      break;
+    case CollectiveAlgorithm::NvlsTree:
+      a = NcclAlgo::NvlsTree;
+      break;
+    default:
+      return std::nullopt;
+  }
+  const Shape sh = shapeOf(call.gpus);
+  if (sh.ranks < 2 || call.bytes <= 0 || proto == CollectiveProtocol::Auto) return std::nullopt;
+  return modelFor(sh, call.gpus).timeUs(f, a, toNcclProto(proto), static_cast<uint64_t>(call.bytes));
+}
+
 NcclProto CollectiveTuner::toNcclProto(CollectiveProtocol p) {
   switch (p) {
     case CollectiveProtocol::LL:

@@ -55,6 +55,12 @@ class CollectiveTuner {
   /// all-to-all and send/recv and for calls of fewer than 2 ranks or no bytes.
   std::optional<NcclCostModel::Choice> ncclChoice(const CollectiveCall& call,
                                                   std::optional<CollectiveAlgorithm> only) const;
+  /// NCCL's own time estimate (us, ncclTopoGetAlgoTime) for `call` run as `algo` with `proto`:
+  /// what NCCL's cost model expects of the choice the simulation made, for comparison with the
+  /// simulated time. nullopt where NCCL has no such algorithm (hierarchical, direct), for
+  /// all-to-all and send/recv, and where the model has the combination unavailable.
+  std::optional<double> ncclTimeUs(const CollectiveCall& call, CollectiveAlgorithm algo,
+                                   CollectiveProtocol proto) const;
   /// The builder that runs NCCL's algorithm `a` (PAT and CollNet: ring).
   static CollectiveAlgorithm toAlgorithm(NcclAlgo a);
   static NcclProto toNcclProto(CollectiveProtocol p);

@@ -299,11 +299,12 @@ TEST(CollectiveNcclModel, NvlsAllReduceAtLargeSizeMovesSTimesNPlusOneOverNPerPor
 
 TEST(CollectiveNcclModel, ProtocolChoiceDrivesTheSimulatedRing) {
   // NCCL picks LL for an 8 KiB all-reduce on one 8-GPU host (its cost model and nccl-tests logs
-  // agree), and the fabric run sees the protocol's hop latency: against the same ring forced to
-  // Simple, auto saves 2(N-1) = 14 NVLink hops x (Simple's 0.6 us - LL's 0.6 x 0.6/3.4 us, NCCL's
-  // hwLat NVLINK Ring LL/Simple ratio) = 6.92 us. Tolerance 0.3 us: the two bandwidth terms
-  // (14/8 x 8 KiB at 450 GB/s, Simple at 0.92 and LL at half rate, under 141 GB/s a rank) are each
-  // under 0.1 us, and the path latencies are the same in both runs.
+  // agree), and the fabric run sees the protocol's hop latency. NCCL's hwLat is a whole hop, so
+  // LL's hop is 0.6/3.4 (NCCL's hwLat NVLINK Ring LL/Simple ratio) of Simple's whole hop (the
+  // 0.6 us step plus the NVLink path's latency P), and never shorter than the path itself:
+  // against the same ring forced to Simple, auto saves 2(N-1) = 14 hops x ((0.6 + P) -
+  // max(P, (0.6 + P) 0.6/3.4)). Tolerance 0.3 us: the two bandwidth terms (14/8 x 8 KiB at
+  // 450 GB/s, Simple at 0.92 and LL at half rate, under 141 GB/s a rank) are each under 0.1 us.
   CollectiveTuning autoT;
   autoT.protocol = CollectiveProtocol::Auto;
   CollectiveTuning simple = autoT;
@@ -314,7 +315,66 @@ TEST(CollectiveNcclModel, ProtocolChoiceDrivesTheSimulatedRing) {
   const double ts = runUs(b2.sim, b2.fabric, simple, 8, c);
   CollectiveEngine e(b1.sim, b1.fabric, autoT, 8);
   EXPECT_EQ(e.protocolFor(c, CollectiveAlgorithm::Ring), CollectiveProtocol::LL);
-  EXPECT_NEAR(ts - ta, 14 * 0.6 * (1 - 0.6 / 3.4), 0.3);
+  const double path = b1.fabric.pathLatency(0, 1).micros();
+  const double simpleHop = 0.6 + path;
+  EXPECT_NEAR(ts - ta, 14 * (simpleHop - std::max(path, simpleHop * 0.6 / 3.4)), 0.3);
+}
+
+TEST(CollectiveNcclModel, LowLatencyProtocolsScaleTheWholeHop) {
+  // Two hosts x 4 GPUs, one channel, a 4 KiB ring all-gather pinned to LL then LL128: every
+  // rank's chunk travels 7 of the ring's 8 edges, 2 of which cross the network (rail-matched),
+  // so the last chunk home crosses both and 5 NVLink edges. NCCL's hardware latencies are whole
+  // hops (src/graph/tuning.cc hwLat Ring: NVLink LL / LL128 / Simple 0.6 / 1.9 / 3.4 us,
+  // network 2.7 / 4.0 / 14 us); with the Simple step latencies set so that step + path equals
+  // NCCL's Simple hop (3.4 and 14 us whole), the LL ring takes 5 x 0.6 + 2 x 2.7 = 8.4 us of
+  // latency and LL128 5 x 1.9 + 2 x 4.0 = 17.5 us, whatever the paths' own latencies, as long
+  // as they are under NCCL's hops (NVLink 300 ns here; a path longer than NCCL's hop sets the
+  // hop, ProtocolChoiceDrivesTheSimulatedRing). The
+  // bandwidth terms (a 512-byte step at 450 GB/s or 50 GB/s, LL at half rate) are under 0.1 us
+  // a hop, 0.3 us over the 7: tolerance 0.4 us.
+  TopologySpec spec = hostsSpec(2, 4);
+  spec.hosts.nvlinkLatency = Time::ns(300);
+  FlowBench probe(spec);
+  const Time pathNv = probe.fabric.pathLatency(0, 1), pathNet = probe.fabric.pathLatency(0, 4);
+  ASSERT_LT(pathNv, Time::ns(600));
+  ASSERT_LT(pathNet, Time::us(14));
+  CollectiveTuning t;
+  t.channels = t.nvlinkChannels = 1;
+  t.callChannels = 1;
+  t.stepLatencyNvlink = Time::ns(3400) - pathNv;
+  t.stepLatencyNetwork = Time::us(14) - pathNet;
+  CollectiveCall c;
+  c.op = CollectiveOp::AllGather;
+  c.algorithm = CollectiveAlgorithm::Ring;
+  c.gpus = range(8);
+  c.bytes = 4096;
+  for (const auto& [proto, expect] : {std::pair{CollectiveProtocol::LL, 5 * 0.6 + 2 * 2.7},
+                                      std::pair{CollectiveProtocol::LL128, 5 * 1.9 + 2 * 4.0}}) {
+    t.protocol = proto;
+    FlowBench b(spec);
+    EXPECT_NEAR(runUs(b.sim, b.fabric, t, 4, c), expect, 0.4) << (proto == CollectiveProtocol::LL ? "LL" : "LL128");
+  }
+}
+
+TEST(CollectiveNcclModel, TreeHopsTakeNcclsTreeLatencies) {
+  // A tree's LL128 hops are NCCL's tree figures (src/graph/tuning.cc hwLat Tree LL128: NVLink
+  // 1.25 us, network 8.5 us; the ring's are 1.9 and 4.0). Two hosts x 4 GPUs, a 4 KiB tree
+  // all-reduce, Simple step latencies set so that step + path is NCCL's Simple hop (3.4 us
+  // NVLink, 14 us network): NCCL's tree latency is 2 ((ppn - 1) x intra + log2(nodes) x inter)
+  // = 2 (3 x 1.25 + 8.5) = 24.5 us, up the chain and across, then back down. Bandwidth terms
+  // (a 4 KiB chunk a hop at >= 50 GB/s x 0.94) add under 0.1 us a hop, 0.8 us over the 8:
+  // tolerance 1 us.
+  TopologySpec spec = hostsSpec(2, 4);
+  spec.hosts.nvlinkLatency = Time::ns(300);
+  FlowBench probe(spec);
+  CollectiveTuning t;
+  t.channels = t.nvlinkChannels = 1;
+  t.callChannels = 1;
+  t.stepLatencyNvlink = Time::ns(3400) - probe.fabric.pathLatency(0, 1);
+  t.stepLatencyNetwork = Time::us(14) - probe.fabric.pathLatency(0, 4);
+  t.protocol = CollectiveProtocol::LL128;
+  FlowBench b(spec);
+  EXPECT_NEAR(runUs(b.sim, b.fabric, t, 4, allReduce(CollectiveAlgorithm::Tree, 8, 4096)), 24.5, 1.0);
 }
 
 TEST(CollectiveNcclModel, NvlsTreePipelinesItsPhases) {
@@ -494,11 +554,12 @@ TEST(CollectiveNcclModel, LowLatencyProtocolsRunAtNcclsThroughputCeilings) {
 
 TEST(CollectiveNcclModel, ARingAcrossHostsPaysTheNetOverheadOnEveryStep) {
   // NCCL's cost model: a ring spanning nodes launches every step through the network proxy,
-  // so each step, NVLink ones included, costs at least the net overhead (x3 under Simple):
-  // with 1 us, an NVLink step of 0.5 us becomes 3 us. Two hosts x 4 GPUs, one channel, a 4 KiB
-  // all-reduce (latency only): the data's path runs 14 hops of the 8-hop ring, of which 10 or 11
-  // are NVLink (2 network hops per turn), so the time grows by between 10 and 11 x 2.5 us.
-  // Network steps (20 us) are above the floor and unchanged.
+  // so each hop, NVLink ones included, costs at least the net overhead (x3 under Simple; NCCL's
+  // intraLat = max(hwLat, netOverhead), a whole hop): with 1 us, an NVLink hop of 0.5 us plus
+  // the path's P becomes 3 us. Two hosts x 4 GPUs, one channel, a 4 KiB all-reduce (latency
+  // only): the data's path runs 14 hops of the 8-hop ring, of which 10 or 11 are NVLink (2
+  // network hops per turn), so the time grows by between 10 and 11 x (2.5 us - P). Network
+  // steps (20 us) are above the floor and unchanged.
   CollectiveTuning t;
   t.channels = t.nvlinkChannels = 1;
   t.stepLatencyNvlink = Time::ns(500);
@@ -511,8 +572,10 @@ TEST(CollectiveNcclModel, ARingAcrossHostsPaysTheNetOverheadOnEveryStep) {
     FlowBench b1(hostsSpec(2, 4)), b2(hostsSpec(2, 4));
     const double plain = runUs(b1.sim, b1.fabric, t, 4, c);
     const double posted = runUs(b2.sim, b2.fabric, floor, 4, c);
-    EXPECT_GE(posted - plain, 10 * 2.5 - 0.1) << (model == RingModel::Steps ? "steps" : "pipelined");
-    EXPECT_LE(posted - plain, 11 * 2.5 + 0.1) << (model == RingModel::Steps ? "steps" : "pipelined");
+    const double gain = 2.5 - b1.fabric.pathLatency(0, 1).micros();
+    ASSERT_GT(gain, 0.5);
+    EXPECT_GE(posted - plain, 10 * gain - 0.1) << (model == RingModel::Steps ? "steps" : "pipelined");
+    EXPECT_LE(posted - plain, 11 * gain + 0.1) << (model == RingModel::Steps ? "steps" : "pipelined");
     // One host: no network to post to, no floor.
     FlowBench b3(hostsSpec(1, 8)), b4(hostsSpec(1, 8));
     EXPECT_DOUBLE_EQ(runUs(b3.sim, b3.fabric, t, 8, c), runUs(b4.sim, b4.fabric, floor, 8, c));
