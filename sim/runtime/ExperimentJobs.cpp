@@ -122,6 +122,7 @@ nlohmann::json Experiment::jobJson(const Job& job) const {
                        {"bytes", c.bytes},
                        {"ranks", c.ranks},
                        {"algorithm", toString(c.algorithm)},
+                       {"protocol", toString(c.protocol)},
                        {"count", c.count},
                        {"time_s", mean},
                        {"min_time_s", c.min.seconds()},

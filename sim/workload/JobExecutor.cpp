@@ -228,6 +228,7 @@ void JobExecutor::launchCollective(uint64_t key) {
   call.gpus.reserve(members.size());
   for (uint32_t r : members) call.gpus.push_back(gpus_[r]);
   running_[id].algorithm = engine_->resolve(call);
+  running_[id].protocol = engine_->protocolFor(call, running_[id].algorithm);
   engine_->start(call, this, id);
 }
 
@@ -275,6 +276,7 @@ void JobExecutor::onCollectiveDone(uint64_t id, Time when) {
       sum.bytes = op.bytes;
       sum.ranks = pc.size;
       sum.algorithm = algo;
+      sum.protocol = run.protocol;
     }
     const Time d = when - run.started;
     ++sum.count;

@@ -34,13 +34,15 @@
 
 namespace fabricsim {
 
-/// Collectives of one kind (label, op, size, group size, algorithm) and how long they took.
+/// Collectives of one kind (label, op, size, group size, algorithm; the protocol follows from
+/// them) and how long they took.
 struct CollectiveSummary {
   std::string label;
   CollectiveOp op = CollectiveOp::AllReduce;
   Bytes bytes = 0;
   uint32_t ranks = 0;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+  CollectiveProtocol protocol = CollectiveProtocol::Simple;  ///< what the tuner ran `algorithm` with
   uint64_t count = 0;
   Time total;  ///< sum of durations (last member's arrival to completion)
   Time min = Time::max();
@@ -120,6 +122,7 @@ class JobExecutor final : public Workload, public CollectiveListener, public Eve
     bool message;
     Time started;
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
+    CollectiveProtocol protocol = CollectiveProtocol::Simple;
   };
   std::unordered_map<uint64_t, Running> running_;
   uint64_t nextRunId_ = 1;

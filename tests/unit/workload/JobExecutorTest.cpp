@@ -160,6 +160,35 @@ TEST(JobExecutorTest, RingAllReduceOverThePacketBackendCompletesForEveryMember) 
   EXPECT_EQ(sent, 4 * (2 * 3 * (4 << 20) / 4));
 }
 
+TEST(JobExecutorTest, CollectiveSummariesNameTheProtocolTheCallRanWith) {
+  // A job's collectives run with the protocol NCCL's tuner picks under `protocol: auto` (an
+  // 8 KiB ring all-reduce over 4 hosts is latency-bound: LL, as NCCL runs small calls) or the
+  // one the tuning pins, and the summary says which.
+  Program p;
+  p.streams = {"compute"};
+  p.labels = {"ar"};
+  TraceOp c;
+  c.type = OpType::Collective;
+  c.collective = CollectiveOp::AllReduce;
+  c.algorithm = CollectiveAlgorithm::Ring;
+  c.bytes = 8 << 10;
+  p.ops.push_back(c);
+  auto t = makeTrace(4, {p}, {0, 0, 0, 0});
+  for (const auto& [setting, expect] : {std::pair{CollectiveProtocol::Auto, CollectiveProtocol::LL},
+                                        std::pair{CollectiveProtocol::LL128, CollectiveProtocol::LL128}}) {
+    CollectiveTuning tuning;
+    tuning.protocol = setting;
+    testsupport::PacketBench bench(testsupport::leafSpineSpec(2, 2, 2));
+    JobExecutor exec(bench.sim, &bench.fabric, t, {0, 1, 2, 3}, 1, tuning, "job", Time::zero(), true);
+    exec.start();
+    bench.sim.run();
+    ASSERT_TRUE(exec.finished());
+    const auto sums = exec.collectiveSummaries();
+    ASSERT_EQ(sums.size(), 1u);
+    EXPECT_EQ(sums[0].protocol, expect);
+  }
+}
+
 TEST(JobExecutorTest, TraceFileRoundTripIsLossless) {
   Program p;
   p.streams = {"compute", "send"};
