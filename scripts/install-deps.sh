@@ -8,6 +8,7 @@ packages=(
   libboost-graph-dev libboost-program-options-dev
   libyaml-cpp-dev nlohmann-json3-dev
   libceres-dev
+  libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib
   openmpi-bin libopenmpi-dev

@@ -82,6 +82,11 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
     j["tp_granularity"] = tr.tpGranularity;
   } else if (spec.kind == "trace") {
     j["trace"] = spec.trace.path;
+  } else if (spec.kind == "chakra") {
+    j["chakra"] = spec.chakra.prefix;
+    j["comm_groups"] = spec.chakra.commGroups;
+    j["ranks"] = spec.chakra.ranks;
+    j["iterations"] = spec.chakra.iterations;
   }
   return j;
 }

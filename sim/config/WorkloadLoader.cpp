@@ -334,6 +334,10 @@ void readJob(YamlReader& r, const Node& root, WorkloadSpec& spec, std::vector<Di
     r.checkKeys(root, "",
                 {"kind", "name", "start", "collectives", "placement", "calibration", "model", "gpu",
                  "parallelism", "iterations", "dtype", "dp_bucket", "communication", "tp_granularity"});
+  } else if (spec.kind == "chakra") {
+    r.checkKeys(root, "",
+                {"kind", "name", "start", "collectives", "placement", "calibration", "chakra", "comm_groups",
+                 "ranks", "iterations"});
   } else {
     r.checkKeys(root, "", {"kind", "name", "start", "collectives", "placement", "calibration", "trace"});
   }
@@ -369,6 +373,13 @@ void readJob(YamlReader& r, const Node& root, WorkloadSpec& spec, std::vector<Di
     readCollective(r, root, spec);
   } else if (spec.kind == "training") {
     readTraining(r, root, spec.training);
+  } else if (spec.kind == "chakra") {
+    std::string path;
+    if (r.getString(root, "", "chakra", path, true)) spec.chakra.prefix = resolveRelative(r.file(), path);
+    if (r.getString(root, "", "comm_groups", path)) spec.chakra.commGroups = resolveRelative(r.file(), path);
+    int ranks = 0;
+    if (r.getInt(root, "", "ranks", ranks, 1, 1 << 24)) spec.chakra.ranks = static_cast<uint32_t>(ranks);
+    r.getInt(root, "", "iterations", spec.chakra.iterations, 1, 1 << 20);
   } else {
     std::string trace;
     if (r.getString(root, "", "trace", trace, true)) spec.trace.path = resolveRelative(r.file(), trace);
@@ -598,7 +609,7 @@ WorkloadSpec parseWorkloadYaml(const std::string& yamlText, const std::string& f
   }
   const Node root = docs[0];
   if (!r.require(root, "", "kind")) r.throwIfErrors();
-  if (!r.getChoice(root, "", "kind", spec.kind, {"pattern", "collective", "training", "trace"}))
+  if (!r.getChoice(root, "", "kind", spec.kind, {"pattern", "collective", "training", "trace", "chakra"}))
     r.throwIfErrors();
 
   std::vector<Diagnostic> calibrationDiags;

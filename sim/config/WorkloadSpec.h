@@ -257,15 +257,23 @@ struct TrainingSpec {
 struct TraceSpec {
   std::string path;  ///< the trace JSON, resolved relative to the workload file
 };
+/// kind: chakra (a Chakra execution trace, one file per rank: PREFIX.<rank>.et).
+struct ChakraSpec {
+  std::string prefix;      ///< resolved relative to the workload file
+  std::string commGroups;  ///< JSON {"pg_name": [ranks]}; empty: none (every collective on all ranks)
+  uint32_t ranks = 0;      ///< 0: every PREFIX.<r>.et from r = 0 on
+  int iterations = 1;
+};
 
 struct WorkloadSpec {
   std::string file;              ///< path it was read from
   std::string name;              ///< defaults to the file's stem
-  std::string kind = "pattern";  ///< pattern | collective | training | trace
+  std::string kind = "pattern";  ///< pattern | collective | training | trace | chakra
   PatternSpec pattern;
   CollectiveSweepSpec collective;
   TrainingSpec training;
   TraceSpec trace;
+  ChakraSpec chakra;
   CollectiveTuning tuning;
   /// True when the file gave a `collectives:` block or a calibration: a trace replay then uses
   /// `tuning` instead of the tuning recorded in the trace.

@@ -19,6 +19,7 @@
 #include "sim/workload/PatternWorkload.h"
 #include "sim/workload/TraceFile.h"
 #include "sim/workload/TrainingTraceBuilder.h"
+#include "sim/workload/chakra/ChakraReader.h"
 
 namespace fabricsim {
 
@@ -165,7 +166,7 @@ void Experiment::createJobs() {
         job.sweep = sweep.get();
         job.workload = sweep.get();
         workloads_.push_back(std::move(sweep));
-      } else if (w.kind == "training" || w.kind == "trace") {
+      } else if (w.kind == "training" || w.kind == "trace" || w.kind == "chakra") {
         std::shared_ptr<JobTrace> trace;
         bool communication = true;
         if (w.kind == "training") {
@@ -182,6 +183,17 @@ void Experiment::createJobs() {
                                       w.training.parallelism.pp};
           job.gpus = alloc.allocate(w.placement, trace->ranks, &layout, w.file);
           communication = w.training.communication;
+        } else if (w.kind == "chakra") {
+          ChakraInput in;
+          in.prefix = w.chakra.prefix;
+          in.commGroups = w.chakra.commGroups;
+          in.ranks = w.chakra.ranks;
+          in.iterations = w.chakra.iterations;
+          in.name = w.name;
+          in.source = w.file;
+          trace = ChakraReader::read(in);
+          trace->tuning = w.tuning;
+          job.gpus = alloc.allocate(w.placement, trace->ranks, nullptr, w.file);
         } else {
           std::error_code ec;
           if (!std::filesystem::is_regular_file(w.trace.path, ec))
