@@ -47,7 +47,7 @@ TEST(WorkloadLoaderTest, UnknownKindIsClear) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].key, "kind");
   EXPECT_EQ(d[0].line, 1);
-  EXPECT_NE(d[0].message.find("expected one of pattern | collective | training | trace, found 'replay'"),
+  EXPECT_NE(d[0].message.find("expected one of pattern | collective | training | trace | chakra, found 'replay'"),
             std::string::npos);
 }
 
