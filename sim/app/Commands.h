@@ -16,6 +16,7 @@ inline constexpr int kRunFailedStatus = 3;
 int topoCommand(const std::vector<std::string>& args);
 int runCommand(const std::vector<std::string>& args);
 int traceCommand(const std::vector<std::string>& args);
+int explainCommand(const std::vector<std::string>& args);
 int sweepCommand(const std::vector<std::string>& args);
 int calibrateCommand(const std::vector<std::string>& args);
 int validateCommand(const std::vector<std::string>& args);

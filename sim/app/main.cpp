@@ -19,7 +19,9 @@ void usage(FILE* out) {
                "                [--seed N] [--out results.json] [--timeline t.json] [--quiet]\n"
                "  fabricsim sweep SWEEP.yaml --out DIR [--jobs N] [--resume] [--dry-run] [--quiet]\n"
                "                (also under mpirun -np N: rank r runs the points i %% N == r)\n"
-               "  fabricsim trace TOPOLOGY.yaml --workload W.yaml|T.json --out trace.json [--workload-set k=v ...]\n"
+               "  fabricsim trace TOPOLOGY.yaml --workload W.yaml|T.json --out trace.json [--format json|chakra]\n"
+               "                [--workload-set k=v ...]\n"
+               "  fabricsim explain TOPOLOGY.yaml --workload W.yaml [--backend B] [--out explain.json] [--timeline t.json]\n"
                "  fabricsim topo TOPOLOGY.yaml [--json] [--dot out.dot] [--set key.path=value ...]\n"
                "  fabricsim calibrate MEASUREMENTS... --out calibration.yaml [--topology TESTBED.yaml] [--compute C.json]\n"
                "  fabricsim validate --calibration C.yaml --topology TESTBED.yaml MEASUREMENTS... [--out R.json]\n"
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
     if (cmd == "run") return fabricsim::runCommand(args);
     if (cmd == "topo") return fabricsim::topoCommand(args);
     if (cmd == "trace") return fabricsim::traceCommand(args);
+    if (cmd == "explain") return fabricsim::explainCommand(args);
     if (cmd == "sweep") return fabricsim::sweepCommand(args);
     if (cmd == "calibrate") return fabricsim::calibrateCommand(args);
     if (cmd == "validate") return fabricsim::validateCommand(args);

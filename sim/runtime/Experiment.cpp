@@ -214,6 +214,12 @@ void Experiment::createJobs() {
         job.tuning = w.kind == "trace" && !w.tuningExplicit ? trace->tuning : w.tuning;
         auto exec = std::make_unique<JobExecutor>(*sim_, fabric_.get(), trace, job.gpus, topo_->gpusPerHost(),
                                                   job.tuning, w.name, w.start, communication);
+        if (!options_.freeCommunicators.empty()) {
+          std::vector<bool> free(trace->communicators.size(), false);
+          for (const auto& name : options_.freeCommunicators)
+            if (const int c = trace->communicatorIndex(name); c >= 0) free[static_cast<size_t>(c)] = true;
+          exec->setFreeCommunicators(std::move(free));
+        }
         if (timeline_) {
           recorders_.push_back(std::make_unique<TimelineRecorder>(
               *timeline_, static_cast<uint32_t>(jobs_.size()), w.name, options_.timelineRanks, job.gpus));

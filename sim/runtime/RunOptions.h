@@ -22,6 +22,9 @@ struct RunOptions {
   std::vector<std::string> workloadSets;      ///< --workload-set key.path=value (every workload file)
   std::string timelinePath;                   ///< --timeline: Chrome/Perfetto trace-event JSON
   uint32_t timelineRanks = 64;                ///< --timeline-ranks: ranks per job on the timeline
+  /// Communicators (by name, e.g. "tp") whose calls and messages take no time in every
+  /// trace-driven job that has them (`fabricsim explain`'s what-if runs).
+  std::vector<std::string> freeCommunicators;
   /// Keep a record of every transfer (Fabric::flowRecords(), for in-process callers such as
   /// tests); off: the backend keeps only the transfers in flight and FCT statistics.
   bool keepFlowRecords = false;

@@ -215,7 +215,7 @@ void JobExecutor::launchCollective(uint64_t key) {
   const TraceOp& op = t.programs[ranks_[firstRank].program].ops[firstOp];
   const uint64_t id = nextRunId_++;
   running_[id] = Running{key, false, sim_.now(), op.algorithm};
-  if (!communication_ || op.bytes == 0) {
+  if (!communication_ || op.bytes == 0 || isFree(pc.comm)) {
     onCollectiveDone(id, sim_.now());
     return;
   }
@@ -237,7 +237,7 @@ void JobExecutor::launchMessage(uint32_t src, uint32_t srcOp, uint32_t dst, uint
   running_[id] = Running{0, true, sim_.now()};
   messageOps_[id] = {{src, srcOp}, {dst, dstOp}};
   const TraceOp& op = trace_->programs[ranks_[src].program].ops[srcOp];
-  if (!communication_ || op.bytes == 0 || gpus_[src] == gpus_[dst]) {
+  if (!communication_ || op.bytes == 0 || gpus_[src] == gpus_[dst] || isFree(op.comm)) {
     onCollectiveDone(id, sim_.now());
     return;
   }

@@ -70,6 +70,9 @@ class JobExecutor final : public Workload, public CollectiveListener, public Eve
   void onEvent(uint32_t tag) override;
 
   void setObserver(ExecutionObserver* observer) { observer_ = observer; }
+  /// Calls and messages on communicator c take no time where free[c] (a what-if: how much of the
+  /// job's time that communication costs; `fabricsim explain`). Before start().
+  void setFreeCommunicators(std::vector<bool> free) { free_ = std::move(free); }
   const JobTrace& trace() const { return *trace_; }
   const std::vector<uint32_t>& gpus() const { return gpus_; }
   /// When all ranks had finished iteration i (absolute times), for i in [0, iterations).
@@ -125,6 +128,8 @@ class JobExecutor final : public Workload, public CollectiveListener, public Eve
     CollectiveProtocol protocol = CollectiveProtocol::Simple;
   };
   std::unordered_map<uint64_t, Running> running_;
+  std::vector<bool> free_;  // per communicator: its communication takes no time
+  bool isFree(uint16_t comm) const { return comm < free_.size() && free_[comm]; }
   uint64_t nextRunId_ = 1;
   // Point-to-point: unmatched sends and receives per ordered (src, dst) rank pair.
   std::unordered_map<uint64_t, PendingMessage> pendingMessages_;
