@@ -167,25 +167,28 @@ CollectiveAlgorithm CollectiveTuner::toAlgorithm(NcclAlgo a) {
   }
 }
 
-std::optional<NcclCostModel::Choice> CollectiveTuner::ncclChoice(const CollectiveCall& call,
-                                                                 std::optional<CollectiveAlgorithm> only) const {
-  NcclFunc f = NcclFunc::AllReduce;
-  switch (call.op) {
+std::optional<NcclFunc> CollectiveTuner::ncclFuncOf(CollectiveOp op) {
+  switch (op) {
     case CollectiveOp::AllReduce:
-      break;
+      return NcclFunc::AllReduce;
     case CollectiveOp::AllGather:
-      f = NcclFunc::AllGather;
-      break;
+      return NcclFunc::AllGather;
     case CollectiveOp::ReduceScatter:
-      f = NcclFunc::ReduceScatter;
-      break;
+      return NcclFunc::ReduceScatter;
     case CollectiveOp::Broadcast:
-      f = NcclFunc::Broadcast;
-      break;
+      return NcclFunc::Broadcast;
     case CollectiveOp::AllToAll:
     case CollectiveOp::SendRecv:
-      return std::nullopt;  // NCCL runs these as point-to-point sends, not through its tuner
+      break;
   }
+  return std::nullopt;
+}
+
+std::optional<NcclCostModel::Choice> CollectiveTuner::ncclChoice(const CollectiveCall& call,
+                                                                 std::optional<CollectiveAlgorithm> only) const {
+  const auto func = ncclFuncOf(call.op);
+  if (!func) return std::nullopt;  // NCCL runs these as point-to-point sends, not through its tuner
+  const NcclFunc f = *func;
   const Shape sh = shapeOf(call.gpus);
   if (sh.ranks < 2 || call.bytes <= 0) return std::nullopt;
   NcclCostModel::Enabled on;
@@ -213,23 +216,8 @@ std::optional<NcclCostModel::Choice> CollectiveTuner::ncclChoice(const Collectiv
 
 std::optional<double> CollectiveTuner::ncclTimeUs(const CollectiveCall& call, CollectiveAlgorithm algo,
                                                   CollectiveProtocol proto) const {
-  NcclFunc f = NcclFunc::AllReduce;
-  switch (call.op) {
-    case CollectiveOp::AllReduce:
-      break;
-    case CollectiveOp::AllGather:
-      f = NcclFunc::AllGather;
-      break;
-    case CollectiveOp::ReduceScatter:
-      f = NcclFunc::ReduceScatter;
-      break;
-    case CollectiveOp::Broadcast:
-      f = NcclFunc::Broadcast;
-      break;
-    case CollectiveOp::AllToAll:
-    case CollectiveOp::SendRecv:
-      return std::nullopt;
-  }
+  const auto f = ncclFuncOf(call.op);
+  if (!f) return std::nullopt;
   NcclAlgo a = NcclAlgo::Ring;
   switch (algo) {
     case CollectiveAlgorithm::Ring:
@@ -251,7 +239,7 @@ std::optional<double> CollectiveTuner::ncclTimeUs(const CollectiveCall& call, Co
   }
   const Shape sh = shapeOf(call.gpus);
   if (sh.ranks < 2 || call.bytes <= 0 || proto == CollectiveProtocol::Auto) return std::nullopt;
-  return modelFor(sh, call.gpus).timeUs(f, a, toNcclProto(proto), static_cast<uint64_t>(call.bytes));
+  return modelFor(sh, call.gpus).timeUs(*f, a, toNcclProto(proto), static_cast<uint64_t>(call.bytes));
 }
 
 NcclProto CollectiveTuner::toNcclProto(CollectiveProtocol p) {

@@ -61,6 +61,8 @@ class CollectiveTuner {
   /// all-to-all and send/recv, and where the model has the combination unavailable.
   std::optional<double> ncclTimeUs(const CollectiveCall& call, CollectiveAlgorithm algo,
                                    CollectiveProtocol proto) const;
+  /// NCCL's function for a collective op; nullopt for all-to-all and send/recv (point-to-point).
+  static std::optional<NcclFunc> ncclFuncOf(CollectiveOp op);
   /// The builder that runs NCCL's algorithm `a` (PAT and CollNet: ring).
   static CollectiveAlgorithm toAlgorithm(NcclAlgo a);
   static NcclProto toNcclProto(CollectiveProtocol p);
