@@ -46,6 +46,9 @@ std::vector<pb::Node> parseFile(const std::string& path, const std::string& data
     if (!cis.ReadVarint32(&len))
       throw InputError(path, 0, 0, what, "expected a varint length prefix at byte " + std::to_string(pos));
     pos += static_cast<size_t>(cis.CurrentPosition());
+    if (len > static_cast<uint32_t>(std::numeric_limits<int>::max()))
+      throw InputError(path, 0, 0, what,
+                       "a message of " + std::to_string(len) + " bytes: more than protobuf reads");
     if (len > data.size() - pos)
       throw InputError(path, 0, 0, what,
                        "the file is truncated: the message at byte " + std::to_string(pos) + " needs " +
