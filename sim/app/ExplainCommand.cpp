@@ -84,8 +84,14 @@ int explainCommand(const std::vector<std::string>& args) {
     const double exposed = std::max(0.0, jct - computeOnly);
     nlohmann::json groups = nlohmann::json::object();
     double attributed = 0;
-    for (const Communicator& c : job.trace->communicators) {
-      if (groups.contains(c.name)) continue;
+    // Communicators some op calls or messages on (a run with an unused one free changes nothing).
+    std::vector<bool> used(job.trace->communicators.size(), false);
+    for (const Program& prog : job.trace->programs)
+      for (const TraceOp& op : prog.ops)
+        if (op.type != OpType::Compute) used[op.comm] = true;
+    for (size_t ci = 0; ci < job.trace->communicators.size(); ++ci) {
+      const Communicator& c = job.trace->communicators[ci];
+      if (!used[ci] || groups.contains(c.name)) continue;
       RunOptions o = opt;
       o.freeCommunicators = {c.name};
       o.timelinePath.clear();

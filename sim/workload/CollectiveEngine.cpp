@@ -253,8 +253,15 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
     // so their step is the scaled hop less the path (never below zero), with the path of a
     // representative hop of each kind: the first pair of members on one host, and the first
     // pair on two hosts with the same local GPU (a rail-matched hop).
+    Time floor = Time::zero();
+    if (crossHost && tuning_.netOverhead > Time::zero() && algo == CollectiveAlgorithm::Ring)
+      // Every step of a ring across hosts posts a network operation through the proxy: no hop
+      // of it is shorter than NCCL's net overhead (x 3 under Simple).
+      floor = proto == CollectiveProtocol::Simple ? tuning_.netOverhead * 3 : tuning_.netOverhead;
+    // (Simple without a floor needs no path: its step is the tuning's.)
+    const bool scaledHops = proto == CollectiveProtocol::LL || proto == CollectiveProtocol::LL128;
     Time pathNv = Time::zero(), pathNet = Time::zero();
-    bool haveNv = false, haveNet = false;
+    bool haveNv = !scaledHops && floor == Time::zero(), haveNet = haveNv;
     for (uint32_t i = 1; i < n && !(haveNv && haveNet); ++i) {
       const uint32_t a = slot.members[0], b = slot.members[i];
       if (a / g == b / g) {
@@ -267,11 +274,6 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
       if (scale == 1.0) return std::max(simple, floor - path);
       return std::max({Time::zero(), scaled(simple + path, scale) - path, floor - path});
     };
-    Time floor = Time::zero();
-    if (crossHost && tuning_.netOverhead > Time::zero() && algo == CollectiveAlgorithm::Ring)
-      // Every step of a ring across hosts posts a network operation through the proxy: no hop
-      // of it is shorter than NCCL's net overhead (x 3 under Simple).
-      floor = proto == CollectiveProtocol::Simple ? tuning_.netOverhead * 3 : tuning_.netOverhead;
     // A tree's LL and LL128 hops take NCCL's tree hardware latencies, which differ from the
     // ring's (src/graph/tuning.cc hwLat, us: NVLink tree LL / LL128 0.6 / 1.25 against the
     // ring's 0.6 / 1.9; network 5.0 / 8.5 against 2.7 / 4.0), as ratios on the ring's hop of

@@ -7,15 +7,13 @@
 // times that plus 50 us (protocol efficiency >= 0.8 and latencies of a few us). Group b's is
 // hidden behind the 100 us of compute (1 MiB on NVLink takes a few us): free, it saves nothing.
 // Compute is 110 us, with no bubble. (A Chakra process group is communicator "pg:<name>".)
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim/workload/chakra/chakra_et.pb.h"
+#include "tests/support/ChakraEt.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/TempDir.h"
 
@@ -24,22 +22,7 @@ namespace {
 namespace pb = ::fabricsim::chakra;
 using fabricsim::testsupport::runFabricsim;
 using fabricsim::testsupport::TempDir;
-
-void writeEt(const std::string& path, const std::vector<pb::Node>& nodes) {
-  std::string out;
-  auto append = [&](const google::protobuf::MessageLite& m) {
-    const std::string body = m.SerializeAsString();
-    google::protobuf::io::StringOutputStream s(&out);
-    google::protobuf::io::CodedOutputStream c(&s);
-    c.WriteVarint32(static_cast<uint32_t>(body.size()));
-    c.WriteRaw(body.data(), static_cast<int>(body.size()));
-  };
-  pb::GlobalMetadata meta;
-  meta.set_version("0.0.4");
-  append(meta);
-  for (const auto& n : nodes) append(n);
-  std::ofstream(path, std::ios::binary) << out;
-}
+using fabricsim::testsupport::writeChakraEt;
 
 pb::Node comp(uint64_t id, uint64_t micros, std::vector<uint64_t> deps) {
   pb::Node n;
@@ -71,8 +54,9 @@ TEST(ExplainCli, AttributesExposedTimeToTheGroupOnTheCriticalPath) {
   TempDir dir;
   const int64_t S = 64 << 20;
   for (int r = 0; r < 2; ++r)
-    writeEt(dir.file("et." + std::to_string(r) + ".et"),
-            {comp(1, 100, {}), allReduce(2, S, "a", {1}), comp(3, 10, {2}), allReduce(4, 1 << 20, "b", {})});
+    writeChakraEt(
+        dir.file("et." + std::to_string(r) + ".et"),
+        {comp(1, 100, {}), allReduce(2, S, "a", {1}), comp(3, 10, {2}), allReduce(4, 1 << 20, "b", {})});
   dir.write("groups.json", R"({"a": [0, 1], "b": [0, 1]})");
   dir.write("job.yaml", "kind: chakra\nname: two\nchakra: et\ncomm_groups: groups.json\n");
   const std::string topo = std::string(FABRICSIM_SOURCE_DIR) + "/topologies/default.yaml";

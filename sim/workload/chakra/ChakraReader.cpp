@@ -4,15 +4,14 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <queue>
-#include <sstream>
 #include <unordered_map>
 
+#include "sim/config/TopologyLoader.h"
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
 #include "sim/workload/chakra/chakra_et.pb.h"
@@ -22,16 +21,6 @@ namespace fabricsim {
 namespace {
 
 namespace pb = ::fabricsim::chakra;
-
-std::string readBinary(const std::string& path, const std::string& source) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(source, 0, 0, "chakra",
-                     "cannot read the Chakra trace file '" + path + "' (expected PREFIX.<rank>.et)");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// The messages of one ET file: its metadata, then its nodes.
 std::vector<pb::Node> parseFile(const std::string& path, const std::string& data) {
@@ -125,11 +114,10 @@ std::string describe(const pb::Node& n) {
 std::map<std::string, std::vector<uint32_t>> readCommGroups(const std::string& path, uint32_t ranks) {
   std::map<std::string, std::vector<uint32_t>> out;
   if (path.empty()) return out;
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, 0, "comm_groups", "cannot read the comm-groups file");
+  const std::string text = readInputFile(path);
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(in);
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, 0, "comm_groups", std::string("not valid JSON: ") + e.what());
   }
@@ -218,7 +206,7 @@ std::shared_ptr<JobTrace> ChakraReader::read(const ChakraInput& in) {
   trace->programOfRank.resize(ranks);
   for (uint32_t rank = 0; rank < ranks; ++rank) {
     const std::string file = rankFile(in.prefix, rank);
-    const std::vector<pb::Node> nodes = parseFile(file, readBinary(file, in.source));
+    const std::vector<pb::Node> nodes = parseFile(file, readInputFile(file));
     std::unordered_map<uint64_t, uint32_t> index;
     index.reserve(nodes.size());
     for (uint32_t i = 0; i < nodes.size(); ++i)

@@ -2,8 +2,6 @@
 // converter or ASTRA-sim's generators write them) read into jobs whose times are worked by hand,
 // the export of a generated job read back to the same job, and bad traces refused with the file
 // and the node.
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -18,6 +16,8 @@
 #include "sim/workload/chakra/ChakraReader.h"
 #include "sim/workload/chakra/ChakraWriter.h"
 #include "sim/workload/chakra/chakra_et.pb.h"
+#include "tests/support/ChakraEt.h"
+#include "tests/support/ComputeOnlyRun.h"
 #include "tests/support/PacketBench.h"
 #include "tests/support/TempDir.h"
 
@@ -25,6 +25,8 @@ namespace fabricsim {
 namespace {
 
 namespace pb = ::fabricsim::chakra;
+using testsupport::runComputeOnly;
+using testsupport::writeChakraEt;
 
 void attrInt(pb::Node& n, const char* name, int64_t v, bool asInt32 = false) {
   auto* a = n.add_attr();
@@ -78,34 +80,6 @@ pb::Node p2p(uint64_t id, bool send, uint32_t src, uint32_t dst, int64_t size, s
   return n;
 }
 
-/// Writes one rank's ET: the metadata, then the nodes, each after its length as a varint.
-void writeEt(const std::string& path, const std::vector<pb::Node>& nodes) {
-  std::string out;
-  auto append = [&](const google::protobuf::MessageLite& m) {
-    const std::string body = m.SerializeAsString();
-    google::protobuf::io::StringOutputStream s(&out);
-    google::protobuf::io::CodedOutputStream c(&s);
-    c.WriteVarint32(static_cast<uint32_t>(body.size()));
-    c.WriteRaw(body.data(), static_cast<int>(body.size()));
-  };
-  pb::GlobalMetadata meta;
-  meta.set_version("0.0.4");
-  append(meta);
-  for (const auto& n : nodes) append(n);
-  std::ofstream(path, std::ios::binary) << out;
-}
-
-Time runComputeOnly(const std::shared_ptr<JobTrace>& t) {
-  Simulator sim(1);
-  std::vector<uint32_t> gpus(t->ranks);
-  for (uint32_t r = 0; r < t->ranks; ++r) gpus[r] = r;
-  JobExecutor exec(sim, nullptr, t, gpus, 8, CollectiveTuning{}, "job", Time::zero(), false);
-  exec.start();
-  sim.run();
-  EXPECT_TRUE(exec.finished());
-  return exec.finishTime();
-}
-
 Time runOnFlowFabric(const std::shared_ptr<JobTrace>& t, const CollectiveTuning& tuning, int gpusPerHost) {
   TopologySpec spec = testsupport::leafSpineSpec(2, 2, 4);
   spec.hosts.gpusPerHost = gpusPerHost;
@@ -150,9 +124,9 @@ TEST(ChakraTrace, ComputeSendReceiveAndHostNodesWorkedByHand) {
   pb::Node meta;
   meta.set_id(50);
   meta.set_type(pb::METADATA_NODE);
-  writeEt(dir.file("et.0.et"),
-          {comp(1, 10), comp(2, 3, {1}, /*cpu=*/true), p2p(3, true, 0, 1, 1 << 20, {2}), comp(4, 4, {3})});
-  writeEt(dir.file("et.1.et"), {meta, p2p(7, false, 0, 1, 1 << 20, {50}), comp(9, 5, {7})});
+  writeChakraEt(dir.file("et.0.et"), {comp(1, 10), comp(2, 3, {1}, /*cpu=*/true),
+                                      p2p(3, true, 0, 1, 1 << 20, {2}), comp(4, 4, {3})});
+  writeChakraEt(dir.file("et.1.et"), {meta, p2p(7, false, 0, 1, 1 << 20, {50}), comp(9, 5, {7})});
   const auto t = ChakraReader::read(input(dir));
   ASSERT_EQ(t->ranks, 2u);
   EXPECT_EQ(t->programs[0].ops.size(), 3u);  // the CPU op is left out
@@ -171,9 +145,9 @@ TEST(ChakraTrace, CollectivesRunOnTheirProcessGroupWithTheConvertersSizes) {
   const uint64_t micros[] = {3, 5, 7, 9};
   for (uint32_t r = 0; r < 4; ++r) {
     const std::string pg = r < 2 ? "tp0" : "tp1";
-    writeEt(dir.file("et." + std::to_string(r) + ".et"),
-            {comp(1, micros[r]), coll(2, pb::ALL_REDUCE, 4096, pg, {1}), comp(3, 2, {2}),
-             coll(4, pb::ALL_GATHER, 1024, pg, {3}), coll(5, pb::REDUCE_SCATTER, 8192, pg, {4})});
+    writeChakraEt(dir.file("et." + std::to_string(r) + ".et"),
+                  {comp(1, micros[r]), coll(2, pb::ALL_REDUCE, 4096, pg, {1}), comp(3, 2, {2}),
+                   coll(4, pb::ALL_GATHER, 1024, pg, {3}), coll(5, pb::REDUCE_SCATTER, 8192, pg, {4})});
   }
   const auto t = ChakraReader::read(input(dir, groups));
   EXPECT_EQ(runComputeOnly(t), Time::us(11));
@@ -226,46 +200,46 @@ TEST(ChakraTrace, BadTracesNameTheFileAndTheNode) {
   // No files at all.
   expectError("", {"w.yaml", "et.0.et"});
   // A dependency on an id the file does not have.
-  writeEt(dir.file("et.0.et"), {comp(1, 1, {42})});
+  writeChakraEt(dir.file("et.0.et"), {comp(1, 1, {42})});
   expectError("", {"et.0.et", "node 1", "depends on node 42"});
   // A cycle.
-  writeEt(dir.file("et.0.et"), {comp(1, 1, {2}), comp(2, 1, {1})});
+  writeChakraEt(dir.file("et.0.et"), {comp(1, 1, {2}), comp(2, 1, {1})});
   expectError("", {"et.0.et", "cycle"});
   // Duplicate ids.
-  writeEt(dir.file("et.0.et"), {comp(1, 1), comp(1, 1)});
+  writeChakraEt(dir.file("et.0.et"), {comp(1, 1), comp(1, 1)});
   expectError("", {"et.0.et", "duplicate node id 1"});
   // A process group the comm-groups file does not have; then none given.
   const std::string groups = dir.write("g.json", R"({"dp": [0]})");
-  writeEt(dir.file("et.0.et"), {coll(1, pb::ALL_REDUCE, 64, "tp", {})});
+  writeChakraEt(dir.file("et.0.et"), {coll(1, pb::ALL_REDUCE, 64, "tp", {})});
   expectError(groups, {"et.0.et", "node 1", "process group 'tp'", "g.json"});
   expectError("", {"process group 'tp'", "set comm_groups"});
   // A collective NCCL-style simulation does not have.
-  writeEt(dir.file("et.0.et"), {coll(1, pb::REDUCE, 64, "", {})});
+  writeChakraEt(dir.file("et.0.et"), {coll(1, pb::REDUCE, 64, "", {})});
   expectError("", {"node 1", "comm_type 1 is not simulated"});
   // A missing attribute.
   pb::Node bare;
   bare.set_id(3);
   bare.set_type(pb::COMM_COLL_NODE);
-  writeEt(dir.file("et.0.et"), {bare});
+  writeChakraEt(dir.file("et.0.et"), {bare});
   expectError("", {"node 3", "comm_type"});
   // A send nobody receives: rank 1's file exists but has no receive.
-  writeEt(dir.file("et.0.et"), {p2p(1, true, 0, 1, 8, {})});
-  writeEt(dir.file("et.1.et"), {comp(1, 1)});
+  writeChakraEt(dir.file("et.0.et"), {p2p(1, true, 0, 1, 8, {})});
+  writeChakraEt(dir.file("et.1.et"), {comp(1, 1)});
   expectError("", {"rank 0 sends 1 messages to rank 1", "receives 0"});
   // A truncated file.
-  writeEt(dir.file("et.1.et"), {comp(1, 1), comp(2, 1)});
+  writeChakraEt(dir.file("et.1.et"), {comp(1, 1), comp(2, 1)});
   std::string bytes;
   {
     std::ifstream f(dir.file("et.1.et"), std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(f), {});
   }
   std::ofstream(dir.file("et.1.et"), std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 3);
-  writeEt(dir.file("et.0.et"), {comp(1, 1)});
+  writeChakraEt(dir.file("et.0.et"), {comp(1, 1)});
   expectError("", {"et.1.et", "truncated"});
   // Ranks of a process group that call it differently.
   std::ofstream(dir.file("g2.json")) << R"({"all": [0, 1]})";
-  writeEt(dir.file("et.0.et"), {coll(1, pb::ALL_REDUCE, 64, "all", {})});
-  writeEt(dir.file("et.1.et"), {coll(1, pb::ALL_REDUCE, 128, "all", {})});
+  writeChakraEt(dir.file("et.0.et"), {coll(1, pb::ALL_REDUCE, 64, "all", {})});
+  writeChakraEt(dir.file("et.1.et"), {coll(1, pb::ALL_REDUCE, 128, "all", {})});
   expectError(dir.file("g2.json"), {"et.1.et", "differs from rank 0"});
 }
 

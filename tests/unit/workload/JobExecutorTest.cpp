@@ -6,10 +6,13 @@
 
 #include "sim/core/Error.h"
 #include "sim/workload/TraceFile.h"
+#include "tests/support/ComputeOnlyRun.h"
 #include "tests/support/PacketBench.h"
 
 namespace fabricsim {
 namespace {
+
+using testsupport::runComputeOnly;
 
 TraceOp compute(uint8_t stream, Time d, std::vector<uint32_t> deps = {}) {
   TraceOp op;
@@ -48,18 +51,6 @@ std::shared_ptr<JobTrace> makeTrace(uint32_t ranks, std::vector<Program> program
   t->programOfRank = std::move(programOf);
   t->finalize("test");
   return t;
-}
-
-Time runComputeOnly(const std::shared_ptr<JobTrace>& t, std::vector<Time>* iterationEnds = nullptr) {
-  Simulator sim(1);
-  std::vector<uint32_t> gpus(t->ranks);
-  for (uint32_t r = 0; r < t->ranks; ++r) gpus[r] = r;
-  JobExecutor exec(sim, nullptr, t, gpus, 8, CollectiveTuning{}, "job", Time::zero(), false);
-  exec.start();
-  sim.run();
-  EXPECT_TRUE(exec.finished());
-  if (iterationEnds) *iterationEnds = exec.iterationEnds();
-  return exec.finishTime();
 }
 
 TEST(JobExecutorTest, StreamsRunConcurrentlyAndDependenciesOrderThem) {
@@ -132,7 +123,8 @@ TEST(JobExecutorTest, IterationsRepeatTheProgram) {
   EXPECT_EQ(ends[1], Time::us(14));
 }
 
-TEST(JobExecutorTest, RingAllReduceOverThePacketBackendCompletesForEveryMember) {
+/// Four ranks, each one ring all-reduce of `bytes` labelled "ar".
+std::shared_ptr<JobTrace> ringAllReduceTrace(Bytes bytes) {
   Program p;
   p.streams = {"compute"};
   p.labels = {"ar"};
@@ -140,9 +132,13 @@ TEST(JobExecutorTest, RingAllReduceOverThePacketBackendCompletesForEveryMember) 
   c.type = OpType::Collective;
   c.collective = CollectiveOp::AllReduce;
   c.algorithm = CollectiveAlgorithm::Ring;
-  c.bytes = 4 << 20;
+  c.bytes = bytes;
   p.ops.push_back(c);
-  auto t = makeTrace(4, {p}, {0, 0, 0, 0});
+  return makeTrace(4, {p}, {0, 0, 0, 0});
+}
+
+TEST(JobExecutorTest, RingAllReduceOverThePacketBackendCompletesForEveryMember) {
+  auto t = ringAllReduceTrace(4 << 20);
   testsupport::PacketBench bench(testsupport::leafSpineSpec(2, 2, 2));
   JobExecutor exec(bench.sim, &bench.fabric, t, {0, 1, 2, 3}, 1, CollectiveTuning{}, "job", Time::zero(), true);
   exec.start();
@@ -164,16 +160,7 @@ TEST(JobExecutorTest, CollectiveSummariesNameTheProtocolTheCallRanWith) {
   // A job's collectives run with the protocol NCCL's tuner picks under `protocol: auto` (an
   // 8 KiB ring all-reduce over 4 hosts is latency-bound: LL, as NCCL runs small calls) or the
   // one the tuning pins, and the summary says which.
-  Program p;
-  p.streams = {"compute"};
-  p.labels = {"ar"};
-  TraceOp c;
-  c.type = OpType::Collective;
-  c.collective = CollectiveOp::AllReduce;
-  c.algorithm = CollectiveAlgorithm::Ring;
-  c.bytes = 8 << 10;
-  p.ops.push_back(c);
-  auto t = makeTrace(4, {p}, {0, 0, 0, 0});
+  auto t = ringAllReduceTrace(8 << 10);
   for (const auto& [setting, expect] : {std::pair{CollectiveProtocol::Auto, CollectiveProtocol::LL},
                                         std::pair{CollectiveProtocol::LL128, CollectiveProtocol::LL128}}) {
     CollectiveTuning tuning;
