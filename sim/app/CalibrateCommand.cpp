@@ -11,6 +11,7 @@
 #include "sim/calibrate/CalibrationFit.h"
 #include "sim/calibrate/CalibrationWriter.h"
 #include "sim/calibrate/ComputeFit.h"
+#include "sim/calibrate/KernelFit.h"
 #include "sim/calibrate/MeasurementReader.h"
 #include "sim/config/CalibrationLoader.h"
 #include "sim/config/GpuPresets.h"
@@ -43,7 +44,7 @@ std::string defaultTestbed(uint32_t hosts, uint32_t gpusPerHost) {
 
 int calibrateCommand(const std::vector<std::string>& args) {
   std::vector<std::string> files;
-  std::string out, topology, backend, minSize, op, compute, peak, start;
+  std::string out, topology, backend, minSize, op, compute, peak, start, attention, overlap;
   uint32_t ranks = 0, gpusPerHost = 0;
   std::vector<std::string> held;
   bool quiet = false;
@@ -71,7 +72,11 @@ int calibrateCommand(const std::vector<std::string>& args) {
       "hold", po::value<std::vector<std::string>>(&held),
       "parameters to hold at their starting values (names as in the fit table, e.g. nvls_pipeline_MiB)")(
       "compute", po::value<std::string>(&compute),
-      "gpu/ harness compute JSON: fits gpu.efficiency {gemm, attention}")(
+      "gpu/ harness compute JSON: fits gpu.efficiency {gemm, fp8_gemm} and the HBM bandwidth")(
+      "attention", po::value<std::string>(&attention),
+      "gpu/ harness attention JSON (with --compute): fits gpu.efficiency {attention, memory}")(
+      "overlap", po::value<std::string>(&overlap),
+      "gpu/ harness overlap JSON (with --compute): fits gpu.comm_sm_share")(
       "peak", po::value<std::string>(&peak)->default_value("989TFLOPS"),
       "GPU peak when the compute JSON gives none")("quiet,q", po::bool_switch(&quiet), "no fit table");
   po::variables_map vm;
@@ -148,9 +153,23 @@ int calibrateCommand(const std::vector<std::string>& args) {
     const auto pk = parseFlops(peak);
     if (!pk.value) throw InputError("", 0, 0, "--peak", pk.error);
     cf = ComputeFit::fitFile(compute, *pk.value);
+    if (!attention.empty()) {
+      // Memory efficiencies relative to the HBM rate the calibration writes (the fastest copy),
+      // or the datasheet's when the compute result measured none.
+      const double hbm = cf->hbmBytesPerSecond.value_or(GpuSpec{}.hbmBytesPerSecond);
+      const KernelFit::Attention a = KernelFit::fitAttentionFile(attention, cf->peakFlops, hbm);
+      cf->attentionEfficiency = a.efficiency;
+      cf->memoryEfficiency = a.memoryEfficiency;
+    }
+    if (!overlap.empty()) cf->commSmShare = KernelFit::fitOverlapFile(overlap).commSmShare;
+  } else if (!attention.empty() || !overlap.empty()) {
+    throw InputError("", 0, 0, attention.empty() ? "--overlap" : "--attention",
+                     "needs --compute (the compute result gives the peak and HBM rate it is relative to)");
   }
   std::vector<std::string> sources = files;
   if (!compute.empty()) sources.push_back(compute);
+  if (!attention.empty()) sources.push_back(attention);
+  if (!overlap.empty()) sources.push_back(overlap);
   const std::string text =
       CalibrationWriter::yaml(fit, sources, testbedName, backend, fo.minSizeBytes, cf, cv);
   {
@@ -189,6 +208,17 @@ int calibrateCommand(const std::vector<std::string>& args) {
       if (cf->gemmEfficiency)
         std::printf("  %-24s %10.4f  fitted (%d GEMMs)\n", "gpu.efficiency.gemm", *cf->gemmEfficiency,
                     cf->gemms);
+      if (cf->fp8GemmEfficiency)
+        std::printf("  %-24s %10.4f  fitted (%d fp8 GEMMs)\n", "gpu.efficiency.fp8_gemm", *cf->fp8GemmEfficiency,
+                    cf->fp8Gemms);
+      if (cf->attentionEfficiency)
+        std::printf("  %-24s %10.4f  fitted (fused attention, causal FLOPs)\n", "gpu.efficiency.attention",
+                    *cf->attentionEfficiency);
+      if (cf->memoryEfficiency)
+        std::printf("  %-24s %10.4f  fitted (memory-bound kernels)\n", "gpu.efficiency.memory",
+                    *cf->memoryEfficiency);
+      if (cf->commSmShare)
+        std::printf("  %-24s %10.4f  fitted (GEMMs beside copy kernels)\n", "gpu.comm_sm_share", *cf->commSmShare);
       if (cf->unfusedAttentionEfficiency)
         std::printf(
             "  %-24s %10.4f  measured, not written: unfused score/value GEMMs, a lower bound of "

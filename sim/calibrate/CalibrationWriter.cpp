@@ -33,6 +33,7 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
     return std::find(fit.fitted.begin(), fit.fitted.end(), ModelParameters::names()[i]) != fit.fitted.end();
   };
   YAML::Emitter out;
+  out.SetDoublePrecision(10);  // the rounded figures as written (0.0822, not 0.082199999999999995)
   out << YAML::BeginMap;
   std::string src = "fabricsim calibrate on";
   for (const auto& s : sources) src += " " + s;
@@ -127,15 +128,27 @@ std::string CalibrationWriter::yaml(const CalibrationFit::Result& fit,
   if (compute && (compute->gemmEfficiency || compute->hbmBytesPerSecond)) {
     out << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "peak" << YAML::Value << fmt("%.1fTFLOPS", compute->peakFlops / 1e12);
-    // Only the GEMM efficiency: the harness's attention products are unfused (ComputeFit::Result).
-    if (compute->gemmEfficiency) {
+    if (compute->peakFp8Flops > 0 && compute->fp8GemmEfficiency)
+      out << YAML::Key << "peak_fp8" << YAML::Value << fmt("%.1fTFLOPS", compute->peakFp8Flops / 1e12);
+    // The attention efficiency only from fused attention (KernelFit): the compute result's
+    // attention products are unfused (ComputeFit::Result).
+    if (compute->gemmEfficiency || compute->fp8GemmEfficiency || compute->attentionEfficiency ||
+        compute->memoryEfficiency) {
       out << YAML::Key << "efficiency" << YAML::Value << YAML::Flow << YAML::BeginMap;
-      out << YAML::Key << "gemm" << YAML::Value << round4(std::min(1.0, *compute->gemmEfficiency));
+      auto put = [&](const char* key, const std::optional<double>& v) {
+        if (v) out << YAML::Key << key << YAML::Value << round4(std::min(1.0, *v));
+      };
+      put("gemm", compute->gemmEfficiency);
+      if (compute->peakFp8Flops > 0) put("fp8_gemm", compute->fp8GemmEfficiency);
+      put("attention", compute->attentionEfficiency);
+      put("memory", compute->memoryEfficiency);
       out << YAML::EndMap;
     }
     if (compute->hbmBytesPerSecond)
       out << YAML::Key << "hbm_bandwidth" << YAML::Value
           << fmt("%.1fGBps", *compute->hbmBytesPerSecond / 1e9);
+    if (compute->commSmShare)
+      out << YAML::Key << "comm_sm_share" << YAML::Value << round4(std::min(0.95, *compute->commSmShare));
     out << YAML::EndMap;
   }
   out << YAML::Key << "fit" << YAML::Value << YAML::BeginMap;

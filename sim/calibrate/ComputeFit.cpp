@@ -41,7 +41,11 @@ ComputeFit::Result ComputeFit::fit(const std::string& text, const std::string& f
   if (j.contains("peaks") && j["peaks"].is_object() && j["peaks"].contains("bf16_tflops") &&
       j["peaks"]["bf16_tflops"].is_number() && j["peaks"]["bf16_tflops"].get<double>() > 0)
     res.peakFlops = j["peaks"]["bf16_tflops"].get<double>() * 1e12;
+  if (j.contains("peaks") && j["peaks"].is_object() && j["peaks"].contains("fp8_tflops") &&
+      j["peaks"]["fp8_tflops"].is_number() && j["peaks"]["fp8_tflops"].get<double>() > 0)
+    res.peakFp8Flops = j["peaks"]["fp8_tflops"].get<double>() * 1e12;
   std::map<std::string, std::vector<double>> logFraction;
+  std::vector<double> fp8LogFraction;
   size_t i = 0;
   for (const auto& g : j["gemms"]) {
     const std::string k = "gemms[" + std::to_string(i++) + "]";
@@ -52,8 +56,10 @@ ComputeFit::Result ComputeFit::fit(const std::string& text, const std::string& f
       throw InputError(file, lineOf("gemms"), 0, k + ".name",
                        "expected qkv, attn_proj, mlp_up, mlp_down, attn_scores or attn_values, found '" +
                            g["name"].get<std::string>() + "'");
-    if (!g.contains("dtype") || g["dtype"] != "bf16") continue;      // fp16, fp8: not fitted
-    if (!g.contains("time_us") || g["time_us"].is_null()) continue;  // not run (its note says why)
+    const bool fp8 = g.contains("dtype") && g["dtype"] == "fp8";
+    if (!g.contains("dtype") || (g["dtype"] != "bf16" && !fp8)) continue;  // fp16: not fitted
+    if (fp8 && (*cls != "gemm" || res.peakFp8Flops <= 0)) continue;    // fp8 attention stays bf16
+    if (!g.contains("time_us") || g["time_us"].is_null()) continue;    // not run (its note says why)
     auto positive = [&](const char* key) {
       if (!g.contains(key) || !g[key].is_number() || !std::isfinite(g[key].get<double>()) ||
           g[key].get<double>() <= 0)
@@ -61,7 +67,17 @@ ComputeFit::Result ComputeFit::fit(const std::string& text, const std::string& f
       return g[key].get<double>();
     };
     const double flopsPerSecond = positive("flops") / (positive("time_us") * 1e-6);
-    logFraction[*cls].push_back(std::log(flopsPerSecond / res.peakFlops));
+    if (fp8)
+      fp8LogFraction.push_back(std::log(flopsPerSecond / res.peakFp8Flops));
+    else
+      logFraction[*cls].push_back(std::log(flopsPerSecond / res.peakFlops));
+  }
+  if (!fp8LogFraction.empty()) {
+    double mean = 0;
+    for (double x : fp8LogFraction) mean += x;
+    mean /= static_cast<double>(fp8LogFraction.size());
+    res.fp8GemmEfficiency = std::exp(mean);
+    res.fp8Gemms = static_cast<int>(fp8LogFraction.size());
   }
   if (logFraction.empty())
     throw InputError(file, lineOf("gemms"), 0, "gemms",

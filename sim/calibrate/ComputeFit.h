@@ -12,8 +12,8 @@
 // time_us (null: not run)}, peaks {bf16_tflops}, memory[] {name, hbm_GBps}. P is peaks.bf16_tflops
 // when the file gives it, else the caller's peak. Anything else (the collective JSON, another
 // schema or tool) is refused with the file, line and key.
-// Leaves out: fp16 and fp8 GEMMs (the simulator's compute runs at the bf16 peak; fp8 is the
-// training model's), shape-dependent efficiency (one figure per class, as GpuSpec has).
+// fp8 GEMMs the same way against peaks.fp8_tflops (gpu.efficiency.fp8_gemm).
+// Leaves out: fp16 GEMMs, shape-dependent efficiency (one figure per class, as GpuSpec has).
 // Units: FLOP/s as double, fractions of peak, HBM bytes/s.
 #pragma once
 
@@ -38,6 +38,13 @@ class ComputeFit {
     /// this is only a lower bound of it and is reported, never written to a calibration.
     std::optional<double> unfusedAttentionEfficiency;
     std::optional<double> hbmBytesPerSecond;
+    /// From the harness's attention and overlap results (KernelFit), when given.
+    std::optional<double> attentionEfficiency;  ///< fused, causal FLOPs
+    std::optional<double> memoryEfficiency;     ///< of hbmBytesPerSecond (or the datasheet's)
+    std::optional<double> commSmShare;
+    double peakFp8Flops = 0;                  ///< peaks.fp8_tflops (0: not given)
+    std::optional<double> fp8GemmEfficiency;  ///< fraction of peakFp8Flops
+    int fp8Gemms = 0;
     int gemms = 0;          ///< results used
     double rmsLogTime = 0;  ///< of the fitted classes' GEMMs
   };

@@ -100,21 +100,29 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
   r.getBytes(node, path, "nvls_pipeline", tuning.nvlsPipeline, false, 1);
 }
 
-void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& path, GpuSpec& gpu) {
-  if (YamlReader::has(node, "peak")) {
-    const YAML::Node v = node["peak"];
-    const std::string p = YamlReader::join(path, "peak");
-    if (!v.IsScalar()) {
-      r.error(v, p,
-              "expected a compute rate with a unit, e.g. '989TFLOPS', found " + YamlReader::describe(v));
-    } else {
-      const Parsed<double> f = parseFlops(v.Scalar());
-      if (f.value)
-        gpu.peakFlops = *f.value;
-      else
-        r.error(v, p, f.error);
-    }
+namespace {
+
+void readFlops(YamlReader& r, const YAML::Node& node, const std::string& path, const char* key, double& out) {
+  if (!YamlReader::has(node, key)) return;
+  const YAML::Node v = node[key];
+  const std::string p = YamlReader::join(path, key);
+  if (!v.IsScalar()) {
+    r.error(v, p, "expected a compute rate with a unit, e.g. '989TFLOPS', found " + YamlReader::describe(v));
+    return;
   }
+  const Parsed<double> f = parseFlops(v.Scalar());
+  if (f.value)
+    out = *f.value;
+  else
+    r.error(v, p, f.error);
+}
+
+}  // namespace
+
+void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& path, GpuSpec& gpu) {
+  readFlops(r, node, path, "peak", gpu.peakFlops);
+  readFlops(r, node, path, "peak_fp8", gpu.peakFp8Flops);
+  r.getDouble(node, path, "comm_sm_share", gpu.commSmShare, 0, 0.95);
   BitRate hbm;
   if (r.getRate(node, path, "hbm_bandwidth", hbm))
     gpu.hbmBytesPerSecond = static_cast<double>(hbm.bitsPerSecond()) / 8;
@@ -122,16 +130,19 @@ void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& pa
     const YAML::Node e = node["efficiency"];
     const std::string p = YamlReader::join(path, "efficiency");
     if (e.IsMap()) {
-      r.checkKeys(e, p, {"gemm", "attention"});
+      r.checkKeys(e, p, {"gemm", "attention", "fp8_gemm", "memory"});
       getDoubleAbove(r, e, p, "gemm", gpu.gemmEfficiency, 0, 1);
       getDoubleAbove(r, e, p, "attention", gpu.attentionEfficiency, 0, 1);
+      getDoubleAbove(r, e, p, "fp8_gemm", gpu.fp8GemmEfficiency, 0, 1);
+      getDoubleAbove(r, e, p, "memory", gpu.memoryEfficiency, 0, 1);
     } else if (e.IsScalar()) {
       double x = 0;
       if (getDoubleAbove(r, node, path, "efficiency", x, 0, 1))
         gpu.gemmEfficiency = gpu.attentionEfficiency = x;
     } else {
       r.error(e, p,
-              "expected a number in (0, 1] or a map {gemm, attention}, found " + YamlReader::describe(e));
+              "expected a number in (0, 1] or a map {gemm, attention, fp8_gemm, memory}, found " +
+                  YamlReader::describe(e));
     }
   }
 }
@@ -192,7 +203,7 @@ void applyCalibrationYaml(const std::string& yamlText, const std::string& file, 
   if (YamlReader::has(root, "gpu")) {
     const YAML::Node n = root["gpu"];
     if (r.expectMap(n, "gpu")) {
-      r.checkKeys(n, "gpu", {"peak", "efficiency", "hbm_bandwidth"});
+      r.checkKeys(n, "gpu", {"peak", "peak_fp8", "efficiency", "hbm_bandwidth", "comm_sm_share"});
       readGpuFigures(r, n, "gpu", g);
     }
   }

@@ -59,25 +59,38 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
     const ParallelismSpec& p = tr.parallelism;
     j["model"] = {{"preset", m.preset},        {"layers", m.layers}, {"hidden", m.hidden},
                   {"ffn_hidden", m.ffnHidden}, {"heads", m.heads},   {"kv_heads", m.kvHeads},
-                  {"seq_len", m.seqLen},       {"vocab", m.vocab},   {"gated_mlp", m.gatedMlp}};
+                  {"seq_len", m.seqLen},       {"vocab", m.vocab},   {"gated_mlp", m.gatedMlp},
+                  {"causal", m.causal},        {"tied_embeddings", m.tiedEmbeddings}};
     j["gpu"] = {{"preset", g.preset},
                 {"peak_flops", g.peakFlops},
+                {"peak_fp8_flops", g.peakFp8Flops},
                 {"hbm_bandwidth_bytes_per_second", g.hbmBytesPerSecond},
-                {"efficiency", {{"gemm", g.gemmEfficiency}, {"attention", g.attentionEfficiency}}}};
+                {"comm_sm_share", g.commSmShare},
+                {"efficiency",
+                 {{"gemm", g.gemmEfficiency},
+                  {"attention", g.attentionEfficiency},
+                  {"fp8_gemm", g.fp8GemmEfficiency},
+                  {"memory", g.memoryEfficiency}}}};
     j["parallelism"] = {{"tp", p.tp},
                         {"pp", p.pp},
                         {"dp", p.dp},
+                        {"cp", p.cp},
                         {"micro_batch", p.microBatch},
                         {"global_batch", p.globalBatch},
                         {"schedule", p.schedule},
                         {"virtual_stages", p.virtualStages},
                         {"sequence_parallel", p.sequenceParallel},
                         {"distributed_optimizer", p.distributedOptimizer},
-                        {"recompute", p.recompute}};
+                        {"recompute", p.recompute},
+                        {"overlap_grad_reduce", p.overlapGradReduce},
+                        {"overlap_param_gather", p.overlapParamGather},
+                        {"tp_comm_overlap", p.tpCommOverlap}};
     j["iterations"] = tr.iterations;
     j["dtype"] = tr.dtype;
     j["dtype_bytes"] = tr.dtypeBytes;
     j["dp_bucket_bytes"] = tr.dpBucketBytes;
+    j["grad_reduce_dtype"] = tr.gradReduceDtype.empty() ? tr.dtype : tr.gradReduceDtype;
+    j["elementwise"] = tr.elementwise;
     j["communication"] = tr.communication;
     j["tp_granularity"] = tr.tpGranularity;
   } else if (spec.kind == "trace") {

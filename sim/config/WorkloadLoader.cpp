@@ -120,7 +120,7 @@ void readGpuPreset(YamlReader& r, const Node& root, GpuSpec& gpu) {
               "expected a GPU preset (" + names +
                   ") or a map {preset, peak, hbm_bandwidth, efficiency}, found '" + n.Scalar() + "'");
   } else if (n.IsMap()) {
-    r.checkKeys(n, "gpu", {"preset", "peak", "hbm_bandwidth", "efficiency"});
+    r.checkKeys(n, "gpu", {"preset", "peak", "peak_fp8", "hbm_bandwidth", "efficiency", "comm_sm_share"});
     GpuSpec base;  // a custom GPU starts from GpuSpec's defaults
     std::string preset;
     if (r.getString(n, "gpu", "preset", preset)) {
@@ -161,7 +161,8 @@ void readModel(YamlReader& r, const Node& root, ModelSpec& m) {
   }
   r.checkKeys(
       n, "model",
-      {"preset", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "seq_len", "vocab", "gated_mlp"});
+      {"preset", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "seq_len", "vocab", "gated_mlp", "causal",
+       "tied_embeddings"});
   ModelSpec base;
   std::string preset;
   bool fromPreset = false;
@@ -182,6 +183,8 @@ void readModel(YamlReader& r, const Node& root, ModelSpec& m) {
   r.getInt(n, "model", "seq_len", base.seqLen, 1, INT32_MAX, req);
   r.getInt(n, "model", "vocab", base.vocab, 0, INT32_MAX);
   r.getBool(n, "model", "gated_mlp", base.gatedMlp);
+  r.getBool(n, "model", "causal", base.causal);
+  r.getBool(n, "model", "tied_embeddings", base.tiedEmbeddings);
   m = base;
   if (r.diagnostics().size() != before) return;
   if (m.ffnHidden == 0) m.ffnHidden = 4 * m.hidden;
@@ -203,11 +206,13 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
   const std::string path = "parallelism";
   if (!r.expectMap(n, path)) return;
   r.checkKeys(n, path,
-              {"tp", "pp", "dp", "micro_batch", "global_batch", "schedule", "virtual_stages",
-               "sequence_parallel", "distributed_optimizer", "recompute"});
+              {"tp", "pp", "dp", "cp", "micro_batch", "global_batch", "schedule", "virtual_stages",
+               "sequence_parallel", "distributed_optimizer", "recompute", "overlap_grad_reduce",
+               "overlap_param_gather", "tp_comm_overlap"});
   bool ok = r.getInt(n, path, "tp", p.tp, 1, INT32_MAX) || !YamlReader::has(n, "tp");
   ok = (r.getInt(n, path, "pp", p.pp, 1, INT32_MAX) || !YamlReader::has(n, "pp")) && ok;
   ok = (r.getInt(n, path, "dp", p.dp, 1, INT32_MAX) || !YamlReader::has(n, "dp")) && ok;
+  r.getInt(n, path, "cp", p.cp, 1, INT32_MAX);
   ok = (r.getInt(n, path, "micro_batch", p.microBatch, 1, INT32_MAX) || !YamlReader::has(n, "micro_batch")) &&
        ok;
   const bool gbGiven = YamlReader::has(n, "global_batch");
@@ -233,15 +238,36 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
   }
   r.getBool(n, path, "distributed_optimizer", p.distributedOptimizer);
   r.getChoice(n, path, "recompute", p.recompute, {"none", "full"});
+  r.getBool(n, path, "overlap_grad_reduce", p.overlapGradReduce);
+  if (r.getBool(n, path, "overlap_param_gather", p.overlapParamGather) && p.overlapParamGather &&
+      !p.distributedOptimizer) {
+    r.error(n["overlap_param_gather"], "parallelism.overlap_param_gather",
+            "overlap_param_gather needs distributed_optimizer: true (only the distributed optimizer "
+            "all-gathers parameters)");
+  }
+  if (r.getBool(n, path, "tp_comm_overlap", p.tpCommOverlap) && p.tpCommOverlap && p.tp == 1) {
+    r.error(n["tp_comm_overlap"], "parallelism.tp_comm_overlap",
+            "tp_comm_overlap needs tensor parallelism (tp > 1), found tp 1");
+  }
 }
 
 void readTraining(YamlReader& r, const Node& root, TrainingSpec& t) {
   readModel(r, root, t.model);
   readParallelism(r, root, t.parallelism);
+  const int cp = t.parallelism.cp;
+  if (cp > 1 && t.model.seqLen > 0 && t.model.seqLen % cp != 0) {
+    const Node p = root["parallelism"];
+    r.error(p.IsMap() && YamlReader::has(p, "cp") ? p["cp"] : p, "parallelism.cp",
+            "cp (" + std::to_string(cp) + ") must divide model.seq_len (" + std::to_string(t.model.seqLen) +
+                "): each context-parallel rank holds seq_len / cp tokens");
+  }
   r.getInt(root, "", "iterations", t.iterations, 1, 1'000'000);
   if (r.getChoice(root, "", "dtype", t.dtype, {"bf16", "fp16", "fp32", "fp8"}))
     t.dtypeBytes = t.dtype == "fp32" ? 4 : t.dtype == "fp8" ? 1 : 2;
   r.getBytes(root, "", "dp_bucket", t.dpBucketBytes, false, 1);
+  if (r.getChoice(root, "", "grad_reduce_dtype", t.gradReduceDtype, {"fp32", "bf16", "fp16"}))
+    t.gradReduceBytes = t.gradReduceDtype == "fp32" ? 4 : 2;
+  r.getBool(root, "", "elementwise", t.elementwise);
   r.getBool(root, "", "communication", t.communication);
   r.getChoice(root, "", "tp_granularity", t.tpGranularity, {"layer", "stage"});
 }
@@ -333,7 +359,8 @@ void readJob(YamlReader& r, const Node& root, WorkloadSpec& spec, std::vector<Di
   } else if (spec.kind == "training") {
     r.checkKeys(root, "",
                 {"kind", "name", "start", "collectives", "placement", "calibration", "model", "gpu",
-                 "parallelism", "iterations", "dtype", "dp_bucket", "communication", "tp_granularity"});
+                 "parallelism", "iterations", "dtype", "dp_bucket", "communication", "tp_granularity",
+                 "grad_reduce_dtype", "elementwise"});
   } else if (spec.kind == "chakra") {
     r.checkKeys(root, "",
                 {"kind", "name", "start", "collectives", "placement", "calibration", "chakra", "comm_groups",

@@ -202,6 +202,13 @@ struct ModelSpec {
   int seqLen = 0;
   int vocab = 0;          ///< 0 = no embedding and output layer modelled
   bool gatedMlp = false;  ///< SwiGLU (three FFN matrices) instead of GELU (two)
+  /// Causal (decoder) attention: the kernels skip the masked half of the s x s products, so
+  /// attention FLOPs are halved (FlashAttention's causal kernels). false counts the full square.
+  bool causal = false;
+  /// The output layer shares the input embedding's weights (Megatron's default; GPT-3), so
+  /// with pp > 1 the first and last stage all-reduce that weight's gradient every step.
+  /// Llama-3 unties them.
+  bool tiedEmbeddings = false;
 };
 
 struct GpuSpec {
@@ -213,12 +220,28 @@ struct GpuSpec {
   /// value products (FlashAttention).
   double gemmEfficiency = 0.6;
   double attentionEfficiency = 0.45;
+  /// Dense fp8 tensor-core peak (FLOP/s; H100/H200 SXM 1979e12): fp8 GEMMs run at this times
+  /// fp8GemmEfficiency. Attention stays bf16 (Transformer Engine keeps it there).
+  double peakFp8Flops = 1979e12;
+  double fp8GemmEfficiency = 0.6;
+  /// Fraction of hbmBytesPerSecond that memory-bound kernels (layer norm, activation, dropout,
+  /// residual add, the optimizer) reach; 1 = the datasheet rate.
+  double memoryEfficiency = 1.0;
+  /// Fraction of the compute throughput lost while a communication kernel runs on the same GPU
+  /// (NCCL's and Transformer Engine's communication kernels occupy SMs): a compute op that
+  /// starts with communication of its rank in flight takes duration / (1 - commSmShare).
+  /// 0: not modelled.
+  double commSmShare = 0.0;
 };
 
 struct ParallelismSpec {
   int tp = 1;
   int pp = 1;
   int dp = 1;
+  /// Context parallelism: each rank holds s/cp of every sequence; attention is ring attention
+  /// (K and V passed around the CP ring beside the attention compute); gradients are reduced
+  /// over the dp * cp ranks. Ranks: tp * cp * dp * pp.
+  int cp = 1;
   int microBatch = 1;   ///< sequences per micro-batch
   int globalBatch = 1;  ///< sequences per iteration; micro-batches per pipeline = global / (micro * dp)
   std::string schedule = "1f1b";      ///< 1f1b | interleaved
@@ -226,6 +249,16 @@ struct ParallelismSpec {
   bool sequenceParallel = false;      ///< TP all-reduce -> reduce-scatter + all-gather
   bool distributedOptimizer = false;  ///< DP all-reduce -> reduce-scatter (grads) + all-gather (params)
   std::string recompute = "none";     ///< none | full (recompute each layer's forward in backward)
+  /// Megatron --overlap-grad-reduce: each gradient bucket is reduced as soon as its gradients
+  /// are final, under the rest of the backward; false: every bucket after the whole backward.
+  bool overlapGradReduce = true;
+  /// Megatron --overlap-param-gather (distributed optimizer): the parameter all-gathers run
+  /// under the next forward, each bucket before the first layer that needs it; false: all
+  /// of them after the optimizer step, before the next iteration starts.
+  bool overlapParamGather = false;
+  /// Megatron --tp-comm-overlap (Transformer Engine userbuffers): each TP all-gather /
+  /// reduce-scatter runs concurrently with the GEMMs beside it instead of blocking them.
+  bool tpCommOverlap = false;
 };
 
 enum class PlacementPolicy { RailAligned, RandomHosts, Random };
@@ -247,6 +280,13 @@ struct TrainingSpec {
   int dtypeBytes = 2;          ///< activations, parameters and gradients (bf16)
   std::string dtype = "bf16";  ///< bf16 | fp16 | fp32 | fp8, as written; gives dtypeBytes
   Bytes dpBucketBytes = 0;     ///< DP gradient bucket; 0 = max(40M, 1M * dp) parameters, as Megatron
+  /// Bytes per element of the data-parallel gradient reduction (Megatron
+  /// --accumulate-allreduce-grads-in-fp32, on by default with bf16: 4); 0 = dtypeBytes.
+  int gradReduceBytes = 0;
+  std::string gradReduceDtype;  ///< fp32 | bf16 | fp16 as written; "" = dtype
+  /// Model the memory-bound kernels of every layer (layer norms, activation, dropout, residual
+  /// adds; TransformerModel::elementwiseBytes) at the GPU's memory rate; false leaves them out.
+  bool elementwise = false;
   /// false: every communication takes zero time (isolates compute and the pipeline bubble).
   bool communication = true;
   /// Collectives per layer and pass at layer granularity ("layer") or one merged collective per

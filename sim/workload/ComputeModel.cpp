@@ -6,11 +6,14 @@
 
 namespace fabricsim {
 
-ComputeModel::ComputeModel(const GpuSpec& gpu) : gpu_(gpu) {
+ComputeModel::ComputeModel(const GpuSpec& gpu, bool fp8Gemms) : gpu_(gpu), fp8_(fp8Gemms) {
   SIM_CHECK(gpu_.peakFlops > 0 && gpu_.hbmBytesPerSecond > 0, "GPU peak and HBM bandwidth must be positive");
   SIM_CHECK(gpu_.gemmEfficiency > 0 && gpu_.gemmEfficiency <= 1, "GEMM efficiency must be in (0, 1]");
   SIM_CHECK(gpu_.attentionEfficiency > 0 && gpu_.attentionEfficiency <= 1,
             "attention efficiency must be in (0, 1]");
+  SIM_CHECK(!fp8_ || (gpu_.peakFp8Flops > 0 && gpu_.fp8GemmEfficiency > 0 && gpu_.fp8GemmEfficiency <= 1),
+            "fp8 peak must be positive and fp8 GEMM efficiency in (0, 1]");
+  SIM_CHECK(gpu_.memoryEfficiency > 0 && gpu_.memoryEfficiency <= 1, "memory efficiency must be in (0, 1]");
 }
 
 Time ComputeModel::fromSeconds(double seconds) {
@@ -18,14 +21,21 @@ Time ComputeModel::fromSeconds(double seconds) {
   return Time::ps(std::llround(seconds * 1e12));
 }
 
+double ComputeModel::seconds(const Flops& flops) const {
+  const double gemmRate = fp8_ ? gpu_.peakFp8Flops * gpu_.fp8GemmEfficiency : gpu_.peakFlops * gpu_.gemmEfficiency;
+  return flops.gemm / gemmRate + flops.attention / (gpu_.peakFlops * gpu_.attentionEfficiency);
+}
+
 Time ComputeModel::computeTime(const Flops& flops) const {
-  const double seconds = flops.gemm / (gpu_.peakFlops * gpu_.gemmEfficiency) +
-                         flops.attention / (gpu_.peakFlops * gpu_.attentionEfficiency);
-  return fromSeconds(seconds);
+  return fromSeconds(seconds(flops));
+}
+
+Time ComputeModel::computeTime(const Flops& flops, double memoryBytes) const {
+  return fromSeconds(seconds(flops) + memoryBytes / (gpu_.hbmBytesPerSecond * gpu_.memoryEfficiency));
 }
 
 Time ComputeModel::memoryTime(double bytes) const {
-  return fromSeconds(bytes / gpu_.hbmBytesPerSecond);
+  return fromSeconds(bytes / (gpu_.hbmBytesPerSecond * gpu_.memoryEfficiency));
 }
 
 Time ComputeModel::optimizerTime(int64_t params) const {

@@ -1,6 +1,7 @@
 #include "sim/workload/JobExecutor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "sim/core/Error.h"
@@ -15,6 +16,19 @@ struct JobExecutor::RankState {
   std::vector<uint32_t> cursor;      // per stream: position of the next op to issue
   std::vector<uint8_t> busy;         // per stream: its head op has been issued and not completed
   std::vector<Time> issued;          // per stream: when the head op was issued
+  uint32_t commInFlight = 0;         // streams whose communication is moving data (commSmShare)
+  std::vector<uint8_t> transferring;  // per stream: its op's data is moving (commSmShare)
+  std::vector<uint32_t> running;     // compute slots running on this rank (commSmShare)
+};
+
+/// A compute op in progress while communication may slow it (JobTrace::commSmShare > 0).
+struct JobExecutor::SlowCompute {
+  double remainingPs = 0;  // work left, as picoseconds at full speed
+  Time since;              // when remainingPs was last brought up to date
+  Time end;                // the completion its latest scheduled event stands for
+  bool slowed = false;
+  bool active = false;
+  uint32_t pendingEvents = 0;  // scheduled events not yet delivered (the slot is reused at 0)
 };
 
 struct JobExecutor::PendingCollective {
@@ -70,6 +84,9 @@ JobExecutor::JobExecutor(Simulator& sim, Fabric* fabric, std::shared_ptr<const J
       info.streamOps[op.stream].push_back(i);
       if (op.type == OpType::Compute) info.compute += op.duration;
     }
+    info.commStream.assign(info.streamOps.size(), 0);
+    for (const TraceOp& op : prog.ops)
+      if (op.type != OpType::Compute) info.commStream[op.stream] = 1;
     computePerIteration_ = std::max(computePerIteration_, info.compute);
   }
   ranks_.resize(t.ranks);
@@ -139,6 +156,42 @@ void JobExecutor::issueReady(uint32_t rank) {
   }
 }
 
+bool JobExecutor::slowdownModelled() const { return communication_ && trace_->commSmShare > 0; }
+
+void JobExecutor::scheduleSlow(uint32_t slot) {
+  SlowCompute& c = slow_[slot];
+  const double rate = c.slowed ? 1.0 - trace_->commSmShare : 1.0;
+  c.end = c.since + Time::ps(std::llround(std::max(0.0, c.remainingPs) / rate));
+  ++c.pendingEvents;
+  sim_.schedule(c.end, this, slot);
+}
+
+void JobExecutor::markTransferring(uint32_t rank, uint32_t opIndex) {
+  RankState& s = ranks_[rank];
+  const uint8_t st = trace_->programs[s.program].ops[opIndex].stream;
+  if (s.transferring.empty()) s.transferring.assign(s.busy.size(), 0);
+  if (s.transferring[st]) return;
+  s.transferring[st] = 1;
+  commChanged(rank, +1);
+}
+
+void JobExecutor::commChanged(uint32_t rank, int delta) {
+  RankState& s = ranks_[rank];
+  const bool before = s.commInFlight > 0;
+  s.commInFlight = static_cast<uint32_t>(static_cast<int>(s.commInFlight) + delta);
+  const bool now = s.commInFlight > 0;
+  if (before == now) return;
+  const double share = trace_->commSmShare;
+  for (const uint32_t slot : s.running) {
+    SlowCompute& c = slow_[slot];
+    const double elapsed = static_cast<double>((sim_.now() - c.since).picos());
+    c.remainingPs -= elapsed * (c.slowed ? 1.0 - share : 1.0);
+    c.since = sim_.now();
+    c.slowed = now;
+    scheduleSlow(slot);
+  }
+}
+
 void JobExecutor::startOp(uint32_t rank, uint32_t opIndex) {
   const JobTrace& t = *trace_;
   RankState& s = ranks_[rank];
@@ -158,7 +211,18 @@ void JobExecutor::startOp(uint32_t rank, uint32_t opIndex) {
         slot = static_cast<uint32_t>(computeSlots_.size());
         computeSlots_.push_back({rank, opIndex});
       }
-      sim_.schedule(sim_.now() + op.duration, this, slot);
+      if (!slowdownModelled()) {
+        sim_.schedule(sim_.now() + op.duration, this, slot);
+        return;
+      }
+      if (slow_.size() <= slot) slow_.resize(slot + 1);
+      SlowCompute& c = slow_[slot];
+      c.remainingPs = static_cast<double>(op.duration.picos());
+      c.since = sim_.now();
+      c.slowed = s.commInFlight > 0;
+      c.active = true;
+      s.running.push_back(slot);
+      scheduleSlow(slot);
       return;
     }
     case OpType::Collective: {
@@ -219,6 +283,8 @@ void JobExecutor::launchCollective(uint64_t key) {
     onCollectiveDone(id, sim_.now());
     return;
   }
+  if (slowdownModelled())
+    for (const auto& [rank, memberOp] : pc.members) markTransferring(rank, memberOp);
   CollectiveCall call;
   call.op = op.collective;
   call.algorithm = op.algorithm;
@@ -240,6 +306,10 @@ void JobExecutor::launchMessage(uint32_t src, uint32_t srcOp, uint32_t dst, uint
   if (!communication_ || op.bytes == 0 || gpus_[src] == gpus_[dst] || isFree(op.comm)) {
     onCollectiveDone(id, sim_.now());
     return;
+  }
+  if (slowdownModelled()) {
+    markTransferring(src, srcOp);
+    markTransferring(dst, dstOp);
   }
   engine_->startPointToPoint(gpus_[src], gpus_[dst], op.bytes, this, id);
 }
@@ -290,6 +360,24 @@ void JobExecutor::onCollectiveDone(uint64_t id, Time when) {
 }
 
 void JobExecutor::onEvent(uint32_t tag) {
+  if (tag < slow_.size() && (slow_[tag].active || slow_[tag].pendingEvents > 0)) {
+    // A compute op under the slowdown model: only the event of its latest schedule completes
+    // it; the slot is reused once no event for it is pending.
+    SlowCompute& c = slow_[tag];
+    --c.pendingEvents;
+    if (!c.active || sim_.now() != c.end) {
+      if (!c.active && c.pendingEvents == 0) freeComputeSlots_.push_back(tag);
+      return;
+    }
+    c.active = false;
+    const auto [rank, op] = computeSlots_[tag];
+    auto& running = ranks_[rank].running;
+    running.erase(std::find(running.begin(), running.end(), tag));
+    if (c.pendingEvents == 0) freeComputeSlots_.push_back(tag);
+    completions_.push_back({rank, op});
+    drain();
+    return;
+  }
   const auto [rank, op] = computeSlots_[tag];
   freeComputeSlots_.push_back(tag);
   if (rank == UINT32_MAX) {
@@ -320,6 +408,10 @@ void JobExecutor::completeOp(uint32_t rank, uint32_t opIndex) {
     const TraceOp& op = t.programs[s.program].ops[opIndex];
     s.done[opIndex >> 6] |= uint64_t{1} << (opIndex & 63);
     s.busy[op.stream] = 0;
+    if (!s.transferring.empty() && s.transferring[op.stream]) {
+      s.transferring[op.stream] = 0;
+      commChanged(rank, -1);
+    }
     ++s.cursor[op.stream];
     if (observer_) observer_->onSpan(t, rank, s.program, opIndex, s.iteration, s.issued[op.stream], sim_.now());
     --s.remaining;

@@ -88,10 +88,20 @@ class JobExecutor final : public Workload, public CollectiveListener, public Eve
 
  private:
   struct RankState;
+  struct SlowCompute;
   struct PendingCollective;
   struct PendingMessage;
   void issueReady(uint32_t rank);
   void startOp(uint32_t rank, uint32_t op);
+  /// SM contention (JobTrace::commSmShare > 0 with communication on): a compute op progresses
+  /// at 1 - commSmShare of its speed while one of its rank's collectives or messages is moving
+  /// data (from the launch of the collective, or the match of send and receive, to its
+  /// completion: its kernel's CTAs copy on SMs), at full speed otherwise; its completion is
+  /// rescheduled when that changes. A kernel posted and waiting for its peers is not counted.
+  bool slowdownModelled() const;
+  void markTransferring(uint32_t rank, uint32_t op);
+  void commChanged(uint32_t rank, int delta);
+  void scheduleSlow(uint32_t slot);
   void completeOp(uint32_t rank, uint32_t op);
   void drain();
   void beginIteration(uint32_t rank);
@@ -114,6 +124,7 @@ class JobExecutor final : public Workload, public CollectiveListener, public Eve
     std::vector<std::vector<uint32_t>> streamOps;
     std::vector<uint32_t> positionInStream;  // per op
     Time compute;
+    std::vector<uint8_t> commStream;  // per stream: 1 when it carries communication
   };
   std::vector<ProgramInfo> programs_;
   std::vector<RankState> ranks_;
@@ -140,6 +151,7 @@ class JobExecutor final : public Workload, public CollectiveListener, public Eve
   bool draining_ = false;
   // Compute ops in flight, indexed by the event tag.
   std::vector<std::pair<uint32_t, uint32_t>> computeSlots_;
+  std::vector<SlowCompute> slow_;  // per compute slot, with commSmShare
   std::vector<uint32_t> freeComputeSlots_;
 
   std::vector<Time> iterationEnds_;

@@ -77,6 +77,9 @@ struct JobTrace {
   Time microbatchBackward;
   int microbatches = 0;
   int pipelineStages = 1;
+  /// Fraction of compute throughput lost while the rank has communication in flight
+  /// (GpuSpec::commSmShare); 0: compute ops keep their durations.
+  double commSmShare = 0.0;
   /// The collective tuning the trace was generated with (replays use it unless their workload
   /// file gives its own `collectives:` block or calibration).
   CollectiveTuning tuning;

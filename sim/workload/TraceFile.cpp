@@ -85,6 +85,7 @@ nlohmann::json traceToJson(const JobTrace& t, const TraceSource& source) {
   doc["iterations"] = t.iterations;
   doc["microbatches"] = t.microbatches;
   doc["pipeline_stages"] = t.pipelineStages;
+  if (t.commSmShare > 0) doc["comm_sm_share"] = t.commSmShare;
   doc["microbatch_forward_ps"] = t.microbatchForward.picos();
   doc["microbatch_backward_ps"] = t.microbatchBackward.picos();
   doc["collectives"] = toJson(t.tuning);
@@ -152,6 +153,12 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
   if (doc.contains("microbatches")) t->microbatches = static_cast<int>(r.uint(doc["microbatches"], "microbatches"));
   if (doc.contains("pipeline_stages"))
     t->pipelineStages = static_cast<int>(r.uint(doc["pipeline_stages"], "pipeline_stages"));
+  if (doc.contains("comm_sm_share")) {
+    const auto& v = doc["comm_sm_share"];
+    if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() < 1))
+      r.fail("comm_sm_share", "expected a number in [0, 1), found " + v.dump());
+    t->commSmShare = v.get<double>();
+  }
   if (doc.contains("microbatch_forward_ps"))
     t->microbatchForward = Time::ps(r.integer(doc["microbatch_forward_ps"], "microbatch_forward_ps"));
   if (doc.contains("microbatch_backward_ps"))

@@ -1,6 +1,7 @@
 #include "sim/workload/TrainingTraceBuilder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -20,11 +21,16 @@ struct Plan {
   /// Layers of virtual stage j = chunk * pp + stage (layersOfVirtualStages).
   std::vector<int> layersOfVirtual;
   bool sp = false, recompute = false, stageGranularity = false, distOpt = false, interleaved = false;
-  bool vocab = false;
-  uint16_t tpComm = 0, ppComm = 0, dpComm = 0;
-  Bytes tpBytes = 0;      ///< one TP collective
-  Bytes ppBytes = 0;      ///< one pipeline message per TP rank
-  Bytes bucketBytes = 0;  ///< DP bucket
+  bool vocab = false, tied = false, tpOverlap = false, overlapGrad = true, overlapParam = false;
+  uint16_t tpComm = 0, ppComm = 0, dpComm = 0, embdComm = 0, cpComm = 0;
+  int cp = 1;
+  Bytes ringBytes = 0;  ///< one ring-attention step forward (K and V of a chunk); backward moves 2x
+  Bytes tpBytes = 0;        ///< one TP collective
+  Bytes ppBytes = 0;        ///< one pipeline message per TP rank
+  int64_t bucketElements = 0;  ///< DP bucket, in this rank's parameters
+  int gradBytes = 2;         ///< bytes per gradient element in the DP reduction
+  int paramBytes = 2;        ///< bytes per parameter element in the parameter all-gather
+  double commSmShare = 0;    ///< GpuSpec::commSmShare: TP-overlapped blocks run slower by it
   int64_t paramsPerLayer = 0, embeddingParams = 0, outputParams = 0;
   // Compute times of one micro-batch.
   Time attnFwd, mlpFwd, attnBwd, mlpBwd;  ///< per layer ("layer" granularity)
@@ -45,10 +51,17 @@ class StageBuilder {
     recvBwd_ = prog_.stream("pp-recv-bwd");
     sendBwd_ = prog_.stream("pp-send-bwd");
     dpStream_ = prog_.stream("dp");
+    if (plan_.tpOverlap && plan_.tp > 1) tpStream_ = prog_.stream("tp-overlap");
+    if (plan_.cp > 1) {
+      cpSend_ = prog_.stream("cp-send");
+      cpRecv_ = prog_.stream("cp-recv");
+    }
     for (int c = 0; c < plan_.v; ++c) layerDone_.emplace_back(static_cast<size_t>(layers(c)), 0);
+    planBuckets();
   }
 
   Program build() {
+    if (plan_.overlapParam) paramGatherAhead();
     schedule();
     dataParallel();
     return std::move(prog_);
@@ -63,8 +76,13 @@ class StageBuilder {
     op.stream = compute_;
     op.deps = std::move(pending_);
     pending_.clear();
+    const bool compute = op.type == OpType::Compute;
     prog_.ops.push_back(std::move(op));
-    return static_cast<uint32_t>(prog_.ops.size() - 1);
+    if (compute) {
+      lastCompute_ = lastOp();
+      lastComputeValid_ = true;
+    }
+    return lastOp();
   }
 
   uint32_t computeOp(const char* label, Time duration) {
@@ -85,7 +103,52 @@ class StageBuilder {
     op.label = prog_.label(kind == CollectiveOp::AllReduce       ? "tp-allreduce"
                            : kind == CollectiveOp::ReduceScatter ? "tp-reducescatter"
                                                                  : "tp-allgather");
-    emitCompute(std::move(op));
+    if (!plan_.tpOverlap) {
+      emitCompute(std::move(op));
+      return;
+    }
+    // Overlapped (Transformer Engine userbuffers): on its own stream, beside the block's compute;
+    // it starts with the block (the block's inputs are its inputs) and the next block waits for it.
+    op.stream = tpStream_;
+    op.deps = blockDeps_;
+    prog_.ops.push_back(std::move(op));
+    overlapped_.push_back(lastOp());
+  }
+
+  /// One compute block with the TP collectives around it: the all-gather before (sequence
+  /// parallelism), the reduce after. Blocking: gather, compute, reduce in order. Overlapped:
+  /// all three start together (the collectives on the TP stream, in order) and the next op waits
+  /// for all of them.
+  /// With context parallelism, the attention blocks pass `ringBytes` around the CP ring beside
+  /// their compute (ring attention), and what follows waits for the ring too.
+  uint32_t block(const char* label, Time duration, Bytes gatherBytes, Bytes reduceBytes, Bytes ringBytes = 0) {
+    if (!plan_.tpOverlap) {
+      std::vector<uint32_t> inputs = pending_;
+      if (lastComputeValid_) inputs.push_back(lastCompute_);
+      const size_t before = prog_.ops.size();
+      tpGather(gatherBytes);
+      if (prog_.ops.size() != before) inputs = {lastOp()};
+      const std::vector<uint32_t> ringOps = ring(ringBytes, inputs);
+      const uint32_t op = computeOp(label, duration);
+      pending_.insert(pending_.end(), ringOps.begin(), ringOps.end());
+      tpReduce(reduceBytes);
+      return op;
+    }
+    blockDeps_ = pending_;
+    if (lastComputeValid_) blockDeps_.push_back(lastCompute_);
+    tpGather(gatherBytes);
+    tpReduce(reduceBytes);
+    const std::vector<uint32_t> ringOps = ring(ringBytes, blockDeps_);
+    overlapped_.insert(overlapped_.end(), ringOps.begin(), ringOps.end());
+    // The overlapped GEMMs run beside the communication kernel for their whole duration
+    // (Transformer Engine gives them the SMs the userbuffers kernels leave): slower by the
+    // GPU's communication share.
+    const double keep = 1.0 - plan_.commSmShare;
+    const uint32_t op =
+        computeOp(label, Time::ps(std::llround(static_cast<double>(duration.picos()) / keep)));
+    pending_ = std::move(overlapped_);
+    overlapped_.clear();
+    return op;
   }
 
   /// Megatron's "g" after a block in forward (and "f" in backward): all-reduce, or
@@ -113,6 +176,35 @@ class StageBuilder {
 
   uint32_t lastOp() const { return static_cast<uint32_t>(prog_.ops.size() - 1); }
 
+  /// Ring attention: cp - 1 steps, each sending `bytes` (a chunk's K and V; in backward also
+  /// their gradients) to the next rank of the CP ring and receiving the previous rank's; a step
+  /// forwards what the one before received, the first waits for `inputs`. Returns the last send
+  /// and receive (empty without context parallelism or bytes).
+  std::vector<uint32_t> ring(Bytes bytes, const std::vector<uint32_t>& inputs) {
+    if (plan_.cp <= 1 || bytes <= 0) return {};
+    std::vector<uint32_t> last;
+    for (int step = 0; step + 1 < plan_.cp; ++step) {
+      const std::vector<uint32_t> deps = last.empty() ? inputs : std::vector<uint32_t>{last[1]};
+      const uint32_t send = cpMessage(OpType::Send, cpSend_, +1, bytes, deps);
+      const uint32_t recv = cpMessage(OpType::Recv, cpRecv_, -1, bytes, {});
+      last = {send, recv};
+    }
+    return last;
+  }
+
+  uint32_t cpMessage(OpType type, uint8_t stream, int32_t offset, Bytes bytes, std::vector<uint32_t> deps) {
+    TraceOp op;
+    op.type = type;
+    op.stream = stream;
+    op.comm = plan_.cpComm;
+    op.peerOffset = offset;
+    op.bytes = bytes;
+    op.label = prog_.label(type == OpType::Send ? "cp-send" : "cp-recv");
+    op.deps = std::move(deps);
+    prog_.ops.push_back(std::move(op));
+    return lastOp();
+  }
+
   // --- passes ------------------------------------------------------------------------------
 
   size_t virtualStage(int chunk) const { return static_cast<size_t>(chunk * plan_.pp + stage_); }
@@ -125,24 +217,24 @@ class StageBuilder {
     const Bytes s = plan_.tpBytes;
     if (plan_.stageGranularity) {
       const Bytes total = 2 * s * layers(chunk);
-      tpGather(total);
-      computeOp(label, plan_.chunkFwd[virtualStage(chunk)]);
-      tpReduce(total);
+      block(label, plan_.chunkFwd[virtualStage(chunk)], total, total, plan_.ringBytes * layers(chunk));
       return;
     }
     for (int l = 0; l < layers(chunk); ++l) {
-      tpGather(s);
-      computeOp(label, plan_.attnFwd);
-      tpReduce(s);
-      tpGather(s);
-      computeOp(label, plan_.mlpFwd);
-      tpReduce(s);
+      block(label, plan_.attnFwd, s, s, plan_.ringBytes);
+      block(label, plan_.mlpFwd, s, s);
     }
   }
 
   void forward(int chunk) {
     const bool first = firstVirtual(chunk), last = lastVirtual(chunk);
     if (!first) pending_ = {p2p(OpType::Recv, recvFwd_, -1, {})};
+    if (plan_.overlapParam && !gatherWaited_[static_cast<size_t>(chunk)]) {
+      // The first forward of a chunk waits for the all-gather of its parameters' bucket.
+      gatherWaited_[static_cast<size_t>(chunk)] = 1;
+      if (paramGatherOf_[static_cast<size_t>(chunk)] >= 0)
+        pending_.push_back(static_cast<uint32_t>(paramGatherOf_[static_cast<size_t>(chunk)]));
+    }
     if (first && plan_.vocab) {
       computeOp("embedding", plan_.embedding);
       tpReduce(plan_.tpBytes);  // vocab-parallel embedding: partial rows summed over TP
@@ -164,7 +256,8 @@ class StageBuilder {
       tpReduce(s);  // conjugate of the identity before the column-parallel output layer
     }
     std::vector<uint32_t>& done = layerDone_[static_cast<size_t>(chunk)];
-    if (plan_.stageGranularity) {
+    const Bytes ring = plan_.ringBytes * layers(chunk);
+    if (plan_.stageGranularity && !plan_.tpOverlap && plan_.cp <= 1) {
       const int perLayer = plan_.recompute ? 4 : 2;
       const Bytes total = perLayer * s * layers(chunk);
       tpGather(total);
@@ -172,22 +265,20 @@ class StageBuilder {
       const uint32_t op = computeOp("bwd", plan_.chunkBwd[virtualStage(chunk)]);
       tpReduce(total);
       std::fill(done.begin(), done.end(), op);
+    } else if (plan_.stageGranularity) {
+      const Bytes total = 2 * s * layers(chunk);
+      if (plan_.recompute) block("recompute", plan_.chunkFwd[virtualStage(chunk)], total, total, ring);
+      // Backward of ring attention passes K, V and their gradients: twice the forward's bytes.
+      const uint32_t op = block("bwd", plan_.chunkBwd[virtualStage(chunk)], total, total, 2 * ring);
+      std::fill(done.begin(), done.end(), op);
     } else {
       for (int l = layers(chunk) - 1; l >= 0; --l) {
         if (plan_.recompute) {
-          tpGather(s);
-          computeOp("recompute", plan_.attnFwd);
-          tpReduce(s);
-          tpGather(s);
-          computeOp("recompute", plan_.mlpFwd);
-          tpReduce(s);
+          block("recompute", plan_.attnFwd, s, s, plan_.ringBytes);
+          block("recompute", plan_.mlpFwd, s, s);
         }
-        tpGather(s);
-        computeOp("bwd", plan_.mlpBwd);
-        tpReduce(s);
-        tpGather(s);
-        done[static_cast<size_t>(l)] = computeOp("bwd", plan_.attnBwd);
-        tpReduce(s);
+        block("bwd", plan_.mlpBwd, s, s);
+        done[static_cast<size_t>(l)] = block("bwd", plan_.attnBwd, s, s, 2 * plan_.ringBytes);
       }
     }
     if (first && plan_.vocab) {
@@ -228,57 +319,111 @@ class StageBuilder {
     for (int i = remaining; i < total; ++i) backward(chunkOf(i, false));
   }
 
-  /// Gradient buckets in the order their gradients become final, the optimizer step, and the
-  /// distributed optimizer's parameter all-gather.
-  void dataParallel() {
-    struct Segment {
-      int64_t params;
-      uint32_t done;  ///< the op after which this segment's gradients are final
-    };
-    std::vector<Segment> segments;
-    for (int c = 0; c < plan_.v; ++c) {
-      if (lastVirtual(c) && plan_.vocab) segments.push_back({plan_.outputParams, logitsDone_});
-      for (int l = layers(c) - 1; l >= 0; --l) {
-        segments.push_back(
-            {plan_.paramsPerLayer, layerDone_[static_cast<size_t>(c)][static_cast<size_t>(l)]});
-      }
-      if (firstVirtual(c) && plan_.vocab) segments.push_back({plan_.embeddingParams, embeddingDone_});
-    }
-    std::stable_sort(segments.begin(), segments.end(),
-                     [](const Segment& a, const Segment& b) { return a.done < b.done; });
-    int64_t params = 0;
-    std::vector<Bytes> boundary;  // cumulative gradient bytes per rank after each segment
-    for (const Segment& seg : segments) {
-      params += seg.params;
-      boundary.push_back(plan_.model->gradientBytesPerRank(params));
-    }
-    const Bytes gradBytes = boundary.empty() ? 0 : boundary.back();
+  /// This stage's parameter segments in the order their gradients become final in backward:
+  /// chunks from the last to the first, in each the output layer, the layers from the last to
+  /// the first, the embedding. Segment k of a chunk's layers is layer (layers - 1 - k).
+  struct Segment {
+    int64_t params;
+    int chunk;
+    int layer;  ///< layer in the chunk; -1 output layer, -2 embedding
+  };
 
-    struct Bucket {
-      Bytes bytes;
-      uint32_t dep;
-    };
-    std::vector<Bucket> buckets;
+  /// Splits the stage's gradients into DP buckets (Megatron: consecutive parameters of this
+  /// rank in backward order, bucketElements each, the last one smaller) and, per chunk, the
+  /// bucket that holds its first parameters in forward order (the one its first forward waits
+  /// for). Positions are this rank's elements: ceil(cumulative parameters / tp).
+  void planBuckets() {
+    for (int c = plan_.v - 1; c >= 0; --c) {
+      if (lastVirtual(c) && plan_.vocab) segments_.push_back({plan_.outputParams, c, -1});
+      for (int l = layers(c) - 1; l >= 0; --l) segments_.push_back({plan_.paramsPerLayer, c, l});
+      if (firstVirtual(c) && plan_.vocab) segments_.push_back({plan_.embeddingParams, c, -2});
+    }
+    int64_t params = 0;
+    for (const Segment& seg : segments_) {
+      params += seg.params;
+      boundary_.push_back(plan_.model->gradientBytesPerRank(params, 1));
+    }
+    totalParams_ = params;
+    const int64_t elements = boundary_.empty() ? 0 : boundary_.back();
     if (plan_.dp > 1) {
-      size_t seg = 0;
-      for (Bytes start = 0; start < gradBytes;) {
-        const Bytes end = std::min(start + plan_.bucketBytes, gradBytes);
-        while (boundary[seg] < end) ++seg;
-        buckets.push_back({end - start, segments[seg].done});
+      for (int64_t start = 0; start < elements;) {
+        const int64_t end = std::min(start + plan_.bucketElements, elements);
+        bucketEnd_.push_back(end);
         start = end;
       }
     }
-    std::vector<uint32_t> dpOps;
-    for (const Bucket& bucket : buckets) {
-      dpOps.push_back(dpCollective(plan_.distOpt ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
-                                   bucket.bytes, {bucket.dep}));
+    paramGatherOf_.assign(static_cast<size_t>(plan_.v), -1);
+    gatherWaited_.assign(static_cast<size_t>(plan_.v), 0);
+    chunkBucket_.assign(static_cast<size_t>(plan_.v), -1);
+    for (size_t i = 0; i < segments_.size(); ++i) {
+      // A chunk's first parameters in forward order are its last segment in backward order:
+      // the bucket holding that segment's last element.
+      const auto it = std::lower_bound(bucketEnd_.begin(), bucketEnd_.end(), boundary_[i]);
+      if (it != bucketEnd_.end())
+        chunkBucket_[static_cast<size_t>(segments_[i].chunk)] = static_cast<int>(it - bucketEnd_.begin());
     }
-    int64_t optimizerParams = (params + plan_.tp - 1) / plan_.tp;
+  }
+
+  int64_t bucketElements(size_t k) const { return bucketEnd_[k] - (k == 0 ? 0 : bucketEnd_[k - 1]); }
+  Bytes bucketGradBytes(size_t k) const { return bucketElements(k) * plan_.gradBytes; }
+  Bytes bucketParamBytes(size_t k) const { return bucketElements(k) * plan_.paramBytes; }
+
+  /// Megatron --overlap-param-gather: the previous step's parameter all-gathers, one per bucket
+  /// in forward order (the last bucket first), issued at the start of the iteration; each
+  /// chunk's first forward waits for the bucket holding its first parameters.
+  void paramGatherAhead() {
+    std::vector<int> opOfBucket(bucketEnd_.size(), -1);
+    for (size_t k = bucketEnd_.size(); k-- > 0;)
+      opOfBucket[k] = static_cast<int>(dpCollective(CollectiveOp::AllGather, bucketParamBytes(k), {}));
+    for (int c = 0; c < plan_.v; ++c) {
+      const int k = chunkBucket_[static_cast<size_t>(c)];
+      if (k >= 0) paramGatherOf_[static_cast<size_t>(c)] = opOfBucket[static_cast<size_t>(k)];
+    }
+  }
+
+  /// The op after which a segment's gradients are final.
+  uint32_t doneOf(const Segment& seg) const {
+    if (seg.layer == -1) return logitsDone_;
+    if (seg.layer == -2) return embeddingDone_;
+    return layerDone_[static_cast<size_t>(seg.chunk)][static_cast<size_t>(seg.layer)];
+  }
+
+  /// Gradient buckets in the order their gradients become final (or all after the backward),
+  /// the tied embedding's gradient all-reduce, the optimizer step, and the distributed
+  /// optimizer's parameter all-gather (here, unless gathered ahead of the next forward).
+  void dataParallel() {
+    const uint32_t backwardDone = lastCompute_;
+    std::vector<uint32_t> dpOps;
+    size_t seg = 0;
+    for (size_t k = 0; k < bucketEnd_.size(); ++k) {
+      // Ready when the segment holding the bucket's last element is final (segments become
+      // final in this order).
+      while (boundary_[seg] < bucketEnd_[k]) ++seg;
+      const uint32_t dep = plan_.overlapGrad ? doneOf(segments_[seg]) : backwardDone;
+      dpOps.push_back(dpCollective(plan_.distOpt ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
+                                   bucketGradBytes(k), {dep}));
+    }
+    if (plan_.tied && plan_.pp > 1 && plan_.vocab && (stage_ == 0 || stage_ == plan_.pp - 1)) {
+      // Megatron's finalize_model_grads: the shared embedding's gradient summed over the first
+      // and the last stage (after the DP reduction of the buckets, before the optimizer).
+      TraceOp op;
+      op.type = OpType::Collective;
+      op.stream = dpStream_;
+      op.collective = CollectiveOp::AllReduce;
+      op.comm = plan_.embdComm;
+      op.bytes = plan_.model->gradientBytesPerRank(plan_.embeddingParams, plan_.gradBytes);
+      op.label = prog_.label("embedding-allreduce");
+      op.deps = {stage_ == 0 ? embeddingDone_ : logitsDone_};
+      prog_.ops.push_back(std::move(op));
+      dpOps.push_back(lastOp());
+    }
+    int64_t optimizerParams = (totalParams_ + plan_.tp - 1) / plan_.tp;
     if (plan_.distOpt) optimizerParams = (optimizerParams + plan_.dp - 1) / plan_.dp;
     pending_ = dpOps;
     const uint32_t optimizer = computeOp("optimizer", plan_.compute->optimizerTime(optimizerParams));
-    if (plan_.distOpt) {
-      for (const Bucket& bucket : buckets) dpCollective(CollectiveOp::AllGather, bucket.bytes, {optimizer});
+    if (plan_.distOpt && !plan_.overlapParam) {
+      for (size_t k = 0; k < bucketEnd_.size(); ++k)
+        dpCollective(CollectiveOp::AllGather, bucketParamBytes(k), {optimizer});
     }
   }
 
@@ -300,8 +445,20 @@ class StageBuilder {
   const Plan& plan_;
   const int stage_;
   Program prog_;
-  uint8_t compute_ = 0, recvFwd_ = 0, sendFwd_ = 0, recvBwd_ = 0, sendBwd_ = 0, dpStream_ = 0;
+  uint8_t compute_ = 0, recvFwd_ = 0, sendFwd_ = 0, recvBwd_ = 0, sendBwd_ = 0, dpStream_ = 0, tpStream_ = 0;
+  uint8_t cpSend_ = 0, cpRecv_ = 0;
   std::vector<uint32_t> pending_;
+  std::vector<uint32_t> blockDeps_;   ///< inputs of the block being emitted (TP overlap)
+  std::vector<uint32_t> overlapped_;  ///< its TP collectives (TP overlap)
+  uint32_t lastCompute_ = 0;
+  bool lastComputeValid_ = false;
+  std::vector<Segment> segments_;
+  int64_t totalParams_ = 0;
+  std::vector<int64_t> boundary_;    ///< per segment: this rank's elements up to its end
+  std::vector<int64_t> bucketEnd_;   ///< this rank's elements up to the end of each DP bucket
+  std::vector<int> chunkBucket_;     ///< per chunk: the bucket of its first parameters (forward order)
+  std::vector<int> paramGatherOf_;   ///< per chunk: the all-gather op its first forward waits for
+  std::vector<uint8_t> gatherWaited_;
   std::vector<std::vector<uint32_t>> layerDone_;  ///< [chunk][layer in chunk]: last backward op
   uint32_t logitsDone_ = 0;
   uint32_t embeddingDone_ = 0;
@@ -339,8 +496,12 @@ void validate(const TrainingSpec& spec, const std::string& source) {
   positive(spec.iterations, "iterations");
   positive(spec.dtypeBytes, "dtype");
   need(spec.dpBucketBytes >= 0, "dp_bucket", "expected 0 (Megatron's default) or a positive size");
-  need(static_cast<int64_t>(par.tp) * par.pp * par.dp <= UINT32_MAX, "parallelism",
-       "tp * pp * dp is too large");
+  positive(par.cp, "parallelism.cp");
+  need(static_cast<int64_t>(par.tp) * par.pp * par.dp * par.cp <= UINT32_MAX, "parallelism",
+       "tp * cp * pp * dp is too large");
+  need(model.seqLen % par.cp == 0, "parallelism.cp",
+       "cp (" + std::to_string(par.cp) + ") must divide the sequence length (" + std::to_string(model.seqLen) +
+           "): each context-parallel rank holds seq_len / cp tokens");
   need(model.heads % par.tp == 0, "parallelism.tp",
        "tp (" + std::to_string(par.tp) + ") must divide the attention heads (" + std::to_string(model.heads) +
            ")");
@@ -381,6 +542,16 @@ void validate(const TrainingSpec& spec, const std::string& source) {
        "expected a value in (0, 1]");
   need(gpu.attentionEfficiency > 0 && gpu.attentionEfficiency <= 1, "gpu.efficiency.attention",
        "expected a value in (0, 1]");
+  need(gpu.fp8GemmEfficiency > 0 && gpu.fp8GemmEfficiency <= 1, "gpu.efficiency.fp8_gemm",
+       "expected a value in (0, 1]");
+  need(gpu.memoryEfficiency > 0 && gpu.memoryEfficiency <= 1, "gpu.efficiency.memory", "expected a value in (0, 1]");
+  need(gpu.peakFp8Flops > 0, "gpu.peak_fp8", "expected a positive FLOP rate");
+  need(gpu.commSmShare >= 0 && gpu.commSmShare < 1, "gpu.comm_sm_share", "expected a value in [0, 1)");
+  need(!par.tpCommOverlap || par.sequenceParallel, "parallelism.tp_comm_overlap",
+       "tp_comm_overlap needs sequence_parallel: true (Megatron overlaps the sequence-parallel "
+       "all-gather and reduce-scatter)");
+  need(!par.overlapParamGather || par.distributedOptimizer, "parallelism.overlap_param_gather",
+       "overlap_param_gather needs distributed_optimizer: true");
 }
 
 std::string describe(const TrainingSpec& spec, int m) {
@@ -390,13 +561,21 @@ std::string describe(const TrainingSpec& spec, int m) {
     model = "custom-" + std::to_string(spec.model.layers) + "l-" + std::to_string(spec.model.hidden) + "h";
   }
   std::string out = "training " + model + " tp" + std::to_string(par.tp) + " pp" + std::to_string(par.pp) +
-                    " dp" + std::to_string(par.dp) + " mb" + std::to_string(par.microBatch) + " gb" +
+ (par.cp > 1 ? " cp" + std::to_string(par.cp) : std::string()) + " dp" + std::to_string(par.dp) + " mb" + std::to_string(par.microBatch) + " gb" +
                     std::to_string(par.globalBatch) + " m" + std::to_string(m) + " " + par.schedule;
   if (par.schedule == "interleaved") out += " v" + std::to_string(par.virtualStages);
   if (par.sequenceParallel) out += " sp";
   if (par.distributedOptimizer) out += " distopt";
   if (par.recompute == "full") out += " recompute";
   if (spec.tpGranularity == "stage") out += " tp-per-stage";
+  if (par.tpCommOverlap) out += " tp-overlap";
+  if (!par.overlapGradReduce) out += " no-grad-overlap";
+  if (par.overlapParamGather) out += " param-overlap";
+  if (spec.model.tiedEmbeddings) out += " tied";
+  if (spec.model.causal) out += " causal";
+  if (spec.elementwise) out += " elementwise";
+  if (spec.gradReduceBytes > 0) out += " grads-" + spec.gradReduceDtype;
+  if (spec.dtype == "fp8") out += " fp8";
   return out;
 }
 
@@ -419,11 +598,13 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   (void)tuning;  // collectives use Auto: the run's tuning decides
   validate(spec, name);
   const ParallelismSpec& par = spec.parallelism;
-  const TransformerModel model(spec.model, spec.dtypeBytes, par.tp, par.sequenceParallel);
-  const ComputeModel compute(spec.gpu);
+  const TransformerModel model(spec.model, spec.dtypeBytes, par.tp, par.sequenceParallel, par.cp);
+  const ComputeModel compute(spec.gpu, spec.dtype == "fp8");
 
   Plan plan;
   plan.tp = par.tp;
+  plan.cp = par.cp;
+  plan.ringBytes = par.cp > 1 ? model.ringKvBytes(par.microBatch) : 0;
   plan.pp = par.pp;
   plan.dp = par.dp;
   plan.interleaved = par.schedule == "interleaved";
@@ -438,19 +619,34 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   plan.vocab = model.vocab() > 0;
   plan.tpBytes = model.tpCollectiveBytes(plan.b);
   plan.ppBytes = model.pipelineMessageBytes(plan.b);
-  plan.bucketBytes = spec.dpBucketBytes > 0 ? spec.dpBucketBytes
-                                            : TransformerModel::defaultBucketBytes(plan.dp, spec.dtypeBytes);
+  plan.tied = spec.model.tiedEmbeddings;
+  plan.tpOverlap = par.tpCommOverlap && par.tp > 1;
+  plan.commSmShare = spec.gpu.commSmShare;
+  plan.overlapGrad = par.overlapGradReduce;
+  plan.overlapParam = par.overlapParamGather && par.distributedOptimizer;
+  plan.gradBytes = spec.gradReduceBytes > 0 ? spec.gradReduceBytes : spec.dtypeBytes;
+  plan.paramBytes = spec.dtypeBytes;
+  // Megatron's bucket counts parameters; a dp_bucket in bytes is of the reduced gradients.
+  plan.bucketElements =
+      std::max<int64_t>(1, spec.dpBucketBytes > 0 ? spec.dpBucketBytes / plan.gradBytes
+                                                  : TransformerModel::defaultBucketBytes(plan.dp, 1));
   plan.paramsPerLayer = model.paramsPerLayer();
   plan.embeddingParams = model.embeddingParams();
   plan.outputParams = model.outputLayerParams();
   const int b = plan.b;
-  plan.attnFwd = compute.computeTime(model.attentionForward(b));
-  plan.mlpFwd = compute.computeTime(model.mlpForward(b));
-  plan.attnBwd = compute.computeTime(TransformerModel::backwardOf(model.attentionForward(b)));
-  plan.mlpBwd = compute.computeTime(TransformerModel::backwardOf(model.mlpForward(b)));
+  // Memory-bound kernels of each block (0 when not modelled).
+  const double attnMem = spec.elementwise ? model.attentionElementwiseBytes(b) : 0.0;
+  const double mlpMem = spec.elementwise ? model.mlpElementwiseBytes(b) : 0.0;
+  plan.attnFwd = compute.computeTime(model.attentionForward(b), attnMem);
+  plan.mlpFwd = compute.computeTime(model.mlpForward(b), mlpMem);
+  plan.attnBwd = compute.computeTime(TransformerModel::backwardOf(model.attentionForward(b)),
+                                     TransformerModel::backwardElementwiseBytes(attnMem));
+  plan.mlpBwd = compute.computeTime(TransformerModel::backwardOf(model.mlpForward(b)),
+                                    TransformerModel::backwardElementwiseBytes(mlpMem));
   for (const int n : plan.layersOfVirtual) {
-    plan.chunkFwd.push_back(compute.computeTime(model.layerForward(b) * n));
-    plan.chunkBwd.push_back(compute.computeTime(TransformerModel::backwardOf(model.layerForward(b)) * n));
+    plan.chunkFwd.push_back(compute.computeTime(model.layerForward(b) * n, (attnMem + mlpMem) * n));
+    plan.chunkBwd.push_back(compute.computeTime(TransformerModel::backwardOf(model.layerForward(b)) * n,
+                                                TransformerModel::backwardElementwiseBytes(attnMem + mlpMem) * n));
   }
   plan.logitsFwd = compute.computeTime(model.logitsForward(b));
   plan.logitsBwd = compute.computeTime(TransformerModel::backwardOf(model.logitsForward(b)));
@@ -464,37 +660,74 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   trace.name = name;
   trace.iterations = spec.iterations;
   const uint32_t tp = static_cast<uint32_t>(par.tp), dp = static_cast<uint32_t>(par.dp),
-                 pp = static_cast<uint32_t>(par.pp);
-  trace.ranks = tp * dp * pp;
-  auto rankOf = [&](uint32_t t, uint32_t d, uint32_t p) { return t + tp * (d + dp * p); };
+                 pp = static_cast<uint32_t>(par.pp), cp = static_cast<uint32_t>(par.cp);
+  trace.ranks = tp * cp * dp * pp;
+  // Megatron's order tp-cp-dp-pp: rank = tp_idx + tp (cp_idx + cp (dp_idx + dp pp_idx)).
+  auto rankOf = [&](uint32_t t, uint32_t c, uint32_t d, uint32_t p) { return t + tp * (c + cp * (d + dp * p)); };
 
   Communicator tpComm{"tp", {}, {}, {}}, ppComm{"pp", {}, {}, {}}, dpComm{"dp", {}, {}, {}};
+  Communicator cpComm{"cp", {}, {}, {}};
   for (uint32_t p = 0; p < pp; ++p) {
     for (uint32_t d = 0; d < dp; ++d) {
-      std::vector<uint32_t> group;
-      for (uint32_t t = 0; t < tp; ++t) group.push_back(rankOf(t, d, p));
-      tpComm.groups.push_back(std::move(group));
+      for (uint32_t c = 0; c < cp; ++c) {
+        std::vector<uint32_t> group;
+        for (uint32_t t = 0; t < tp; ++t) group.push_back(rankOf(t, c, d, p));
+        tpComm.groups.push_back(std::move(group));
+      }
     }
+    // Gradients are reduced over the data- and context-parallel ranks together (Megatron's
+    // data-parallel group with context parallelism).
     for (uint32_t t = 0; t < tp; ++t) {
       std::vector<uint32_t> group;
-      for (uint32_t d = 0; d < dp; ++d) group.push_back(rankOf(t, d, p));
+      for (uint32_t d = 0; d < dp; ++d)
+        for (uint32_t c = 0; c < cp; ++c) group.push_back(rankOf(t, c, d, p));
       dpComm.groups.push_back(std::move(group));
+    }
+    for (uint32_t d = 0; d < dp; ++d) {
+      for (uint32_t t = 0; t < tp; ++t) {
+        std::vector<uint32_t> group;
+        for (uint32_t c = 0; c < cp; ++c) group.push_back(rankOf(t, c, d, p));
+        cpComm.groups.push_back(std::move(group));
+      }
     }
   }
   for (uint32_t d = 0; d < dp; ++d) {
-    for (uint32_t t = 0; t < tp; ++t) {
-      std::vector<uint32_t> group;
-      for (uint32_t p = 0; p < pp; ++p) group.push_back(rankOf(t, d, p));
-      ppComm.groups.push_back(std::move(group));
+    for (uint32_t c = 0; c < cp; ++c) {
+      for (uint32_t t = 0; t < tp; ++t) {
+        std::vector<uint32_t> group;
+        for (uint32_t p = 0; p < pp; ++p) group.push_back(rankOf(t, c, d, p));
+        ppComm.groups.push_back(std::move(group));
+      }
     }
   }
   trace.communicators = {std::move(tpComm), std::move(ppComm), std::move(dpComm)};
   plan.tpComm = 0;
   plan.ppComm = 1;
   plan.dpComm = 2;
+  if (plan.tied && pp > 1 && plan.vocab) {
+    // Megatron's embedding group: the first and the last stage's ranks of one (tp, cp, dp)
+    // index; the other stages' ranks are alone in theirs (every rank is in one group) and never
+    // use it.
+    Communicator embd{"embd", {}, {}, {}};
+    for (uint32_t d = 0; d < dp; ++d) {
+      for (uint32_t c = 0; c < cp; ++c) {
+        for (uint32_t t = 0; t < tp; ++t) {
+          embd.groups.push_back({rankOf(t, c, d, 0), rankOf(t, c, d, pp - 1)});
+          for (uint32_t p = 1; p + 1 < pp; ++p) embd.groups.push_back({rankOf(t, c, d, p)});
+        }
+      }
+    }
+    plan.embdComm = static_cast<uint16_t>(trace.communicators.size());
+    trace.communicators.push_back(std::move(embd));
+  }
+  if (cp > 1) {
+    plan.cpComm = static_cast<uint16_t>(trace.communicators.size());
+    trace.communicators.push_back(std::move(cpComm));
+  }
+  trace.commSmShare = spec.gpu.commSmShare;
 
   trace.programOfRank.resize(trace.ranks);
-  for (uint32_t r = 0; r < trace.ranks; ++r) trace.programOfRank[r] = r / (tp * dp);
+  for (uint32_t r = 0; r < trace.ranks; ++r) trace.programOfRank[r] = r / (tp * cp * dp);
   for (int s = 0; s < par.pp; ++s) trace.programs.push_back(StageBuilder(plan, s).build());
 
   // The layers' compute of one micro-batch on the slowest stage (every stage's with uniform

@@ -9,12 +9,20 @@
 // per direction; DP gradient buckets in the order their gradients become final, overlapped
 // with the rest of the backward; the optimizer step; the distributed optimizer's parameter
 // all-gather; full activation recomputation; layers that do not divide evenly over the
-// virtual stages (see layersOfVirtualStages).
+// virtual stages (see layersOfVirtualStages). Megatron's switches: gradients reduced in
+// their own dtype (grad_reduce_dtype, fp32 by --accumulate-allreduce-grads-in-fp32),
+// --overlap-grad-reduce (buckets under the backward, or all after it), --overlap-param-gather
+// (the parameter all-gathers issued at the start of the step, each chunk's first forward
+// waiting for its bucket), --tp-comm-overlap (each block's TP all-gather and reduce-scatter on
+// a "tp-overlap" stream beside its compute; the next block waits for both), tied embeddings
+// (the shared weight's gradient all-reduced over communicator "embd" between the first and the
+// last stage before the optimizer), element-wise kernels at the memory rate, fp8 GEMMs.
 // Streams of every program: "compute", "pp-recv-fwd", "pp-send-fwd", "pp-recv-bwd",
-// "pp-send-bwd", "dp".
-// Leaves out: placement (decided at run time), overlap of TP communication with compute,
-// the embedding-gradient all-reduce between first and last stage (the output layer is untied),
-// data loading, gradient clipping, the loss all-reduces of the vocab-parallel cross-entropy.
+// "pp-send-bwd", "dp", and "tp-overlap" with tp_comm_overlap.
+// Leaves out: placement (decided at run time), the first chunk of an overlapped TP collective
+// (Transformer Engine's split pipeline exposes it), sequence parallelism's re-gather of the
+// layer input in backward, data loading, gradient clipping, the loss all-reduces of the
+// vocab-parallel cross-entropy.
 // Units: Bytes, Time (ps).
 #pragma once
 

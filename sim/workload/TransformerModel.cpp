@@ -6,7 +6,7 @@
 
 namespace fabricsim {
 
-TransformerModel::TransformerModel(const ModelSpec& spec, int dtypeBytes, int tp, bool sequenceParallel)
+TransformerModel::TransformerModel(const ModelSpec& spec, int dtypeBytes, int tp, bool sequenceParallel, int cp)
     : layers_(spec.layers),
       hidden_(spec.hidden),
       ffn_(spec.ffnHidden > 0 ? spec.ffnHidden : 4 * static_cast<int64_t>(spec.hidden)),
@@ -17,10 +17,13 @@ TransformerModel::TransformerModel(const ModelSpec& spec, int dtypeBytes, int tp
       gated_(spec.gatedMlp),
       dtype_(dtypeBytes),
       tp_(tp),
-      sequenceParallel_(sequenceParallel) {
+      sequenceParallel_(sequenceParallel),
+      causal_(spec.causal),
+      cp_(cp) {
   SIM_CHECK(layers_ > 0 && hidden_ > 0 && heads_ > 0 && seq_ > 0, "model shape must be positive");
   SIM_CHECK(hidden_ % heads_ == 0, "hidden must be a multiple of heads");
-  SIM_CHECK(dtype_ >= 1 && tp_ >= 1, "dtype bytes and tp must be positive");
+  SIM_CHECK(dtype_ >= 1 && tp_ >= 1 && cp_ >= 1, "dtype bytes, tp and cp must be positive");
+  SIM_CHECK(seq_ % cp_ == 0, "cp must divide the sequence");
 }
 
 int64_t TransformerModel::attentionParamsPerLayer() const {
@@ -46,33 +49,51 @@ int64_t TransformerModel::stageParams(int count, bool embedding, bool outputLaye
 }
 
 Flops TransformerModel::attentionForward(int b) const {
-  const double tokens = static_cast<double>(b) * static_cast<double>(seq_);
+  const double tokens = localTokens(b);
   Flops f;
   f.gemm = 2.0 * tokens * static_cast<double>(attentionParamsPerLayer()) / tp_;
-  f.attention = 4.0 * tokens * static_cast<double>(seq_) * static_cast<double>(hidden_) / tp_;
+  f.attention = (causal_ ? 2.0 : 4.0) * tokens * static_cast<double>(seq_) * static_cast<double>(hidden_) / tp_;
   return f;
 }
 
+namespace {
+constexpr double kElementwiseBytes = 2.0;  // bf16 activations between the GEMMs
+}  // namespace
+
+double TransformerModel::attentionElementwiseBytes(int b) const {
+  const double tokens = localTokens(b) / (sequenceParallel_ ? tp_ : 1);
+  const double a = tokens * static_cast<double>(hidden_) * kElementwiseBytes;
+  return 2.0 * a + 3.5 * a;
+}
+
+double TransformerModel::mlpElementwiseBytes(int b) const {
+  const double f = localTokens(b) * static_cast<double>(ffn_) / tp_ * kElementwiseBytes;
+  return attentionElementwiseBytes(b) + (gated_ ? 3.0 : 2.0) * f;
+}
+
 Flops TransformerModel::mlpForward(int b) const {
-  const double tokens = static_cast<double>(b) * static_cast<double>(seq_);
-  return {2.0 * tokens * static_cast<double>(mlpParamsPerLayer()) / tp_, 0.0};
+  return {2.0 * localTokens(b) * static_cast<double>(mlpParamsPerLayer()) / tp_, 0.0};
 }
 
 Flops TransformerModel::logitsForward(int b) const {
-  const double tokens = static_cast<double>(b) * static_cast<double>(seq_);
-  return {2.0 * tokens * static_cast<double>(hidden_) * static_cast<double>(vocab_) / tp_, 0.0};
+  return {2.0 * localTokens(b) * static_cast<double>(hidden_) * static_cast<double>(vocab_) / tp_, 0.0};
 }
 
 Bytes TransformerModel::activationBytes(int b) const {
-  return static_cast<Bytes>(b) * seq_ * hidden_ * dtype_;
+  return static_cast<Bytes>(b) * (seq_ / cp_) * hidden_ * dtype_;
+}
+
+Bytes TransformerModel::ringKvBytes(int b) const {
+  const int64_t kvPerRank = std::max<int64_t>(1, kvHeads_ / tp_);
+  return static_cast<Bytes>(b) * (seq_ / cp_) * 2 * kvPerRank * headDim() * dtype_;
 }
 
 Bytes TransformerModel::pipelineMessageBytes(int b) const {
   return (activationBytes(b) + tp_ - 1) / tp_;
 }
 
-Bytes TransformerModel::gradientBytesPerRank(int64_t params) const {
-  return (params + tp_ - 1) / tp_ * dtype_;
+Bytes TransformerModel::gradientBytesPerRank(int64_t params, int elementBytes) const {
+  return (params + tp_ - 1) / tp_ * (elementBytes > 0 ? elementBytes : dtype_);
 }
 
 Bytes TransformerModel::defaultBucketBytes(int dp, int dtypeBytes) {

@@ -5,14 +5,23 @@
 // projection, the s x s score and value products) and an MLP block (two matrices, or three
 // with a gated SwiGLU MLP), plus two layer norms; an input embedding (vocab x hidden) on the
 // first pipeline stage and an untied output layer (vocab x hidden, the logits) on the last.
-// FLOPs count 2 per multiply-add; attention's s x s products are counted in full (causal
-// masking is NOT halved: FlashAttention's skipped blocks are left to the attention efficiency).
-// Backward = 2 x forward. All FLOPs are per tensor-parallel rank (divided by tp).
+// FLOPs count 2 per multiply-add; attention's s x s products are counted in full, or halved
+// for a causal model (ModelSpec::causal: the kernels skip the masked blocks).
+// Backward = 2 x forward. All FLOPs are per tensor-parallel rank (divided by tp) and per
+// context-parallel rank (its s/cp tokens; attention: its s/cp queries against all s keys).
+// Memory-bound kernels (elementwiseBytes): per layer and forward, two layer norms (read x,
+// write y: 2a each), two fused bias-dropout-adds (read the block output and the residual,
+// write the sum and a 1-byte dropout mask: 3.5a each at 2-byte activations) and the MLP's
+// activation (GeLU reads and writes the intermediate: 2f; SwiGLU reads two: 3f), where a is
+// one activation on the tokens a rank holds (all b*s, or b*s/tp with sequence parallelism) and
+// f the rank's MLP intermediate (b*s*ffn/tp), at 2 bytes per element (bf16; fp8 training keeps
+// these in bf16). Backward moves twice the forward's bytes (gradients in and out plus the saved
+// input). Softmax and attention dropout are inside the fused attention kernel.
 // Message sizes: one TP collective moves the layer's activation b*s*h*dtype (nccl-tests size
 // convention: the full tensor, also for reduce-scatter and all-gather); a pipeline message is
 // that divided by tp (each TP rank sends its slice); DP gradients are the stage's parameters
 // divided by tp, times dtype.
-// Leaves out: biases, position embeddings, softmax/dropout/layer-norm FLOPs, the vocab-parallel
+// Leaves out: biases, position embeddings, the element-wise kernels' FLOPs, the vocab-parallel
 // cross-entropy's small all-reduces, activation memory.
 // Units: parameters and FLOPs as counts (int64 / double), Bytes.
 #pragma once
@@ -39,7 +48,7 @@ class TransformerModel {
   /// Reads the numeric fields of `spec` (presets are resolved by the loader): ffnHidden 0 =
   /// 4*hidden, kvHeads 0 = heads. Requires (SIM_CHECK; callers validate user input) positive
   /// layers, hidden, heads, seqLen, hidden % heads == 0, dtypeBytes >= 1, tp >= 1.
-  TransformerModel(const ModelSpec& spec, int dtypeBytes, int tp, bool sequenceParallel);
+  TransformerModel(const ModelSpec& spec, int dtypeBytes, int tp, bool sequenceParallel, int cp = 1);
 
   int layers() const { return layers_; }
   int64_t hidden() const { return hidden_; }
@@ -52,6 +61,10 @@ class TransformerModel {
   int dtypeBytes() const { return dtype_; }
   int tp() const { return tp_; }
   bool sequenceParallel() const { return sequenceParallel_; }
+  bool causal() const { return causal_; }
+  int cp() const { return cp_; }
+  /// Tokens a rank's layers compute on: b * s / cp (context parallelism splits the sequence).
+  double localTokens(int b) const { return static_cast<double>(b) * static_cast<double>(seq_ / cp_); }
 
   // --- parameters (whole model, not divided by tp) ---
   /// QKV h*(h + 2*kvHeads*headDim) plus output projection h*h.
@@ -71,7 +84,8 @@ class TransformerModel {
   int64_t stageParams(int count, bool embedding, bool outputLayer) const;
 
   // --- FLOPs per TP rank for a micro-batch of `b` sequences ---
-  /// Forward of the attention block: GEMMs 2*b*s*attentionParams, attention 4*b*s*s*h; / tp.
+  /// Forward of the attention block: GEMMs 2*t*attentionParams, attention 4*t*s*h (halved when
+  /// causal: the local t = b*s/cp queries against all s keys); / tp.
   Flops attentionForward(int b) const;
   /// Forward of the MLP block: 2*b*s*mlpParams / tp.
   Flops mlpForward(int b) const;
@@ -81,14 +95,27 @@ class TransformerModel {
   /// Backward of anything = 2 x its forward.
   static Flops backwardOf(const Flops& forward) { return forward * 2.0; }
 
+  // --- memory-bound kernels per TP rank for a micro-batch of `b` sequences (see the header) ---
+  /// Forward bytes of the attention block's layer norm and bias-dropout-add: 5.5a.
+  double attentionElementwiseBytes(int b) const;
+  /// Forward bytes of the MLP block's layer norm, activation and bias-dropout-add: 5.5a + 2f
+  /// (3f gated).
+  double mlpElementwiseBytes(int b) const;
+  /// Backward = 2 x forward bytes.
+  static double backwardElementwiseBytes(double forwardBytes) { return 2.0 * forwardBytes; }
+
   // --- message sizes ---
-  /// b*s*h*dtype: one layer activation; the size of each TP collective.
+  /// b*(s/cp)*h*dtype: one layer activation; the size of each TP collective.
   Bytes activationBytes(int b) const;
+  /// One step of ring attention (context parallelism): the K and V of the local chunk of this
+  /// rank's KV heads, b*(s/cp)*2*max(1, kvHeads/tp)*headDim*dtype.
+  Bytes ringKvBytes(int b) const;
   Bytes tpCollectiveBytes(int b) const { return activationBytes(b); }
   /// activationBytes / tp: what each TP rank sends to the next pipeline stage.
   Bytes pipelineMessageBytes(int b) const;
-  /// Gradient (or bf16 parameter) bytes per rank for `params` parameters: ceil(params/tp)*dtype.
-  Bytes gradientBytesPerRank(int64_t params) const;
+  /// Gradient (or parameter) bytes per rank for `params` parameters: ceil(params/tp) *
+  /// elementBytes (0: the model's dtype).
+  Bytes gradientBytesPerRank(int64_t params, int elementBytes = 0) const;
   /// Megatron DDP's default bucket: max(40e6, 1e6*dp) parameters * dtype.
   static Bytes defaultBucketBytes(int dp, int dtypeBytes);
 
@@ -104,6 +131,8 @@ class TransformerModel {
   int dtype_;
   int tp_;
   bool sequenceParallel_;
+  bool causal_;
+  int cp_;
 };
 
 }  // namespace fabricsim

@@ -1,8 +1,9 @@
 // ComputeFit reads what the gpu/ harness writes: a compute result built by the harness's own
 // report code (gpu/common/ComputeReport) with GEMM times chosen to hit known fractions of the
 // bf16 peak gives, per class, the geometric mean of those fractions (the least-squares fit of
-// log time), worked out here from the chosen fractions; fp8 rows and GEMMs that did not run are
-// left out; HBM bandwidth is the fastest copy's. Other JSON is refused with its line and key.
+// log time), worked out here from the chosen fractions; fp8 GEMMs give their own efficiency
+// against the fp8 peak; GEMMs that did not run are left out; HBM bandwidth is the fastest
+// copy's. Other JSON is refused with its line and key.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,7 +71,7 @@ TEST(ComputeFit, EachClassIsTheGeometricMeanOfItsFractionsOfThePeak) {
       gemm("qkv", 8192, 12288, 4096, "bf16", 0.5),       gemm("attn_proj", 8192, 4096, 4096, "bf16", 0.8),
       gemm("mlp_up", 8192, 16384, 4096, "bf16", 0.6),    gemm("mlp_down", 8192, 4096, 16384, "bf16", 0.75),
       gemm("attn_scores", 4096, 4096, 128, "bf16", 0.3), gemm("attn_values", 4096, 128, 4096, "bf16", 0.48),
-      gemm("mlp_up", 8192, 16384, 4096, "fp8", 0.9)};  // not fitted
+      gemm("mlp_up", 8192, 16384, 4096, "fp8", 0.9)};  // fp8: 0.9 of the bf16 peak = 0.45 of fp8's
   gpu::GemmResult skipped = gemm("qkv", 8192, 12288, 4096, "bf16", 0.1);
   skipped.timeUs.reset();  // did not run
   skipped.note = "no cuBLASLt algorithm";
@@ -82,6 +83,10 @@ TEST(ComputeFit, EachClassIsTheGeometricMeanOfItsFractionsOfThePeak) {
   // Tolerance: the JSON carries times as doubles; 1e-9 relative covers their printing.
   EXPECT_NEAR(*r.gemmEfficiency, std::pow(0.5 * 0.8 * 0.6 * 0.75, 0.25), 1e-9);
   EXPECT_NEAR(*r.unfusedAttentionEfficiency, std::sqrt(0.3 * 0.48), 1e-9);
+  EXPECT_DOUBLE_EQ(r.peakFp8Flops, 2 * kPeakTflops * 1e12);
+  ASSERT_TRUE(r.fp8GemmEfficiency);
+  EXPECT_EQ(r.fp8Gemms, 1);
+  EXPECT_NEAR(*r.fp8GemmEfficiency, 0.45, 1e-9);
   // rms of ln(fraction) about each class's mean, over the six fitted GEMMs.
   auto dev = [](std::vector<double> f) {
     double mean = 0, sq = 0;

@@ -123,6 +123,41 @@ TEST(JobExecutorTest, IterationsRepeatTheProgram) {
   EXPECT_EQ(ends[1], Time::us(14));
 }
 
+// SM contention (JobTrace::commSmShare = s): a compute op of C that runs while a message moves
+// for T (from 0: both sides post at once) does T (1 - s) of its work then, the rest after, so
+// it ends at T + C - T (1 - s) = C + s T. T is measured by the same message alone; the fabric
+// does not see the compute, so T is the same. Tolerance 2 ps (two roundings of the reschedule).
+TEST(JobExecutorTest, ComputeSlowsWhileItsRanksDataMoves) {
+  const Time c = Time::us(500);
+  auto trace = [&](bool withCompute, double share) {
+    Program sender;
+    sender.streams = {"compute", "send"};
+    if (withCompute) sender.ops.push_back(compute(0, c));
+    sender.ops.push_back(message(OpType::Send, 1, +1, 4 << 20));
+    Program receiver;
+    receiver.streams = {"compute", "recv"};
+    receiver.ops.push_back(message(OpType::Recv, 1, -1, 4 << 20));
+    auto t = makeTrace(2, {sender, receiver}, {0, 1});
+    t->commSmShare = share;
+    return t;
+  };
+  auto run = [](const std::shared_ptr<JobTrace>& t) {
+    testsupport::PacketBench bench(testsupport::leafSpineSpec(2, 1, 2));
+    JobExecutor exec(bench.sim, &bench.fabric, t, {0, 2}, 1, CollectiveTuning{}, "job", Time::zero(), true);
+    exec.start();
+    bench.sim.run();
+    EXPECT_TRUE(exec.finished());
+    return exec.finishTime();
+  };
+  const Time transfer = run(trace(false, 0.25));
+  ASSERT_GT(transfer, Time::us(300));  // 4 MiB at 100 Gb/s: 336 us, so it ends inside the compute
+  ASSERT_LT(transfer, c);
+  const double expected = static_cast<double>(c.picos()) + 0.25 * static_cast<double>(transfer.picos());
+  EXPECT_NEAR(static_cast<double>(run(trace(true, 0.25)).picos()), expected, 2.0);
+  // Without the share, the compute keeps its duration.
+  EXPECT_EQ(run(trace(true, 0.0)), c);
+}
+
 /// Four ranks, each one ring all-reduce of `bytes` labelled "ar".
 std::shared_ptr<JobTrace> ringAllReduceTrace(Bytes bytes) {
   Program p;

@@ -1,0 +1,75 @@
+// WorkloadLoader: the training keys of Megatron's step (context parallelism, gradient dtype, overlap switches, tied
+// embeddings, causal attention, element-wise kernels, the GPU's fp8 peak, memory efficiency and
+// communication share) read into the spec, and their bad values and combinations refused with
+// the file, line and key.
+#include <gtest/gtest.h>
+
+#include "sim/config/WorkloadLoader.h"
+#include "sim/core/Error.h"
+
+namespace fabricsim {
+namespace {
+
+std::vector<Diagnostic> diagnosticsOf(const std::string& yaml) {
+  try {
+    parseWorkloadYaml(yaml, "w.yaml", {});
+  } catch (const InputError& e) {
+    return e.diagnostics();
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return {};
+}
+
+TEST(TrainingStepKeys, ReadIntoTheSpec) {
+  const WorkloadSpec w = parseWorkloadYaml(R"(kind: training
+model: {preset: gpt3-175b, causal: true, tied_embeddings: true}
+gpu: {preset: h100-sxm, peak_fp8: 1900TFLOPS, comm_sm_share: 0.25,
+      efficiency: {gemm: 0.75, fp8_gemm: 0.6, attention: 0.4, memory: 0.5}}
+parallelism: {tp: 4, pp: 8, dp: 4, global_batch: 256, sequence_parallel: true, distributed_optimizer: true,
+              overlap_grad_reduce: false, overlap_param_gather: true, tp_comm_overlap: true}
+grad_reduce_dtype: fp32
+elementwise: true
+)",
+                                           "w.yaml", {});
+  const TrainingSpec& t = w.training;
+  EXPECT_TRUE(t.model.causal);
+  EXPECT_TRUE(t.model.tiedEmbeddings);
+  EXPECT_DOUBLE_EQ(t.gpu.peakFp8Flops, 1900e12);
+  EXPECT_DOUBLE_EQ(t.gpu.commSmShare, 0.25);
+  EXPECT_DOUBLE_EQ(t.gpu.fp8GemmEfficiency, 0.6);
+  EXPECT_DOUBLE_EQ(t.gpu.memoryEfficiency, 0.5);
+  EXPECT_FALSE(t.parallelism.overlapGradReduce);
+  EXPECT_TRUE(t.parallelism.overlapParamGather);
+  EXPECT_TRUE(t.parallelism.tpCommOverlap);
+  EXPECT_EQ(t.gradReduceBytes, 4);
+  EXPECT_TRUE(t.elementwise);
+  // Defaults: the step as before these keys (see docs/training-model.md).
+  const WorkloadSpec d = parseWorkloadYaml("kind: training\nmodel: gpt3-175b\n", "w.yaml", {});
+  EXPECT_FALSE(d.training.model.causal || d.training.model.tiedEmbeddings || d.training.elementwise);
+  EXPECT_TRUE(d.training.parallelism.overlapGradReduce);
+  EXPECT_EQ(d.training.gradReduceBytes, 0);
+  EXPECT_DOUBLE_EQ(d.training.gpu.commSmShare, 0.0);
+}
+
+TEST(TrainingStepKeys, BadValuesAndCombinationsNameTheirLine) {
+  auto first = [](const std::string& yaml) {
+    const auto d = diagnosticsOf(yaml);
+    return d.empty() ? std::string() : d[0].key + "@" + std::to_string(d[0].line);
+  };
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngrad_reduce_dtype: fp64\n"), "grad_reduce_dtype@3");
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu: {comm_sm_share: 1.5}\n"), "gpu.comm_sm_share@3");
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu: {efficiency: {memory: 0}}\n"), "gpu.efficiency.memory@3");
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism:\n  tp: 1\n  tp_comm_overlap: true\n"),
+            "parallelism.tp_comm_overlap@5");
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism:\n  dp: 2\n  overlap_param_gather: true\n"),
+            "parallelism.overlap_param_gather@5");
+  EXPECT_EQ(first("kind: training\nmodel: {preset: gpt3-175b, causal: maybe}\n"), "model.causal@2");
+  // cp must divide the sequence (2048 for gpt3-175b); the message names both numbers.
+  const auto cp = diagnosticsOf("kind: training\nmodel: gpt3-175b\nparallelism:\n  tp: 2\n  cp: 3\n");
+  ASSERT_FALSE(cp.empty());
+  EXPECT_EQ(cp[0].key + "@" + std::to_string(cp[0].line), "parallelism.cp@5");
+  EXPECT_NE(cp[0].message.find("cp (3) must divide model.seq_len (2048)"), std::string::npos) << cp[0].message;
+}
+
+}  // namespace
+}  // namespace fabricsim

@@ -1,0 +1,291 @@
+// Megatron's step switches in the training trace, each against a closed form or a structural
+// rule written here: fp32 gradient reduction (bytes per rank = parameters / tp x 4, parameters
+// gathered at 2 bytes), tied embeddings (one all-reduce of V h / tp gradients between the first
+// and the last stage, before the optimizer), --overlap-grad-reduce off (every bucket after the
+// whole backward), --overlap-param-gather (gathers first, each chunk's first forward waiting for
+// one), --tp-comm-overlap (the TP collectives beside the compute, same bytes, compute slowed by
+// the communication share), causal attention FLOPs (half the square), the element-wise bytes
+// per layer, fp8 GEMMs at the fp8 peak, context parallelism (ranks, ring attention bytes, s/cp
+// tokens), and the bad combinations refused.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "sim/config/WorkloadSpec.h"
+#include "sim/core/Error.h"
+#include "sim/workload/ComputeModel.h"
+#include "sim/workload/JobTrace.h"
+#include "sim/workload/TrainingTraceBuilder.h"
+#include "sim/workload/TransformerModel.h"
+
+using namespace fabricsim;
+
+namespace {
+
+constexpr int64_t kHidden = 512;
+constexpr int64_t kSeq = 256;
+constexpr int64_t kLayerParams = 12 * kHidden * kHidden + 4 * kHidden;  // attention 4h^2, MLP 8h^2, norms 4h
+
+TrainingSpec spec(int tp, int pp, int dp, int global, int layers = 8) {
+  TrainingSpec s;
+  s.model.layers = layers;
+  s.model.hidden = static_cast<int>(kHidden);
+  s.model.heads = 8;
+  s.model.seqLen = static_cast<int>(kSeq);
+  s.parallelism.tp = tp;
+  s.parallelism.pp = pp;
+  s.parallelism.dp = dp;
+  s.parallelism.microBatch = 1;
+  s.parallelism.globalBatch = global;
+  return s;
+}
+
+JobTrace build(const TrainingSpec& s) { return buildTrainingTrace(s, CollectiveTuning{}, "job"); }
+
+std::map<std::string, int64_t> bytesByLabel(const Program& prog) {
+  std::map<std::string, int64_t> out;
+  for (const TraceOp& op : prog.ops)
+    if (op.type != OpType::Compute) out[prog.labels[op.label]] += op.bytes;
+  return out;
+}
+
+std::string inputErrorKey(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return e.diagnostics().empty() ? "" : e.diagnostics()[0].key;
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(MegatronStep, Fp32GradientReductionAndBf16ParameterGather) {
+  TrainingSpec s = spec(2, 2, 2, 4);
+  s.parallelism.distributedOptimizer = true;
+  s.gradReduceBytes = 4;
+  s.gradReduceDtype = "fp32";
+  const JobTrace t = build(s);
+  // 4 layers per stage, each layer's parameters split over tp = 2.
+  const int64_t perRank = 4 * kLayerParams / 2;
+  for (const Program& prog : t.programs) {
+    const auto bytes = bytesByLabel(prog);
+    EXPECT_EQ(bytes.at("dp-reducescatter"), perRank * 4);
+    EXPECT_EQ(bytes.at("dp-allgather"), perRank * 2);
+  }
+}
+
+TEST(MegatronStep, TiedEmbeddingsAllReduceBetweenFirstAndLastStage) {
+  TrainingSpec s = spec(2, 3, 2, 6, 6);
+  s.model.vocab = 1000;
+  s.model.tiedEmbeddings = true;
+  s.gradReduceBytes = 4;
+  const JobTrace t = build(s);
+  ASSERT_EQ(t.communicators.size(), 4u);
+  const Communicator& embd = t.communicators[3];
+  EXPECT_EQ(embd.name, "embd");
+  // Megatron rank order r = tp_idx + tp (dp_idx + dp pp_idx): stage 0 holds ranks 0..3, stage 2
+  // ranks 8..11; rank 0 pairs with rank 8, the middle stage's ranks are alone.
+  EXPECT_EQ(embd.groups[embd.groupOfRank[0]], (std::vector<uint32_t>{0, 8}));
+  EXPECT_EQ(embd.groups[embd.groupOfRank[4]], (std::vector<uint32_t>{4}));
+  const int64_t embeddingGradBytes = 1000 * kHidden / 2 * 4;  // V h / tp, fp32
+  for (int stage = 0; stage < 3; ++stage) {
+    const Program& prog = t.programs[static_cast<size_t>(stage)];
+    const auto bytes = bytesByLabel(prog);
+    if (stage == 1) {
+      EXPECT_EQ(bytes.count("embedding-allreduce"), 0u);
+      continue;
+    }
+    EXPECT_EQ(bytes.at("embedding-allreduce"), embeddingGradBytes);
+    // The optimizer waits for it.
+    const TraceOp& opt = prog.ops.back();
+    ASSERT_EQ(prog.labels[opt.label], "optimizer");
+    bool waits = false;
+    for (uint32_t d : opt.deps) waits |= prog.labels[prog.ops[d].label] == "embedding-allreduce";
+    EXPECT_TRUE(waits) << "stage " << stage;
+  }
+  // With one stage there is nothing to share.
+  TrainingSpec one = spec(2, 1, 2, 2, 2);
+  one.model.vocab = 1000;
+  one.model.tiedEmbeddings = true;
+  EXPECT_EQ(build(one).communicators.size(), 3u);
+}
+
+TEST(MegatronStep, WithoutGradOverlapEveryBucketWaitsForTheWholeBackward) {
+  TrainingSpec s = spec(1, 2, 4, 16);
+  s.dpBucketBytes = kLayerParams * 2;  // one bucket per layer
+  s.parallelism.overlapGradReduce = false;
+  const JobTrace t = build(s);
+  for (const Program& prog : t.programs) {
+    uint32_t lastCompute = 0;
+    for (uint32_t i = 0; i < prog.ops.size(); ++i)
+      if (prog.ops[i].type == OpType::Compute && prog.labels[prog.ops[i].label] != "optimizer") lastCompute = i;
+    int buckets = 0;
+    for (const TraceOp& op : prog.ops) {
+      if (op.type != OpType::Collective || prog.labels[op.label] != "dp-allreduce") continue;
+      ++buckets;
+      EXPECT_EQ(op.deps, (std::vector<uint32_t>{lastCompute}));
+    }
+    EXPECT_EQ(buckets, 4);
+  }
+}
+
+TEST(MegatronStep, OverlappedParameterGatherComesFirstAndGatesTheFirstForward) {
+  TrainingSpec s = spec(1, 4, 2, 8);
+  s.parallelism.schedule = "interleaved";
+  s.parallelism.virtualStages = 2;
+  s.parallelism.distributedOptimizer = true;
+  s.parallelism.overlapParamGather = true;
+  s.dpBucketBytes = kLayerParams * 2;  // one bucket per layer: 2 chunks of 1 layer per stage
+  const JobTrace t = build(s);
+  for (const Program& prog : t.programs) {
+    ASSERT_GE(prog.ops.size(), 2u);
+    // Two buckets, both gathered before anything else; none after the optimizer.
+    EXPECT_EQ(prog.labels[prog.ops[0].label], "dp-allgather");
+    EXPECT_EQ(prog.labels[prog.ops[1].label], "dp-allgather");
+    EXPECT_NE(prog.labels[prog.ops.back().label], "dp-allgather");
+    // The first forward compute op waits for a gather; chunk 0's layer is the last bucket in
+    // backward order, gathered first (op 0).
+    for (const TraceOp& op : prog.ops) {
+      if (op.type != OpType::Compute) continue;
+      ASSERT_EQ(prog.labels[op.label], "fwd");
+      bool gated = false;
+      for (uint32_t d : op.deps) gated |= d == 0;
+      EXPECT_TRUE(gated);
+      break;
+    }
+  }
+}
+
+TEST(MegatronStep, TpCommOverlapMovesTheCollectivesBesideTheCompute) {
+  TrainingSpec s = spec(4, 1, 1, 2, 2);
+  s.parallelism.sequenceParallel = true;
+  const JobTrace blocking = build(s);
+  s.parallelism.tpCommOverlap = true;
+  s.gpu.commSmShare = 0.2;
+  const JobTrace overlapped = build(s);
+  const Program& b = blocking.programs[0];
+  const Program& o = overlapped.programs[0];
+  EXPECT_EQ(bytesByLabel(b), bytesByLabel(o));  // the same traffic
+  Time blockingCompute, overlappedCompute;
+  for (const TraceOp& op : b.ops)
+    if (op.type == OpType::Compute && b.labels[op.label] != "optimizer") blockingCompute += op.duration;
+  for (size_t i = 0; i < o.ops.size(); ++i) {
+    const TraceOp& op = o.ops[i];
+    if (op.type == OpType::Collective && o.labels[op.label].rfind("tp-", 0) == 0) {
+      EXPECT_EQ(o.streams[op.stream], "tp-overlap");
+      continue;
+    }
+    if (op.type != OpType::Compute || o.labels[op.label] == "optimizer") continue;
+    overlappedCompute += op.duration;
+    // A compute op never waits for a TP collective emitted just before it (its own block's).
+    for (uint32_t d : op.deps) {
+      if (o.ops[d].type == OpType::Collective && d + 2 >= i) ADD_FAILURE() << "op " << i << " waits for " << d;
+    }
+  }
+  // Each overlapped block runs at 1 - 0.2 of its speed; 1 ps of rounding per op.
+  const double expected = static_cast<double>(blockingCompute.picos()) / 0.8;
+  EXPECT_NEAR(static_cast<double>(overlappedCompute.picos()), expected, 64.0);
+}
+
+TEST(MegatronStep, CausalAttentionAndElementwiseBytes) {
+  ModelSpec m;
+  m.layers = 1;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.seqLen = 4096;
+  m.ffnHidden = 4096;
+  const TransformerModel full(m, 2, 4, true);
+  m.causal = true;
+  const TransformerModel causal(m, 2, 4, true);
+  // Attention products 4 b s^2 h / tp, half of it causal; the GEMMs are unchanged.
+  EXPECT_DOUBLE_EQ(full.attentionForward(2).attention, 4.0 * 2 * 4096.0 * 4096 * 1024 / 4);
+  EXPECT_DOUBLE_EQ(causal.attentionForward(2).attention, 2.0 * 2 * 4096.0 * 4096 * 1024 / 4);
+  EXPECT_DOUBLE_EQ(causal.attentionForward(2).gemm, full.attentionForward(2).gemm);
+  // Sequence parallel: a = (b s / tp) h x 2 bytes; f = b s ffn / tp x 2 bytes.
+  const double a = 2.0 * 4096 / 4 * 1024 * 2, f = 2.0 * 4096 * 4096 / 4 * 2;
+  EXPECT_DOUBLE_EQ(causal.attentionElementwiseBytes(2), 5.5 * a);
+  EXPECT_DOUBLE_EQ(causal.mlpElementwiseBytes(2), 5.5 * a + 2 * f);
+  m.gatedMlp = true;
+  const TransformerModel gated(m, 2, 4, false);  // no SP: every rank holds all b s tokens
+  EXPECT_DOUBLE_EQ(gated.mlpElementwiseBytes(2), 5.5 * a * 4 + 3 * f);
+}
+
+TEST(MegatronStep, Fp8GemmsRunAtTheFp8Peak) {
+  GpuSpec g;
+  g.peakFlops = 1000e12;
+  g.gemmEfficiency = 0.8;
+  g.attentionEfficiency = 0.5;
+  g.peakFp8Flops = 2000e12;
+  g.fp8GemmEfficiency = 0.6;
+  g.hbmBytesPerSecond = 2e12;
+  g.memoryEfficiency = 0.5;
+  const ComputeModel bf16(g), fp8(g, true);
+  const Flops work{1.2e12, 0.5e12};
+  // bf16: 1.2e12 / 0.8e15 + 0.5e12 / 0.5e15 = 2.5 ms; fp8: 1.2e12 / 1.2e15 + 1 ms = 2 ms.
+  EXPECT_EQ(bf16.computeTime(work), Time::us(2500));
+  EXPECT_EQ(fp8.computeTime(work), Time::us(2000));
+  // 1 GB at 2 TB/s x 0.5 = 1 ms.
+  EXPECT_EQ(bf16.memoryTime(1e9), Time::ms(1));
+  EXPECT_EQ(fp8.computeTime(work, 1e9), Time::us(3000));
+}
+
+TEST(MegatronStep, RefusesCombinationsMegatronRefuses) {
+  TrainingSpec s = spec(4, 1, 2, 2, 2);
+  s.parallelism.tpCommOverlap = true;  // without sequence parallelism
+  EXPECT_EQ(inputErrorKey([&] { build(s); }), "parallelism.tp_comm_overlap");
+  TrainingSpec p = spec(1, 1, 2, 2, 2);
+  p.parallelism.overlapParamGather = true;  // without the distributed optimizer
+  EXPECT_EQ(inputErrorKey([&] { build(p); }), "parallelism.overlap_param_gather");
+  TrainingSpec c = spec(1, 1, 2, 2, 2);
+  c.gpu.commSmShare = 1.0;
+  EXPECT_EQ(inputErrorKey([&] { build(c); }), "gpu.comm_sm_share");
+}
+
+// Context parallelism: Megatron's rank order tp-cp-dp-pp, a "cp" ring per (tp, dp, pp) index,
+// gradients reduced over dp x cp ranks, every activation message of s/cp tokens, and ring
+// attention moving cp - 1 chunks of K and V per layer forward and twice that in backward: per
+// step b (s/cp) 2 max(1, kv/tp) d_head x 2 bytes.
+TEST(MegatronStep, ContextParallelRingAttention) {
+  TrainingSpec s = spec(2, 2, 2, 4, 4);  // tp 2, pp 2, dp 2: m = 2 micro-batches, 2 layers a stage
+  s.model.kvHeads = 2;
+  s.parallelism.cp = 4;
+  s.parallelism.sequenceParallel = true;
+  const JobTrace t = build(s);
+  EXPECT_EQ(t.ranks, 2u * 4 * 2 * 2);
+  const int cpIndex = t.communicatorIndex("cp");
+  ASSERT_GE(cpIndex, 0);
+  const Communicator& cp = t.communicators[static_cast<size_t>(cpIndex)];
+  // rank = t + 2 (c + 4 (d + 2 p)): rank 1 is (t 1, c 0, d 0, p 0); its ring is c = 0..3.
+  EXPECT_EQ(cp.groups[cp.groupOfRank[1]], (std::vector<uint32_t>{1, 3, 5, 7}));
+  const Communicator& dp = t.communicators[static_cast<size_t>(t.communicatorIndex("dp"))];
+  EXPECT_EQ(dp.groups[dp.groupOfRank[1]].size(), 8u);  // dp 2 x cp 4
+  const int64_t m = 2, layers = 2, tokens = kSeq / 4;
+  const int64_t ring = tokens * 2 * 1 * (kHidden / 8) * 2;  // kv 2 over tp 2: one head of 64 each
+  const int64_t act = tokens * kHidden * 2;
+  for (const Program& prog : t.programs) {
+    const auto bytes = bytesByLabel(prog);
+    EXPECT_EQ(bytes.at("cp-send"), m * layers * 3 * (4 - 1) * ring);
+    EXPECT_EQ(bytes.at("cp-recv"), m * layers * 3 * (4 - 1) * ring);
+    // Sequence parallel: per layer and micro-batch 2 all-gathers forward, 2 backward.
+    EXPECT_EQ(bytes.at("tp-allgather"), m * layers * 4 * act);
+  }
+  // Compute: every rank's GEMMs on s/cp tokens.
+  TrainingSpec one = s;
+  one.parallelism.cp = 1;
+  const JobTrace t1 = build(one);
+  auto mlpForward = [](const JobTrace& j) {
+    const Program& p = j.programs[0];
+    int seen = 0;
+    for (const TraceOp& op : p.ops)
+      if (op.type == OpType::Compute && p.labels[op.label] == "fwd" && ++seen == 2) return op.duration;
+    return Time::zero();
+  };
+  EXPECT_NEAR(static_cast<double>(mlpForward(t).picos()) * 4, static_cast<double>(mlpForward(t1).picos()), 4.0);
+  // cp must divide the sequence.
+  TrainingSpec bad = s;
+  bad.parallelism.cp = 3;
+  EXPECT_EQ(inputErrorKey([&] { build(bad); }), "parallelism.cp");
+}
