@@ -18,11 +18,23 @@ ModelSpec shape(const char* name, int layers, int hidden, int ffn, int heads, in
   return m;
 }
 
+/// Mixtral 8x7B (Jiang et al. 2024, "Mixtral of Experts", Table 1): 32 layers, dim 4096,
+/// 32 heads of 128, 8 KV heads, SwiGLU experts of hidden 14336, 8 experts, top 2, vocabulary
+/// 32000; trained here at sequence 4096 (the paper's context is 32768; NeMo's Mixtral
+/// pre-training recipe runs 4096).
+ModelSpec mixtral() {
+  ModelSpec m = shape("mixtral-8x7b", 32, 4096, 14336, 32, 8, 4096, 32000, true);
+  m.experts = 8;
+  m.topK = 2;
+  return m;
+}
+
 const std::vector<ModelSpec>& presets() {
   static const std::vector<ModelSpec> all = {
       shape("gpt3-175b", 96, 12288, 49152, 96, 96, 2048, 50257, false),
       shape("llama3-70b", 80, 8192, 28672, 64, 8, 8192, 128256, true),
       shape("llama3-405b", 126, 16384, 53248, 128, 8, 8192, 128256, true),
+      mixtral(),
   };
   return all;
 }

@@ -60,7 +60,9 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
     j["model"] = {{"preset", m.preset},        {"layers", m.layers}, {"hidden", m.hidden},
                   {"ffn_hidden", m.ffnHidden}, {"heads", m.heads},   {"kv_heads", m.kvHeads},
                   {"seq_len", m.seqLen},       {"vocab", m.vocab},   {"gated_mlp", m.gatedMlp},
-                  {"causal", m.causal},        {"tied_embeddings", m.tiedEmbeddings}};
+                  {"causal", m.causal},        {"tied_embeddings", m.tiedEmbeddings},
+                  {"experts", m.experts},      {"top_k", m.topK},
+                  {"moe_ffn_hidden", m.moeFfnHidden}, {"capacity_factor", m.capacityFactor}};
     j["gpu"] = {{"preset", g.preset},
                 {"peak_flops", g.peakFlops},
                 {"peak_fp8_flops", g.peakFp8Flops},
@@ -75,6 +77,7 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
                         {"pp", p.pp},
                         {"dp", p.dp},
                         {"cp", p.cp},
+                        {"ep", p.ep},
                         {"micro_batch", p.microBatch},
                         {"global_batch", p.globalBatch},
                         {"schedule", p.schedule},

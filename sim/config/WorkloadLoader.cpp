@@ -162,7 +162,7 @@ void readModel(YamlReader& r, const Node& root, ModelSpec& m) {
   r.checkKeys(
       n, "model",
       {"preset", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "seq_len", "vocab", "gated_mlp", "causal",
-       "tied_embeddings"});
+       "tied_embeddings", "experts", "top_k", "moe_ffn_hidden", "capacity_factor"});
   ModelSpec base;
   std::string preset;
   bool fromPreset = false;
@@ -185,6 +185,14 @@ void readModel(YamlReader& r, const Node& root, ModelSpec& m) {
   r.getBool(n, "model", "gated_mlp", base.gatedMlp);
   r.getBool(n, "model", "causal", base.causal);
   r.getBool(n, "model", "tied_embeddings", base.tiedEmbeddings);
+  r.getInt(n, "model", "experts", base.experts, 0, 1'000'000);
+  r.getInt(n, "model", "top_k", base.topK, 1, 1'000'000);
+  r.getInt(n, "model", "moe_ffn_hidden", base.moeFfnHidden, 1, INT32_MAX);
+  r.getDouble(n, "model", "capacity_factor", base.capacityFactor, 0, 1000);
+  if (base.experts > 0 && base.topK == 0) base.topK = std::min(2, base.experts);  // Megatron's default top 2
+  if (base.experts > 0 && base.topK > base.experts)
+    r.error(n["top_k"], "model.top_k",
+            "top_k (" + std::to_string(base.topK) + ") must be at most experts (" + std::to_string(base.experts) + ")");
   m = base;
   if (r.diagnostics().size() != before) return;
   if (m.ffnHidden == 0) m.ffnHidden = 4 * m.hidden;
@@ -206,13 +214,14 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
   const std::string path = "parallelism";
   if (!r.expectMap(n, path)) return;
   r.checkKeys(n, path,
-              {"tp", "pp", "dp", "cp", "micro_batch", "global_batch", "schedule", "virtual_stages",
+              {"tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "schedule", "virtual_stages",
                "sequence_parallel", "distributed_optimizer", "recompute", "overlap_grad_reduce",
                "overlap_param_gather", "tp_comm_overlap"});
   bool ok = r.getInt(n, path, "tp", p.tp, 1, INT32_MAX) || !YamlReader::has(n, "tp");
   ok = (r.getInt(n, path, "pp", p.pp, 1, INT32_MAX) || !YamlReader::has(n, "pp")) && ok;
   ok = (r.getInt(n, path, "dp", p.dp, 1, INT32_MAX) || !YamlReader::has(n, "dp")) && ok;
   r.getInt(n, path, "cp", p.cp, 1, INT32_MAX);
+  r.getInt(n, path, "ep", p.ep, 1, INT32_MAX);
   ok = (r.getInt(n, path, "micro_batch", p.microBatch, 1, INT32_MAX) || !YamlReader::has(n, "micro_batch")) &&
        ok;
   const bool gbGiven = YamlReader::has(n, "global_batch");
@@ -260,6 +269,19 @@ void readTraining(YamlReader& r, const Node& root, TrainingSpec& t) {
     r.error(p.IsMap() && YamlReader::has(p, "cp") ? p["cp"] : p, "parallelism.cp",
             "cp (" + std::to_string(cp) + ") must divide model.seq_len (" + std::to_string(t.model.seqLen) +
                 "): each context-parallel rank holds seq_len / cp tokens");
+  }
+  const int ep = t.parallelism.ep, experts = t.model.experts;
+  if (ep > 1 && (experts == 0 || experts % ep != 0)) {
+    const Node p = root["parallelism"];
+    r.error(p.IsMap() && YamlReader::has(p, "ep") ? p["ep"] : p, "parallelism.ep",
+            experts == 0 ? "ep (" + std::to_string(ep) + ") needs a model with experts (model.experts > 0)"
+                         : "ep (" + std::to_string(ep) + ") must divide model.experts (" + std::to_string(experts) +
+                               "): each expert-parallel rank holds experts / ep experts");
+  }
+  if (experts > 0 && t.parallelism.tp > 1 && !t.parallelism.sequenceParallel) {
+    r.error(root["parallelism"], "parallelism.sequence_parallel",
+            "a model with experts and tp > 1 needs sequence_parallel: true (Megatron's MoE layers take "
+            "sequence-parallel tokens)");
   }
   r.getInt(root, "", "iterations", t.iterations, 1, 1'000'000);
   if (r.getChoice(root, "", "dtype", t.dtype, {"bf16", "fp16", "fp32", "fp8"}))

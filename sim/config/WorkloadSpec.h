@@ -209,6 +209,14 @@ struct ModelSpec {
   /// with pp > 1 the first and last stage all-reduce that weight's gradient every step.
   /// Llama-3 unties them.
   bool tiedEmbeddings = false;
+  /// Mixture of experts: every layer's MLP is `experts` experts of ffn hidden `moeFfnHidden`
+  /// (0: ffnHidden), each token routed to `topK` of them; capacityFactor > 0 pads every expert
+  /// to capacityFactor x its even share of tokens (Megatron's drop-and-pad), 0 is dropless
+  /// (the even share on average). 0 experts: a dense MLP.
+  int experts = 0;
+  int topK = 0;
+  int moeFfnHidden = 0;
+  double capacityFactor = 0;
 };
 
 struct GpuSpec {
@@ -242,6 +250,12 @@ struct ParallelismSpec {
   /// (K and V passed around the CP ring beside the attention compute); gradients are reduced
   /// over the dp * cp ranks. Ranks: tp * cp * dp * pp.
   int cp = 1;
+  /// Expert parallelism (models with experts): each expert layer's experts split over `ep`
+  /// ranks, tokens dispatched to and combined from them by all-to-all. Ranks: tp * cp * ep *
+  /// dp * pp in Megatron's order tp-cp-ep-dp-pp; the dense parameters are replicated over
+  /// ep * dp * cp ranks, the experts over dp * cp. Each expert is whole on its rank (expert
+  /// tensor parallelism 1).
+  int ep = 1;
   int microBatch = 1;   ///< sequences per micro-batch
   int globalBatch = 1;  ///< sequences per iteration; micro-batches per pipeline = global / (micro * dp)
   std::string schedule = "1f1b";      ///< 1f1b | interleaved

@@ -8,6 +8,7 @@
 
 #include "sim/core/Error.h"
 #include "sim/workload/ComputeModel.h"
+#include "sim/workload/GradientBuckets.h"
 #include "sim/workload/TransformerModel.h"
 
 namespace fabricsim {
@@ -22,8 +23,12 @@ struct Plan {
   std::vector<int> layersOfVirtual;
   bool sp = false, recompute = false, stageGranularity = false, distOpt = false, interleaved = false;
   bool vocab = false, tied = false, tpOverlap = false, overlapGrad = true, overlapParam = false;
-  uint16_t tpComm = 0, ppComm = 0, dpComm = 0, embdComm = 0, cpComm = 0;
-  int cp = 1;
+  uint16_t tpComm = 0, ppComm = 0, dpComm = 0, embdComm = 0, cpComm = 0, epComm = 0, edpComm = 0;
+  int cp = 1, ep = 1;
+  bool moe = false;
+  int64_t expertParamsPerLayerRank = 0;  ///< the experts of one layer this rank holds
+  Bytes dispatchBytes = 0;               ///< one MoE all-to-all (dispatch or combine)
+  Time routerFwd, routerBwd, expertFwd, expertBwd;
   Bytes ringBytes = 0;  ///< one ring-attention step forward (K and V of a chunk); backward moves 2x
   Bytes tpBytes = 0;        ///< one TP collective
   Bytes ppBytes = 0;        ///< one pipeline message per TP rank
@@ -56,6 +61,7 @@ class StageBuilder {
       cpSend_ = prog_.stream("cp-send");
       cpRecv_ = prog_.stream("cp-recv");
     }
+    if (plan_.expertParamsPerLayerRank > 0) edpStream_ = prog_.stream("edp");
     for (int c = 0; c < plan_.v; ++c) layerDone_.emplace_back(static_cast<size_t>(layers(c)), 0);
     planBuckets();
   }
@@ -192,6 +198,38 @@ class StageBuilder {
     return last;
   }
 
+  /// One all-to-all over the expert-parallel group, on the compute stream (it blocks the
+  /// experts that need its tokens).
+  void expertAllToAll(const char* label) {
+    if (plan_.ep <= 1) return;
+    TraceOp op;
+    op.type = OpType::Collective;
+    op.collective = CollectiveOp::AllToAll;
+    op.comm = plan_.epComm;
+    op.bytes = plan_.dispatchBytes;
+    op.label = prog_.label(label);
+    emitCompute(std::move(op));
+  }
+
+  /// The MoE block of a layer in forward (also the recomputation): the router, the dispatch
+  /// all-to-all, the experts this rank holds, the combine all-to-all. With sequence parallelism
+  /// the tokens stay sharded over TP, so no TP collective surrounds it.
+  void moeForward(const char* label) {
+    computeOp(label, plan_.routerFwd);
+    expertAllToAll("ep-dispatch");
+    computeOp(label, plan_.expertFwd);
+    expertAllToAll("ep-combine");
+  }
+
+  /// Its backward: the combine's gradient back to the experts, their backward, the dispatch's
+  /// gradient back to the tokens, the router's backward. Returns the last op.
+  uint32_t moeBackward() {
+    expertAllToAll("ep-combine");
+    computeOp("bwd", plan_.expertBwd);
+    expertAllToAll("ep-dispatch");
+    return computeOp("bwd", plan_.routerBwd);
+  }
+
   uint32_t cpMessage(OpType type, uint8_t stream, int32_t offset, Bytes bytes, std::vector<uint32_t> deps) {
     TraceOp op;
     op.type = type;
@@ -222,7 +260,10 @@ class StageBuilder {
     }
     for (int l = 0; l < layers(chunk); ++l) {
       block(label, plan_.attnFwd, s, s, plan_.ringBytes);
-      block(label, plan_.mlpFwd, s, s);
+      if (plan_.moe)
+        moeForward(label);
+      else
+        block(label, plan_.mlpFwd, s, s);
     }
   }
 
@@ -232,8 +273,8 @@ class StageBuilder {
     if (plan_.overlapParam && !gatherWaited_[static_cast<size_t>(chunk)]) {
       // The first forward of a chunk waits for the all-gather of its parameters' bucket.
       gatherWaited_[static_cast<size_t>(chunk)] = 1;
-      if (paramGatherOf_[static_cast<size_t>(chunk)] >= 0)
-        pending_.push_back(static_cast<uint32_t>(paramGatherOf_[static_cast<size_t>(chunk)]));
+      const auto& gathers = paramGatherOf_[static_cast<size_t>(chunk)];
+      pending_.insert(pending_.end(), gathers.begin(), gathers.end());
     }
     if (first && plan_.vocab) {
       computeOp("embedding", plan_.embedding);
@@ -275,9 +316,15 @@ class StageBuilder {
       for (int l = layers(chunk) - 1; l >= 0; --l) {
         if (plan_.recompute) {
           block("recompute", plan_.attnFwd, s, s, plan_.ringBytes);
-          block("recompute", plan_.mlpFwd, s, s);
+          if (plan_.moe)
+            moeForward("recompute");
+          else
+            block("recompute", plan_.mlpFwd, s, s);
         }
-        block("bwd", plan_.mlpBwd, s, s);
+        if (plan_.moe)
+          moeBackward();
+        else
+          block("bwd", plan_.mlpBwd, s, s);
         done[static_cast<size_t>(l)] = block("bwd", plan_.attnBwd, s, s, 2 * plan_.ringBytes);
       }
     }
@@ -319,70 +366,60 @@ class StageBuilder {
     for (int i = remaining; i < total; ++i) backward(chunkOf(i, false));
   }
 
-  /// This stage's parameter segments in the order their gradients become final in backward:
-  /// chunks from the last to the first, in each the output layer, the layers from the last to
-  /// the first, the embedding. Segment k of a chunk's layers is layer (layers - 1 - k).
-  struct Segment {
-    int64_t params;
-    int chunk;
-    int layer;  ///< layer in the chunk; -1 output layer, -2 embedding
+  /// The gradient buffers this stage's ranks reduce: the dense parameters over communicator
+  /// "dp", and with experts the expert parameters over "edp" (their own data-parallel group).
+  struct BucketSet {
+    GradientBuckets buckets;
+    uint16_t comm;
+    uint8_t stream;
+    const char* prefix;  ///< label prefix: "dp" or "edp"
   };
 
-  /// Splits the stage's gradients into DP buckets (Megatron: consecutive parameters of this
-  /// rank in backward order, bucketElements each, the last one smaller) and, per chunk, the
-  /// bucket that holds its first parameters in forward order (the one its first forward waits
-  /// for). Positions are this rank's elements: ceil(cumulative parameters / tp).
-  void planBuckets() {
+  /// Segments in backward order: chunks from the last to the first, in each the output layer,
+  /// the layers from the last to the first, the embedding (dense); the layers' experts (expert).
+  std::vector<GradientBuckets::Segment> segments(bool expert) const {
+    std::vector<GradientBuckets::Segment> out;
     for (int c = plan_.v - 1; c >= 0; --c) {
-      if (lastVirtual(c) && plan_.vocab) segments_.push_back({plan_.outputParams, c, -1});
-      for (int l = layers(c) - 1; l >= 0; --l) segments_.push_back({plan_.paramsPerLayer, c, l});
-      if (firstVirtual(c) && plan_.vocab) segments_.push_back({plan_.embeddingParams, c, -2});
+      if (!expert && lastVirtual(c) && plan_.vocab) out.push_back({plan_.outputParams, c, -1});
+      for (int l = layers(c) - 1; l >= 0; --l)
+        out.push_back({expert ? plan_.expertParamsPerLayerRank : plan_.paramsPerLayer, c, l});
+      if (!expert && firstVirtual(c) && plan_.vocab) out.push_back({plan_.embeddingParams, c, -2});
     }
-    int64_t params = 0;
-    for (const Segment& seg : segments_) {
-      params += seg.params;
-      boundary_.push_back(plan_.model->gradientBytesPerRank(params, 1));
-    }
-    totalParams_ = params;
-    const int64_t elements = boundary_.empty() ? 0 : boundary_.back();
-    if (plan_.dp > 1) {
-      for (int64_t start = 0; start < elements;) {
-        const int64_t end = std::min(start + plan_.bucketElements, elements);
-        bucketEnd_.push_back(end);
-        start = end;
-      }
-    }
-    paramGatherOf_.assign(static_cast<size_t>(plan_.v), -1);
-    gatherWaited_.assign(static_cast<size_t>(plan_.v), 0);
-    chunkBucket_.assign(static_cast<size_t>(plan_.v), -1);
-    for (size_t i = 0; i < segments_.size(); ++i) {
-      // A chunk's first parameters in forward order are its last segment in backward order:
-      // the bucket holding that segment's last element.
-      const auto it = std::lower_bound(bucketEnd_.begin(), bucketEnd_.end(), boundary_[i]);
-      if (it != bucketEnd_.end())
-        chunkBucket_[static_cast<size_t>(segments_[i].chunk)] = static_cast<int>(it - bucketEnd_.begin());
-    }
+    return out;
   }
 
-  int64_t bucketElements(size_t k) const { return bucketEnd_[k] - (k == 0 ? 0 : bucketEnd_[k - 1]); }
-  Bytes bucketGradBytes(size_t k) const { return bucketElements(k) * plan_.gradBytes; }
-  Bytes bucketParamBytes(size_t k) const { return bucketElements(k) * plan_.paramBytes; }
+  void planBuckets() {
+    const int tp = plan_.tp;
+    sets_.push_back({GradientBuckets(segments(false), plan_.bucketElements, plan_.dp * plan_.cp * plan_.ep > 1,
+                                     plan_.v, [tp](int64_t params) { return (params + tp - 1) / tp; }),
+                     plan_.dpComm, dpStream_, "dp"});
+    if (plan_.expertParamsPerLayerRank > 0) {
+      sets_.push_back({GradientBuckets(segments(true), plan_.bucketElements, plan_.dp * plan_.cp > 1, plan_.v,
+                                       [](int64_t params) { return params; }),
+                       plan_.edpComm, edpStream_, "edp"});
+    }
+    paramGatherOf_.assign(static_cast<size_t>(plan_.v), {});
+    gatherWaited_.assign(static_cast<size_t>(plan_.v), 0);
+  }
 
   /// Megatron --overlap-param-gather: the previous step's parameter all-gathers, one per bucket
   /// in forward order (the last bucket first), issued at the start of the iteration; each
   /// chunk's first forward waits for the bucket holding its first parameters.
   void paramGatherAhead() {
-    std::vector<int> opOfBucket(bucketEnd_.size(), -1);
-    for (size_t k = bucketEnd_.size(); k-- > 0;)
-      opOfBucket[k] = static_cast<int>(dpCollective(CollectiveOp::AllGather, bucketParamBytes(k), {}));
-    for (int c = 0; c < plan_.v; ++c) {
-      const int k = chunkBucket_[static_cast<size_t>(c)];
-      if (k >= 0) paramGatherOf_[static_cast<size_t>(c)] = opOfBucket[static_cast<size_t>(k)];
+    for (const BucketSet& set : sets_) {
+      const GradientBuckets& b = set.buckets;
+      std::vector<uint32_t> opOfBucket(b.buckets(), 0);
+      for (size_t k = b.buckets(); k-- > 0;)
+        opOfBucket[k] = dpCollective(set, CollectiveOp::AllGather, b.elements(k) * plan_.paramBytes, {});
+      for (int c = 0; c < plan_.v; ++c) {
+        const int k = b.chunkBucket(c);
+        if (k >= 0) paramGatherOf_[static_cast<size_t>(c)].push_back(opOfBucket[static_cast<size_t>(k)]);
+      }
     }
   }
 
   /// The op after which a segment's gradients are final.
-  uint32_t doneOf(const Segment& seg) const {
+  uint32_t doneOf(const GradientBuckets::Segment& seg) const {
     if (seg.layer == -1) return logitsDone_;
     if (seg.layer == -2) return embeddingDone_;
     return layerDone_[static_cast<size_t>(seg.chunk)][static_cast<size_t>(seg.layer)];
@@ -394,14 +431,13 @@ class StageBuilder {
   void dataParallel() {
     const uint32_t backwardDone = lastCompute_;
     std::vector<uint32_t> dpOps;
-    size_t seg = 0;
-    for (size_t k = 0; k < bucketEnd_.size(); ++k) {
-      // Ready when the segment holding the bucket's last element is final (segments become
-      // final in this order).
-      while (boundary_[seg] < bucketEnd_[k]) ++seg;
-      const uint32_t dep = plan_.overlapGrad ? doneOf(segments_[seg]) : backwardDone;
-      dpOps.push_back(dpCollective(plan_.distOpt ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
-                                   bucketGradBytes(k), {dep}));
+    for (const BucketSet& set : sets_) {
+      const GradientBuckets& b = set.buckets;
+      for (size_t k = 0; k < b.buckets(); ++k) {
+        const uint32_t dep = plan_.overlapGrad ? doneOf(b.segments()[b.lastSegment(k)]) : backwardDone;
+        dpOps.push_back(dpCollective(set, plan_.distOpt ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
+                                     b.elements(k) * plan_.gradBytes, {dep}));
+      }
     }
     if (plan_.tied && plan_.pp > 1 && plan_.vocab && (stage_ == 0 || stage_ == plan_.pp - 1)) {
       // Megatron's finalize_model_grads: the shared embedding's gradient summed over the first
@@ -417,26 +453,34 @@ class StageBuilder {
       prog_.ops.push_back(std::move(op));
       dpOps.push_back(lastOp());
     }
-    int64_t optimizerParams = (totalParams_ + plan_.tp - 1) / plan_.tp;
-    if (plan_.distOpt) optimizerParams = (optimizerParams + plan_.dp - 1) / plan_.dp;
+    // Each rank's optimizer updates its dense parameters / tp and its experts, each divided
+    // over its data-parallel group with the distributed optimizer.
+    int64_t optimizerParams = (sets_[0].buckets.totalParams() + plan_.tp - 1) / plan_.tp;
+    if (plan_.distOpt) optimizerParams = (optimizerParams + plan_.dp * plan_.cp * plan_.ep - 1) / (plan_.dp * plan_.cp * plan_.ep);
+    if (sets_.size() > 1) {
+      const int64_t experts = sets_[1].buckets.totalParams();
+      optimizerParams += plan_.distOpt ? (experts + plan_.dp * plan_.cp - 1) / (plan_.dp * plan_.cp) : experts;
+    }
     pending_ = dpOps;
     const uint32_t optimizer = computeOp("optimizer", plan_.compute->optimizerTime(optimizerParams));
     if (plan_.distOpt && !plan_.overlapParam) {
-      for (size_t k = 0; k < bucketEnd_.size(); ++k)
-        dpCollective(CollectiveOp::AllGather, bucketParamBytes(k), {optimizer});
+      for (const BucketSet& set : sets_)
+        for (size_t k = 0; k < set.buckets.buckets(); ++k)
+          dpCollective(set, CollectiveOp::AllGather, set.buckets.elements(k) * plan_.paramBytes, {optimizer});
     }
   }
 
-  uint32_t dpCollective(CollectiveOp kind, Bytes bytes, std::vector<uint32_t> deps) {
+  uint32_t dpCollective(const BucketSet& set, CollectiveOp kind, Bytes bytes, std::vector<uint32_t> deps) {
     TraceOp op;
     op.type = OpType::Collective;
-    op.stream = dpStream_;
+    op.stream = set.stream;
     op.collective = kind;
-    op.comm = plan_.dpComm;
+    op.comm = set.comm;
     op.bytes = bytes;
-    op.label = prog_.label(kind == CollectiveOp::AllReduce       ? "dp-allreduce"
-                           : kind == CollectiveOp::ReduceScatter ? "dp-reducescatter"
-                                                                 : "dp-allgather");
+    const std::string name = kind == CollectiveOp::AllReduce       ? "-allreduce"
+                             : kind == CollectiveOp::ReduceScatter ? "-reducescatter"
+                                                                   : "-allgather";
+    op.label = prog_.label(set.prefix + name);
     op.deps = std::move(deps);
     prog_.ops.push_back(std::move(op));
     return lastOp();
@@ -446,18 +490,14 @@ class StageBuilder {
   const int stage_;
   Program prog_;
   uint8_t compute_ = 0, recvFwd_ = 0, sendFwd_ = 0, recvBwd_ = 0, sendBwd_ = 0, dpStream_ = 0, tpStream_ = 0;
-  uint8_t cpSend_ = 0, cpRecv_ = 0;
+  uint8_t cpSend_ = 0, cpRecv_ = 0, edpStream_ = 0;
   std::vector<uint32_t> pending_;
   std::vector<uint32_t> blockDeps_;   ///< inputs of the block being emitted (TP overlap)
   std::vector<uint32_t> overlapped_;  ///< its TP collectives (TP overlap)
   uint32_t lastCompute_ = 0;
   bool lastComputeValid_ = false;
-  std::vector<Segment> segments_;
-  int64_t totalParams_ = 0;
-  std::vector<int64_t> boundary_;    ///< per segment: this rank's elements up to its end
-  std::vector<int64_t> bucketEnd_;   ///< this rank's elements up to the end of each DP bucket
-  std::vector<int> chunkBucket_;     ///< per chunk: the bucket of its first parameters (forward order)
-  std::vector<int> paramGatherOf_;   ///< per chunk: the all-gather op its first forward waits for
+  std::vector<BucketSet> sets_;
+  std::vector<std::vector<uint32_t>> paramGatherOf_;  ///< per chunk: the gathers its first forward waits for
   std::vector<uint8_t> gatherWaited_;
   std::vector<std::vector<uint32_t>> layerDone_;  ///< [chunk][layer in chunk]: last backward op
   uint32_t logitsDone_ = 0;
@@ -497,8 +537,19 @@ void validate(const TrainingSpec& spec, const std::string& source) {
   positive(spec.dtypeBytes, "dtype");
   need(spec.dpBucketBytes >= 0, "dp_bucket", "expected 0 (Megatron's default) or a positive size");
   positive(par.cp, "parallelism.cp");
-  need(static_cast<int64_t>(par.tp) * par.pp * par.dp * par.cp <= UINT32_MAX, "parallelism",
-       "tp * cp * pp * dp is too large");
+  positive(par.ep, "parallelism.ep");
+  need(static_cast<int64_t>(par.tp) * par.pp * par.dp * par.cp * par.ep <= UINT32_MAX, "parallelism",
+       "tp * cp * ep * pp * dp is too large");
+  need(model.experts >= 0 && model.moeFfnHidden >= 0 && model.capacityFactor >= 0, "model.experts",
+       "expected experts, moe_ffn_hidden and capacity_factor >= 0");
+  need(par.ep == 1 || (model.experts > 0 && model.experts % par.ep == 0), "parallelism.ep",
+       "ep (" + std::to_string(par.ep) + ") must divide model.experts (" + std::to_string(model.experts) + ")");
+  need(model.experts == 0 || (model.topK >= 1 && model.topK <= model.experts), "model.top_k",
+       "top_k (" + std::to_string(model.topK) + ") must be in [1, experts (" + std::to_string(model.experts) + ")]");
+  need(model.experts == 0 || par.tp == 1 || par.sequenceParallel, "parallelism.sequence_parallel",
+       "a model with experts and tp > 1 needs sequence_parallel");
+  need(model.experts == 0 || spec.tpGranularity == "layer", "tp_granularity",
+       "tp_granularity: stage is not available with experts (their all-to-alls are per layer)");
   need(model.seqLen % par.cp == 0, "parallelism.cp",
        "cp (" + std::to_string(par.cp) + ") must divide the sequence length (" + std::to_string(model.seqLen) +
            "): each context-parallel rank holds seq_len / cp tokens");
@@ -561,7 +612,8 @@ std::string describe(const TrainingSpec& spec, int m) {
     model = "custom-" + std::to_string(spec.model.layers) + "l-" + std::to_string(spec.model.hidden) + "h";
   }
   std::string out = "training " + model + " tp" + std::to_string(par.tp) + " pp" + std::to_string(par.pp) +
- (par.cp > 1 ? " cp" + std::to_string(par.cp) : std::string()) + " dp" + std::to_string(par.dp) + " mb" + std::to_string(par.microBatch) + " gb" +
+ (par.cp > 1 ? " cp" + std::to_string(par.cp) : std::string()) +
+                    (par.ep > 1 ? " ep" + std::to_string(par.ep) : std::string()) + " dp" + std::to_string(par.dp) + " mb" + std::to_string(par.microBatch) + " gb" +
                     std::to_string(par.globalBatch) + " m" + std::to_string(m) + " " + par.schedule;
   if (par.schedule == "interleaved") out += " v" + std::to_string(par.virtualStages);
   if (par.sequenceParallel) out += " sp";
@@ -604,6 +656,10 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   Plan plan;
   plan.tp = par.tp;
   plan.cp = par.cp;
+  plan.ep = par.ep;
+  plan.moe = model.moe();
+  plan.expertParamsPerLayerRank = model.expertParamsPerLayer() / par.ep;
+  plan.dispatchBytes = model.dispatchBytes(par.microBatch);
   plan.ringBytes = par.cp > 1 ? model.ringKvBytes(par.microBatch) : 0;
   plan.pp = par.pp;
   plan.dp = par.dp;
@@ -648,6 +704,16 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
     plan.chunkBwd.push_back(compute.computeTime(TransformerModel::backwardOf(model.layerForward(b)) * n,
                                                 TransformerModel::backwardElementwiseBytes(attnMem + mlpMem) * n));
   }
+  if (plan.moe) {
+    const double moeMem = spec.elementwise ? model.moeElementwiseBytes(b) : 0.0;
+    plan.routerFwd = compute.computeTime(model.routerForward(b));
+    plan.routerBwd = compute.computeTime(TransformerModel::backwardOf(model.routerForward(b)));
+    plan.expertFwd = compute.computeTime(model.expertForward(b), moeMem);
+    plan.expertBwd = compute.computeTime(TransformerModel::backwardOf(model.expertForward(b)),
+                                         TransformerModel::backwardElementwiseBytes(moeMem));
+    plan.mlpFwd = plan.routerFwd + plan.expertFwd;  // for the analytic per-micro-batch figures
+    plan.mlpBwd = plan.routerBwd + plan.expertBwd;
+  }
   plan.logitsFwd = compute.computeTime(model.logitsForward(b));
   plan.logitsBwd = compute.computeTime(TransformerModel::backwardOf(model.logitsForward(b)));
   // Lookup (vocab-parallel: every TP rank writes the full b*s*h output) and, in backward, the
@@ -660,63 +726,77 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   trace.name = name;
   trace.iterations = spec.iterations;
   const uint32_t tp = static_cast<uint32_t>(par.tp), dp = static_cast<uint32_t>(par.dp),
-                 pp = static_cast<uint32_t>(par.pp), cp = static_cast<uint32_t>(par.cp);
-  trace.ranks = tp * cp * dp * pp;
-  // Megatron's order tp-cp-dp-pp: rank = tp_idx + tp (cp_idx + cp (dp_idx + dp pp_idx)).
-  auto rankOf = [&](uint32_t t, uint32_t c, uint32_t d, uint32_t p) { return t + tp * (c + cp * (d + dp * p)); };
-
+                 pp = static_cast<uint32_t>(par.pp), cp = static_cast<uint32_t>(par.cp),
+                 ep = static_cast<uint32_t>(par.ep);
+  trace.ranks = tp * cp * ep * dp * pp;
+  // Megatron's order tp-cp-ep-dp-pp: rank = tp_idx + tp (cp_idx + cp (ep_idx + ep (dp_idx + dp pp_idx))).
+  auto rankOf = [&](uint32_t t, uint32_t c, uint32_t e, uint32_t d, uint32_t p) {
+    return t + tp * (c + cp * (e + ep * (d + dp * p)));
+  };
   Communicator tpComm{"tp", {}, {}, {}}, ppComm{"pp", {}, {}, {}}, dpComm{"dp", {}, {}, {}};
-  Communicator cpComm{"cp", {}, {}, {}};
+  Communicator cpComm{"cp", {}, {}, {}}, epComm{"ep", {}, {}, {}}, edpComm{"edp", {}, {}, {}};
   for (uint32_t p = 0; p < pp; ++p) {
-    for (uint32_t d = 0; d < dp; ++d) {
-      for (uint32_t c = 0; c < cp; ++c) {
-        std::vector<uint32_t> group;
-        for (uint32_t t = 0; t < tp; ++t) group.push_back(rankOf(t, c, d, p));
-        tpComm.groups.push_back(std::move(group));
-      }
-    }
-    // Gradients are reduced over the data- and context-parallel ranks together (Megatron's
-    // data-parallel group with context parallelism).
+    for (uint32_t d = 0; d < dp; ++d)
+      for (uint32_t e = 0; e < ep; ++e)
+        for (uint32_t c = 0; c < cp; ++c) {
+          std::vector<uint32_t> group;
+          for (uint32_t t = 0; t < tp; ++t) group.push_back(rankOf(t, c, e, d, p));
+          tpComm.groups.push_back(std::move(group));
+        }
+    // Dense gradients are reduced over the data-, expert- and context-parallel ranks together
+    // (Megatron's data-parallel group with context parallelism); the experts' over dp x cp.
     for (uint32_t t = 0; t < tp; ++t) {
       std::vector<uint32_t> group;
       for (uint32_t d = 0; d < dp; ++d)
-        for (uint32_t c = 0; c < cp; ++c) group.push_back(rankOf(t, c, d, p));
+        for (uint32_t e = 0; e < ep; ++e)
+          for (uint32_t c = 0; c < cp; ++c) group.push_back(rankOf(t, c, e, d, p));
       dpComm.groups.push_back(std::move(group));
-    }
-    for (uint32_t d = 0; d < dp; ++d) {
-      for (uint32_t t = 0; t < tp; ++t) {
-        std::vector<uint32_t> group;
-        for (uint32_t c = 0; c < cp; ++c) group.push_back(rankOf(t, c, d, p));
-        cpComm.groups.push_back(std::move(group));
+      for (uint32_t e = 0; e < ep; ++e) {
+        std::vector<uint32_t> expertGroup;
+        for (uint32_t d = 0; d < dp; ++d)
+          for (uint32_t c = 0; c < cp; ++c) expertGroup.push_back(rankOf(t, c, e, d, p));
+        edpComm.groups.push_back(std::move(expertGroup));
       }
     }
+    for (uint32_t d = 0; d < dp; ++d)
+      for (uint32_t e = 0; e < ep; ++e)
+        for (uint32_t t = 0; t < tp; ++t) {
+          std::vector<uint32_t> group;
+          for (uint32_t c = 0; c < cp; ++c) group.push_back(rankOf(t, c, e, d, p));
+          cpComm.groups.push_back(std::move(group));
+        }
+    for (uint32_t d = 0; d < dp; ++d)
+      for (uint32_t c = 0; c < cp; ++c)
+        for (uint32_t t = 0; t < tp; ++t) {
+          std::vector<uint32_t> group;
+          for (uint32_t e = 0; e < ep; ++e) group.push_back(rankOf(t, c, e, d, p));
+          epComm.groups.push_back(std::move(group));
+        }
   }
-  for (uint32_t d = 0; d < dp; ++d) {
-    for (uint32_t c = 0; c < cp; ++c) {
-      for (uint32_t t = 0; t < tp; ++t) {
-        std::vector<uint32_t> group;
-        for (uint32_t p = 0; p < pp; ++p) group.push_back(rankOf(t, c, d, p));
-        ppComm.groups.push_back(std::move(group));
-      }
-    }
-  }
+  for (uint32_t d = 0; d < dp; ++d)
+    for (uint32_t e = 0; e < ep; ++e)
+      for (uint32_t c = 0; c < cp; ++c)
+        for (uint32_t t = 0; t < tp; ++t) {
+          std::vector<uint32_t> group;
+          for (uint32_t p = 0; p < pp; ++p) group.push_back(rankOf(t, c, e, d, p));
+          ppComm.groups.push_back(std::move(group));
+        }
   trace.communicators = {std::move(tpComm), std::move(ppComm), std::move(dpComm)};
   plan.tpComm = 0;
   plan.ppComm = 1;
   plan.dpComm = 2;
   if (plan.tied && pp > 1 && plan.vocab) {
-    // Megatron's embedding group: the first and the last stage's ranks of one (tp, cp, dp)
+    // Megatron's embedding group: the first and the last stage's ranks of one (tp, cp, ep, dp)
     // index; the other stages' ranks are alone in theirs (every rank is in one group) and never
     // use it.
     Communicator embd{"embd", {}, {}, {}};
-    for (uint32_t d = 0; d < dp; ++d) {
-      for (uint32_t c = 0; c < cp; ++c) {
-        for (uint32_t t = 0; t < tp; ++t) {
-          embd.groups.push_back({rankOf(t, c, d, 0), rankOf(t, c, d, pp - 1)});
-          for (uint32_t p = 1; p + 1 < pp; ++p) embd.groups.push_back({rankOf(t, c, d, p)});
-        }
-      }
-    }
+    for (uint32_t d = 0; d < dp; ++d)
+      for (uint32_t e = 0; e < ep; ++e)
+        for (uint32_t c = 0; c < cp; ++c)
+          for (uint32_t t = 0; t < tp; ++t) {
+            embd.groups.push_back({rankOf(t, c, e, d, 0), rankOf(t, c, e, d, pp - 1)});
+            for (uint32_t p = 1; p + 1 < pp; ++p) embd.groups.push_back({rankOf(t, c, e, d, p)});
+          }
     plan.embdComm = static_cast<uint16_t>(trace.communicators.size());
     trace.communicators.push_back(std::move(embd));
   }
@@ -724,10 +804,16 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
     plan.cpComm = static_cast<uint16_t>(trace.communicators.size());
     trace.communicators.push_back(std::move(cpComm));
   }
+  if (plan.moe) {
+    plan.epComm = static_cast<uint16_t>(trace.communicators.size());
+    trace.communicators.push_back(std::move(epComm));
+    plan.edpComm = static_cast<uint16_t>(trace.communicators.size());
+    trace.communicators.push_back(std::move(edpComm));
+  }
   trace.commSmShare = spec.gpu.commSmShare;
 
   trace.programOfRank.resize(trace.ranks);
-  for (uint32_t r = 0; r < trace.ranks; ++r) trace.programOfRank[r] = r / (tp * cp * dp);
+  for (uint32_t r = 0; r < trace.ranks; ++r) trace.programOfRank[r] = r / (tp * cp * ep * dp);
   for (int s = 0; s < par.pp; ++s) trace.programs.push_back(StageBuilder(plan, s).build());
 
   // The layers' compute of one micro-batch on the slowest stage (every stage's with uniform

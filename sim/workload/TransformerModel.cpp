@@ -1,6 +1,7 @@
 #include "sim/workload/TransformerModel.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/core/Error.h"
 
@@ -19,7 +20,11 @@ TransformerModel::TransformerModel(const ModelSpec& spec, int dtypeBytes, int tp
       tp_(tp),
       sequenceParallel_(sequenceParallel),
       causal_(spec.causal),
-      cp_(cp) {
+      cp_(cp),
+      experts_(std::max(spec.experts, 0)),
+      topK_(spec.topK),
+      moeFfn_(spec.moeFfnHidden > 0 ? spec.moeFfnHidden : ffn_),
+      capacity_(spec.capacityFactor) {
   SIM_CHECK(layers_ > 0 && hidden_ > 0 && heads_ > 0 && seq_ > 0, "model shape must be positive");
   SIM_CHECK(hidden_ % heads_ == 0, "hidden must be a multiple of heads");
   SIM_CHECK(dtype_ >= 1 && tp_ >= 1 && cp_ >= 1, "dtype bytes, tp and cp must be positive");
@@ -36,11 +41,36 @@ int64_t TransformerModel::mlpParamsPerLayer() const {
 }
 
 int64_t TransformerModel::paramsPerLayer() const {
-  return attentionParamsPerLayer() + mlpParamsPerLayer() + layerNormParamsPerLayer();
+  return attentionParamsPerLayer() + (moe() ? routerParamsPerLayer() : mlpParamsPerLayer()) +
+         layerNormParamsPerLayer();
+}
+
+int64_t TransformerModel::expertParamsPerLayer() const {
+  return moe() ? static_cast<int64_t>(experts_) * (gated_ ? 3 : 2) * hidden_ * moeFfn_ : 0;
 }
 
 int64_t TransformerModel::totalParams() const {
-  return stageParams(layers_, true, true);
+  return stageParams(layers_, true, true) + static_cast<int64_t>(layers_) * expertParamsPerLayer();
+}
+
+double TransformerModel::dispatchedTokens(int b) const {
+  const double tokens = localTokens(b) / (sequenceParallel_ ? tp_ : 1);
+  return tokens * topK_ * (capacity_ > 0 ? capacity_ : 1.0);
+}
+
+Flops TransformerModel::routerForward(int b) const {
+  const double tokens = localTokens(b) / (sequenceParallel_ ? tp_ : 1);
+  return {2.0 * tokens * static_cast<double>(hidden_) * experts_, 0.0};
+}
+
+Flops TransformerModel::expertForward(int b) const {
+  return {2.0 * dispatchedTokens(b) * (gated_ ? 3.0 : 2.0) * static_cast<double>(hidden_) *
+              static_cast<double>(moeFfn_),
+          0.0};
+}
+
+Bytes TransformerModel::dispatchBytes(int b) const {
+  return static_cast<Bytes>(std::llround(dispatchedTokens(b) * static_cast<double>(hidden_))) * dtype_;
 }
 
 int64_t TransformerModel::stageParams(int count, bool embedding, bool outputLayer) const {
@@ -64,6 +94,12 @@ double TransformerModel::attentionElementwiseBytes(int b) const {
   const double tokens = localTokens(b) / (sequenceParallel_ ? tp_ : 1);
   const double a = tokens * static_cast<double>(hidden_) * kElementwiseBytes;
   return 2.0 * a + 3.5 * a;
+}
+
+double TransformerModel::moeElementwiseBytes(int b) const {
+  const double d = dispatchedTokens(b);
+  return attentionElementwiseBytes(b) + (gated_ ? 3.0 : 2.0) * d * static_cast<double>(moeFfn_) * kElementwiseBytes +
+         4.0 * d * static_cast<double>(hidden_) * kElementwiseBytes;
 }
 
 double TransformerModel::mlpElementwiseBytes(int b) const {

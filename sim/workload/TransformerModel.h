@@ -73,12 +73,14 @@ class TransformerModel {
   int64_t mlpParamsPerLayer() const;
   /// Two layer norms, 2h each.
   int64_t layerNormParamsPerLayer() const { return 4 * hidden_; }
+  /// The dense parameters of a layer (split by tp): attention, the MLP or, with experts, the
+  /// router, layer norms.
   int64_t paramsPerLayer() const;
   /// Input embedding V*h (0 without vocab).
   int64_t embeddingParams() const { return vocab_ * hidden_; }
   /// Output layer V*h, untied from the embedding (0 without vocab).
   int64_t outputLayerParams() const { return vocab_ * hidden_; }
-  /// layers * paramsPerLayer + embedding + output layer.
+  /// layers * (paramsPerLayer + expertParamsPerLayer) + embedding + output layer.
   int64_t totalParams() const;
   /// Parameters of `count` layers plus, optionally, the embedding and the output layer.
   int64_t stageParams(int count, bool embedding, bool outputLayer) const;
@@ -94,6 +96,31 @@ class TransformerModel {
   Flops logitsForward(int b) const;
   /// Backward of anything = 2 x its forward.
   static Flops backwardOf(const Flops& forward) { return forward * 2.0; }
+
+  // --- mixture of experts (ModelSpec::experts > 0; each expert whole on one rank) ---
+  bool moe() const { return experts_ > 0; }
+  int experts() const { return experts_; }
+  int topK() const { return topK_; }
+  /// One layer's experts: experts * (gated ? 3 : 2) * h * moeFfn (the whole model's).
+  int64_t expertParamsPerLayer() const;
+  /// The router: h * experts.
+  int64_t routerParamsPerLayer() const { return moe() ? hidden_ * experts_ : 0; }
+  /// Tokens a rank dispatches per micro-batch and layer: its b*s/cp tokens, / tp with sequence
+  /// parallelism (Megatron requires it with tp > 1), each to topK experts, times the capacity
+  /// factor when padded.
+  double dispatchedTokens(int b) const;
+  /// Forward of the router (2 * tokens * h * experts) and of the experts this rank holds
+  /// (2 * dispatched tokens * (gated ? 3 : 2) * h * moeFfn: a balanced router gives each
+  /// rank as many tokens as it dispatched).
+  Flops routerForward(int b) const;
+  Flops expertForward(int b) const;
+  /// One all-to-all of the dispatch or the combine (nccl-tests size: the rank's whole send
+  /// buffer): dispatched tokens * h * dtype.
+  Bytes dispatchBytes(int b) const;
+  /// Memory-bound bytes of the MoE block forward: its layer norm and bias-dropout-add (5.5a),
+  /// the experts' activation ((gated ? 3 : 2) * dispatched * moeFfn * 2) and the permutation
+  /// and un-permutation of the dispatched tokens (read and write each: 4 * dispatched * h * 2).
+  double moeElementwiseBytes(int b) const;
 
   // --- memory-bound kernels per TP rank for a micro-batch of `b` sequences (see the header) ---
   /// Forward bytes of the attention block's layer norm and bias-dropout-add: 5.5a.
@@ -133,6 +160,10 @@ class TransformerModel {
   bool sequenceParallel_;
   bool causal_;
   int cp_;
+  int experts_;
+  int topK_;
+  int64_t moeFfn_;
+  double capacity_;
 };
 
 }  // namespace fabricsim

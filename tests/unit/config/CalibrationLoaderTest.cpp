@@ -211,7 +211,8 @@ TEST(CalibrationLoaderTest, ParseFlops) {
 
 TEST(CalibrationLoaderTest, PresetNames) {
   EXPECT_EQ(gpuPresetNames(), (std::vector<std::string>{"h100-sxm", "h200-sxm"}));
-  EXPECT_EQ(modelPresetNames(), (std::vector<std::string>{"gpt3-175b", "llama3-70b", "llama3-405b"}));
+  EXPECT_EQ(modelPresetNames(),
+            (std::vector<std::string>{"gpt3-175b", "llama3-70b", "llama3-405b", "mixtral-8x7b"}));
   EXPECT_FALSE(gpuPreset("a100").has_value());
   EXPECT_FALSE(modelPreset("gpt2").has_value());
   EXPECT_EQ(modelPreset("llama3-405b")->layers, 126);

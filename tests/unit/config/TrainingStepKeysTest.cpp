@@ -1,7 +1,7 @@
-// WorkloadLoader: the training keys of Megatron's step (context parallelism, gradient dtype, overlap switches, tied
-// embeddings, causal attention, element-wise kernels, the GPU's fp8 peak, memory efficiency and
-// communication share) read into the spec, and their bad values and combinations refused with
-// the file, line and key.
+// WorkloadLoader: the training keys of Megatron's step (context and expert parallelism, experts,
+// gradient dtype, overlap switches, tied embeddings, causal attention, element-wise kernels, the
+// GPU's fp8 peak, memory efficiency and communication share) read into the spec, and their bad
+// values and combinations refused with the file, line and key.
 #include <gtest/gtest.h>
 
 #include "sim/config/WorkloadLoader.h"
@@ -64,6 +64,14 @@ TEST(TrainingStepKeys, BadValuesAndCombinationsNameTheirLine) {
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism:\n  dp: 2\n  overlap_param_gather: true\n"),
             "parallelism.overlap_param_gather@5");
   EXPECT_EQ(first("kind: training\nmodel: {preset: gpt3-175b, causal: maybe}\n"), "model.causal@2");
+  // Experts: ep must divide them, tp > 1 needs sequence parallelism, top_k at most experts.
+  const auto ep = diagnosticsOf("kind: training\nmodel: mixtral-8x7b\nparallelism:\n  ep: 3\n");
+  ASSERT_FALSE(ep.empty());
+  EXPECT_EQ(ep[0].key + "@" + std::to_string(ep[0].line), "parallelism.ep@4");
+  EXPECT_NE(ep[0].message.find("ep (3) must divide model.experts (8)"), std::string::npos) << ep[0].message;
+  EXPECT_EQ(first("kind: training\nmodel: mixtral-8x7b\nparallelism: {tp: 2}\n"), "parallelism.sequence_parallel@3");
+  EXPECT_EQ(first("kind: training\nmodel: {preset: mixtral-8x7b, top_k: 9}\n"), "model.top_k@2");
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism: {ep: 2}\n"), "parallelism.ep@3");
   // cp must divide the sequence (2048 for gpt3-175b); the message names both numbers.
   const auto cp = diagnosticsOf("kind: training\nmodel: gpt3-175b\nparallelism:\n  tp: 2\n  cp: 3\n");
   ASSERT_FALSE(cp.empty());

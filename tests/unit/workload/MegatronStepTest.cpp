@@ -6,13 +6,15 @@
 // one), --tp-comm-overlap (the TP collectives beside the compute, same bytes, compute slowed by
 // the communication share), causal attention FLOPs (half the square), the element-wise bytes
 // per layer, fp8 GEMMs at the fp8 peak, context parallelism (ranks, ring attention bytes, s/cp
-// tokens), and the bad combinations refused.
+// tokens), expert parallelism (groups, all-to-all bytes, expert gradients) and Mixtral's
+// parameter counts, and the bad combinations refused.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <map>
 #include <string>
 
+#include "sim/config/ModelPresets.h"
 #include "sim/config/WorkloadSpec.h"
 #include "sim/core/Error.h"
 #include "sim/workload/ComputeModel.h"
@@ -288,4 +290,60 @@ TEST(MegatronStep, ContextParallelRingAttention) {
   TrainingSpec bad = s;
   bad.parallelism.cp = 3;
   EXPECT_EQ(inputErrorKey([&] { build(bad); }), "parallelism.cp");
+}
+
+// Expert parallelism: ranks tp x cp x ep x dp x pp in Megatron's order tp-cp-ep-dp-pp; the
+// expert-parallel group of a rank; dense gradients over dp x ep ranks, the experts' over dp;
+// per layer and micro-batch a dispatch and a combine all-to-all forward and again backward, each
+// of (b s / tp) top_k h x 2 bytes (sequence parallel); each rank's expert gradients are its
+// experts / ep of the layer's experts; the router replaces the MLP among the dense parameters.
+TEST(MegatronStep, ExpertParallelDispatchAndCombine) {
+  TrainingSpec s = spec(2, 2, 2, 4, 4);  // tp 2, pp 2, dp 2, m = 2, 2 layers a stage
+  s.model.experts = 8;
+  s.model.topK = 2;
+  s.model.moeFfnHidden = 256;
+  s.parallelism.ep = 4;
+  s.parallelism.sequenceParallel = true;
+  s.parallelism.distributedOptimizer = true;
+  const JobTrace t = build(s);
+  EXPECT_EQ(t.ranks, 2u * 4 * 2 * 2);
+  const Communicator& ep = t.communicators[static_cast<size_t>(t.communicatorIndex("ep"))];
+  // rank = t + 2 (e + 4 (d + 2 p)): rank 1 is (t 1, e 0, d 0, p 0).
+  EXPECT_EQ(ep.groups[ep.groupOfRank[1]], (std::vector<uint32_t>{1, 3, 5, 7}));
+  const Communicator& dp = t.communicators[static_cast<size_t>(t.communicatorIndex("dp"))];
+  const Communicator& edp = t.communicators[static_cast<size_t>(t.communicatorIndex("edp"))];
+  EXPECT_EQ(dp.groups[dp.groupOfRank[1]].size(), 8u);  // dp 2 x ep 4
+  EXPECT_EQ(edp.groups[edp.groupOfRank[1]], (std::vector<uint32_t>{1, 9}));
+  const int64_t m = 2, layers = 2;
+  const int64_t dispatch = kSeq / 2 * 2 * kHidden * 2;  // tokens / tp x top 2 x h x 2 bytes
+  const int64_t expertsPerRank = 8 / 4, expertParams = 2 * kHidden * 256;  // GELU experts: 2 h ffn
+  const int64_t denseLayer = 4 * kHidden * kHidden + kHidden * 8 + 4 * kHidden;  // attention, router, norms
+  for (const Program& prog : t.programs) {
+    const auto bytes = bytesByLabel(prog);
+    EXPECT_EQ(bytes.at("ep-dispatch"), m * layers * 2 * dispatch);
+    EXPECT_EQ(bytes.at("ep-combine"), m * layers * 2 * dispatch);
+    EXPECT_EQ(bytes.at("edp-reducescatter"), layers * expertsPerRank * expertParams * 2);
+    EXPECT_EQ(bytes.at("dp-reducescatter"), layers * denseLayer / 2 * 2);
+    EXPECT_EQ(bytes.count("tp-allreduce"), 0u);
+  }
+  // ep must divide the experts; experts with tp > 1 need sequence parallelism.
+  TrainingSpec bad = s;
+  bad.parallelism.ep = 3;
+  EXPECT_EQ(inputErrorKey([&] { build(bad); }), "parallelism.ep");
+  TrainingSpec noSp = s;
+  noSp.parallelism.sequenceParallel = false;
+  EXPECT_EQ(inputErrorKey([&] { build(noSp); }), "parallelism.sequence_parallel");
+}
+
+// Mixtral 8x7B as its paper gives it: 46.7B parameters in all (Mistral AI's figure), of which a
+// token uses 12.9B (two of eight experts); tolerance 1% (biases and the exact vocabulary rounding
+// left out).
+TEST(MegatronStep, MixtralParameterCounts) {
+  const auto preset = modelPreset("mixtral-8x7b");
+  ASSERT_TRUE(preset);
+  const TransformerModel m(*preset, 2, 1, false);
+  EXPECT_NEAR(static_cast<double>(m.totalParams()), 46.7e9, 0.01 * 46.7e9);
+  const double active = static_cast<double>(m.totalParams()) -
+                        static_cast<double>(m.layers()) * static_cast<double>(m.expertParamsPerLayer()) * 6 / 8;
+  EXPECT_NEAR(active, 12.9e9, 0.01 * 12.9e9);
 }
