@@ -22,15 +22,16 @@ std::optional<double> positiveOrNull(const nlohmann::json& j, const char* key, c
                                      const std::string& file, const std::string& where) {
   if (!j.contains(key) || j[key].is_null()) return std::nullopt;
   if (!j[key].is_number() || !std::isfinite(j[key].get<double>()) || j[key].get<double>() <= 0)
-    throw InputError(file, HarnessJson::lineOf(text, key), 0, where + "." + key, "expected a positive number");
+    throw InputError(file, HarnessJson::lineOf(text, key), 0, where + "." + key,
+                     "expected a positive number");
   return j[key].get<double>();
 }
 
 const nlohmann::json& listAt(const nlohmann::json& j, const char* key, const std::string& text,
                              const std::string& file, const char* what) {
   if (!j.contains(key) || !j[key].is_array())
-    throw InputError(file, HarnessJson::lineOf(text, key), 0, key, std::string("expected a list `") + key +
-                                                                         "` of " + what);
+    throw InputError(file, HarnessJson::lineOf(text, key), 0, key,
+                     std::string("expected a list `") + key + "` of " + what);
   return j[key];
 }
 
@@ -41,8 +42,8 @@ KernelFit::Attention KernelFit::fitAttentionFile(const std::string& path, double
   return fitAttention(readInputFile(path), path, peakFlops, hbmBytesPerSecond);
 }
 
-KernelFit::Attention KernelFit::fitAttention(const std::string& text, const std::string& file, double peakFlops,
-                                             double hbmBytesPerSecond) {
+KernelFit::Attention KernelFit::fitAttention(const std::string& text, const std::string& file,
+                                             double peakFlops, double hbmBytesPerSecond) {
   const nlohmann::json j = HarnessJson::parse(text, file);
   HarnessJson::require(j, text, file, kAttentionTool, kSchema, "attention result", "fabricsim-gpu-compute",
                        "expected the gpu/ harness's attention result, found its compute result (give it "
@@ -62,8 +63,8 @@ KernelFit::Attention KernelFit::fitAttention(const std::string& text, const std:
     if (!row.value("causal", false)) continue;
     // Only kernels that fill the GPU: at least kMinWaves waves of 128-row query tiles (one CTA
     // each) over the SMs; a smaller one is bound by wave quantisation, not by its throughput.
-    const double tiles = row.value("batch", 1.0) * row.value("heads", 1.0) *
-                         std::ceil(row.value("seq_len", 0.0) / 128.0);
+    const double tiles =
+        row.value("batch", 1.0) * row.value("heads", 1.0) * std::ceil(row.value("seq_len", 0.0) / 128.0);
     if (tiles < kMinWaves * sms) continue;
     const auto flops = positiveOrNull(row, "flops_forward_causal", text, file, where);
     const auto us = positiveOrNull(row, "forward_backward_us", text, file, where);

@@ -44,8 +44,8 @@ class KernelFit {
   static constexpr double kMinWaves = 2.0;
 
   struct Attention {
-    std::string backend;                    ///< cudnn | flash
-    std::optional<double> efficiency;       ///< fraction of the bf16 peak, causal FLOPs
+    std::string backend;               ///< cudnn | flash
+    std::optional<double> efficiency;  ///< fraction of the bf16 peak, causal FLOPs
     int rows = 0;
     std::optional<double> memoryEfficiency;  ///< fraction of the HBM rate given
     int memoryRows = 0;

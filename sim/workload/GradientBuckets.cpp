@@ -5,8 +5,8 @@
 
 namespace fabricsim {
 
-GradientBuckets::GradientBuckets(std::vector<Segment> segments, int64_t bucketElements, bool split, int chunks,
-                                 const std::function<int64_t(int64_t)>& elementsOf)
+GradientBuckets::GradientBuckets(std::vector<Segment> segments, int64_t bucketElements, bool split,
+                                 int chunks, const std::function<int64_t(int64_t)>& elementsOf)
     : segments_(std::move(segments)) {
   std::vector<int64_t> boundary;  // per segment: the rank's elements up to its end
   for (const Segment& seg : segments_) {

@@ -78,8 +78,10 @@ TEST(KernelFit, AttentionAndMemoryAreGeometricMeansOfTheirFractions) {
 
 TEST(KernelFit, CommShareIsOneMinusTheInverseMeanSlowdownOfCopyRows) {
   nlohmann::json j = {{"tool", "fabricsim-gpu-overlap"}, {"schema", 1}};
-  j["gemms"] = {{{"m", 8192}, {"overlap", {{{"kind", "copy"}, {"ctas", 8}, {"slowdown", 1.2}},
-                                           {{"kind", "spin"}, {"ctas", 8}, {"slowdown", 3.0}}}}},
+  j["gemms"] = {{{"m", 8192},
+                 {"overlap",
+                  {{{"kind", "copy"}, {"ctas", 8}, {"slowdown", 1.2}},
+                   {{"kind", "spin"}, {"ctas", 8}, {"slowdown", 3.0}}}}},
                 {{"m", 2048}, {"overlap", {{{"kind", "copy"}, {"ctas", 16}, {"slowdown", 1.5}}}}}};
   const KernelFit::Overlap o = KernelFit::fitOverlap(j.dump(2), "o.json");
   EXPECT_EQ(o.rows, 2);
@@ -90,16 +92,22 @@ TEST(KernelFit, CommShareIsOneMinusTheInverseMeanSlowdownOfCopyRows) {
 
 TEST(KernelFit, OtherJsonIsRefused) {
   const std::string compute = R"({"tool": "fabricsim-gpu-compute", "schema": 1, "gemms": []})";
-  EXPECT_NE(errorOf(compute, false).find("give it with --compute"), std::string::npos) << errorOf(compute, false);
+  EXPECT_NE(errorOf(compute, false).find("give it with --compute"), std::string::npos)
+      << errorOf(compute, false);
   EXPECT_NE(errorOf(compute, true).find("give it with --compute"), std::string::npos);
   EXPECT_NE(errorOf(R"({"tool": "fabricsim-gpu-attention", "schema": 2})", false).find("schema"),
             std::string::npos);
   // Nothing that can be fitted.
-  EXPECT_EQ(errorOf(R"({"tool": "fabricsim-gpu-attention", "schema": 1, "attention": []})", false).substr(0, 10),
-            "attention:");
-  EXPECT_EQ(errorOf(R"({"tool": "fabricsim-gpu-overlap", "schema": 1, "gemms": []})", true).substr(0, 6), "gemms:");
+  EXPECT_EQ(
+      errorOf(R"({"tool": "fabricsim-gpu-attention", "schema": 1, "attention": []})", false).substr(0, 10),
+      "attention:");
+  EXPECT_EQ(errorOf(R"({"tool": "fabricsim-gpu-overlap", "schema": 1, "gemms": []})", true).substr(0, 6),
+            "gemms:");
   EXPECT_NE(errorOf(R"({"tool": "fabricsim-gpu-overlap", "schema": 1, "gemms": [{"overlap": [{"kind": "copy",
-            "slowdown": -1}]}]})", true).find("positive"), std::string::npos);
+            "slowdown": -1}]}]})",
+                    true)
+                .find("positive"),
+            std::string::npos);
 }
 
 // The harness's H100 results (validation/data/gpu-harness-2026-11-27-h100) fit to figures a

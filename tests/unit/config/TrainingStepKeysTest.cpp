@@ -58,7 +58,8 @@ TEST(TrainingStepKeys, BadValuesAndCombinationsNameTheirLine) {
   };
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngrad_reduce_dtype: fp64\n"), "grad_reduce_dtype@3");
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu: {comm_sm_share: 1.5}\n"), "gpu.comm_sm_share@3");
-  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu: {efficiency: {memory: 0}}\n"), "gpu.efficiency.memory@3");
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu: {efficiency: {memory: 0}}\n"),
+            "gpu.efficiency.memory@3");
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism:\n  tp: 1\n  tp_comm_overlap: true\n"),
             "parallelism.tp_comm_overlap@5");
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism:\n  dp: 2\n  overlap_param_gather: true\n"),
@@ -69,14 +70,16 @@ TEST(TrainingStepKeys, BadValuesAndCombinationsNameTheirLine) {
   ASSERT_FALSE(ep.empty());
   EXPECT_EQ(ep[0].key + "@" + std::to_string(ep[0].line), "parallelism.ep@4");
   EXPECT_NE(ep[0].message.find("ep (3) must divide model.experts (8)"), std::string::npos) << ep[0].message;
-  EXPECT_EQ(first("kind: training\nmodel: mixtral-8x7b\nparallelism: {tp: 2}\n"), "parallelism.sequence_parallel@3");
+  EXPECT_EQ(first("kind: training\nmodel: mixtral-8x7b\nparallelism: {tp: 2}\n"),
+            "parallelism.sequence_parallel@3");
   EXPECT_EQ(first("kind: training\nmodel: {preset: mixtral-8x7b, top_k: 9}\n"), "model.top_k@2");
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism: {ep: 2}\n"), "parallelism.ep@3");
   // cp must divide the sequence (2048 for gpt3-175b); the message names both numbers.
   const auto cp = diagnosticsOf("kind: training\nmodel: gpt3-175b\nparallelism:\n  tp: 2\n  cp: 3\n");
   ASSERT_FALSE(cp.empty());
   EXPECT_EQ(cp[0].key + "@" + std::to_string(cp[0].line), "parallelism.cp@5");
-  EXPECT_NE(cp[0].message.find("cp (3) must divide model.seq_len (2048)"), std::string::npos) << cp[0].message;
+  EXPECT_NE(cp[0].message.find("cp (3) must divide model.seq_len (2048)"), std::string::npos)
+      << cp[0].message;
 }
 
 }  // namespace

@@ -44,7 +44,9 @@ TrainingSpec spec(int tp, int pp, int dp, int global, int layers = 8) {
   return s;
 }
 
-JobTrace build(const TrainingSpec& s) { return buildTrainingTrace(s, CollectiveTuning{}, "job"); }
+JobTrace build(const TrainingSpec& s) {
+  return buildTrainingTrace(s, CollectiveTuning{}, "job");
+}
 
 std::map<std::string, int64_t> bytesByLabel(const Program& prog) {
   std::map<std::string, int64_t> out;
@@ -123,7 +125,8 @@ TEST(MegatronStep, WithoutGradOverlapEveryBucketWaitsForTheWholeBackward) {
   for (const Program& prog : t.programs) {
     uint32_t lastCompute = 0;
     for (uint32_t i = 0; i < prog.ops.size(); ++i)
-      if (prog.ops[i].type == OpType::Compute && prog.labels[prog.ops[i].label] != "optimizer") lastCompute = i;
+      if (prog.ops[i].type == OpType::Compute && prog.labels[prog.ops[i].label] != "optimizer")
+        lastCompute = i;
     int buckets = 0;
     for (const TraceOp& op : prog.ops) {
       if (op.type != OpType::Collective || prog.labels[op.label] != "dp-allreduce") continue;
@@ -184,7 +187,8 @@ TEST(MegatronStep, TpCommOverlapMovesTheCollectivesBesideTheCompute) {
     overlappedCompute += op.duration;
     // A compute op never waits for a TP collective emitted just before it (its own block's).
     for (uint32_t d : op.deps) {
-      if (o.ops[d].type == OpType::Collective && d + 2 >= i) ADD_FAILURE() << "op " << i << " waits for " << d;
+      if (o.ops[d].type == OpType::Collective && d + 2 >= i)
+        ADD_FAILURE() << "op " << i << " waits for " << d;
     }
   }
   // Each overlapped block runs at 1 - 0.2 of its speed; 1 ps of rounding per op.
@@ -285,7 +289,8 @@ TEST(MegatronStep, ContextParallelRingAttention) {
       if (op.type == OpType::Compute && p.labels[op.label] == "fwd" && ++seen == 2) return op.duration;
     return Time::zero();
   };
-  EXPECT_NEAR(static_cast<double>(mlpForward(t).picos()) * 4, static_cast<double>(mlpForward(t1).picos()), 4.0);
+  EXPECT_NEAR(static_cast<double>(mlpForward(t).picos()) * 4, static_cast<double>(mlpForward(t1).picos()),
+              4.0);
   // cp must divide the sequence.
   TrainingSpec bad = s;
   bad.parallelism.cp = 3;
@@ -316,7 +321,7 @@ TEST(MegatronStep, ExpertParallelDispatchAndCombine) {
   EXPECT_EQ(edp.groups[edp.groupOfRank[1]], (std::vector<uint32_t>{1, 9}));
   const int64_t m = 2, layers = 2;
   const int64_t dispatch = kSeq / 2 * 2 * kHidden * 2;  // tokens / tp x top 2 x h x 2 bytes
-  const int64_t expertsPerRank = 8 / 4, expertParams = 2 * kHidden * 256;  // GELU experts: 2 h ffn
+  const int64_t expertsPerRank = 8 / 4, expertParams = 2 * kHidden * 256;        // GELU experts: 2 h ffn
   const int64_t denseLayer = 4 * kHidden * kHidden + kHidden * 8 + 4 * kHidden;  // attention, router, norms
   for (const Program& prog : t.programs) {
     const auto bytes = bytesByLabel(prog);
@@ -343,7 +348,8 @@ TEST(MegatronStep, MixtralParameterCounts) {
   ASSERT_TRUE(preset);
   const TransformerModel m(*preset, 2, 1, false);
   EXPECT_NEAR(static_cast<double>(m.totalParams()), 46.7e9, 0.01 * 46.7e9);
-  const double active = static_cast<double>(m.totalParams()) -
-                        static_cast<double>(m.layers()) * static_cast<double>(m.expertParamsPerLayer()) * 6 / 8;
+  const double active =
+      static_cast<double>(m.totalParams()) -
+      static_cast<double>(m.layers()) * static_cast<double>(m.expertParamsPerLayer()) * 6 / 8;
   EXPECT_NEAR(active, 12.9e9, 0.01 * 12.9e9);
 }

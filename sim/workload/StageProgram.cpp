@@ -1,0 +1,479 @@
+#include "sim/workload/StageProgram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/workload/ComputeModel.h"
+#include "sim/workload/GradientBuckets.h"
+#include "sim/workload/TransformerModel.h"
+
+namespace fabricsim {
+namespace {
+
+/// Builds the program of one pipeline stage.
+class StageBuilder {
+ public:
+  StageBuilder(const TrainingPlan& plan, int stage) : plan_(plan), stage_(stage) {
+    compute_ = prog_.stream("compute");
+    recvFwd_ = prog_.stream("pp-recv-fwd");
+    sendFwd_ = prog_.stream("pp-send-fwd");
+    recvBwd_ = prog_.stream("pp-recv-bwd");
+    sendBwd_ = prog_.stream("pp-send-bwd");
+    dpStream_ = prog_.stream("dp");
+    if (plan_.tpOverlap && plan_.tp > 1) tpStream_ = prog_.stream("tp-overlap");
+    if (plan_.cp > 1) {
+      cpSend_ = prog_.stream("cp-send");
+      cpRecv_ = prog_.stream("cp-recv");
+    }
+    if (plan_.expertParamsPerLayerRank > 0) edpStream_ = prog_.stream("edp");
+    for (int c = 0; c < plan_.v; ++c) layerDone_.emplace_back(static_cast<size_t>(layers(c)), 0);
+    planBuckets();
+  }
+
+  Program build() {
+    if (plan_.overlapParam) paramGatherAhead();
+    schedule();
+    dataParallel();
+    return std::move(prog_);
+  }
+
+ private:
+  // --- op emission -------------------------------------------------------------------------
+
+  /// Appends an op on the compute stream, giving it the pending dependencies (the receive
+  /// that feeds the pass).
+  uint32_t emitCompute(TraceOp op) {
+    op.stream = compute_;
+    op.deps = std::move(pending_);
+    pending_.clear();
+    const bool compute = op.type == OpType::Compute;
+    prog_.ops.push_back(std::move(op));
+    if (compute) {
+      lastCompute_ = lastOp();
+      lastComputeValid_ = true;
+    }
+    return lastOp();
+  }
+
+  uint32_t computeOp(const char* label, Time duration) {
+    TraceOp op;
+    op.type = OpType::Compute;
+    op.duration = duration;
+    op.label = prog_.label(label);
+    return emitCompute(std::move(op));
+  }
+
+  void tpCollective(CollectiveOp kind, Bytes bytes) {
+    if (plan_.tp == 1) return;
+    TraceOp op;
+    op.type = OpType::Collective;
+    op.collective = kind;
+    op.comm = plan_.tpComm;
+    op.bytes = bytes;
+    op.label = prog_.label(kind == CollectiveOp::AllReduce       ? "tp-allreduce"
+                           : kind == CollectiveOp::ReduceScatter ? "tp-reducescatter"
+                                                                 : "tp-allgather");
+    if (!plan_.tpOverlap) {
+      emitCompute(std::move(op));
+      return;
+    }
+    // Overlapped (Transformer Engine userbuffers): on its own stream, beside the block's compute;
+    // it starts with the block (the block's inputs are its inputs) and the next block waits for it.
+    op.stream = tpStream_;
+    op.deps = blockDeps_;
+    prog_.ops.push_back(std::move(op));
+    overlapped_.push_back(lastOp());
+  }
+
+  /// One compute block with the TP collectives around it: the all-gather before (sequence
+  /// parallelism), the reduce after. Blocking: gather, compute, reduce in order. Overlapped:
+  /// all three start together (the collectives on the TP stream, in order) and the next op waits
+  /// for all of them.
+  /// With context parallelism, the attention blocks pass `ringBytes` around the CP ring beside
+  /// their compute (ring attention), and what follows waits for the ring too.
+  uint32_t block(const char* label, Time duration, Bytes gatherBytes, Bytes reduceBytes, Bytes ringBytes = 0) {
+    if (!plan_.tpOverlap) {
+      std::vector<uint32_t> inputs = pending_;
+      if (lastComputeValid_) inputs.push_back(lastCompute_);
+      const size_t before = prog_.ops.size();
+      tpGather(gatherBytes);
+      if (prog_.ops.size() != before) inputs = {lastOp()};
+      const std::vector<uint32_t> ringOps = ring(ringBytes, inputs);
+      const uint32_t op = computeOp(label, duration);
+      pending_.insert(pending_.end(), ringOps.begin(), ringOps.end());
+      tpReduce(reduceBytes);
+      return op;
+    }
+    blockDeps_ = pending_;
+    if (lastComputeValid_) blockDeps_.push_back(lastCompute_);
+    tpGather(gatherBytes);
+    tpReduce(reduceBytes);
+    const std::vector<uint32_t> ringOps = ring(ringBytes, blockDeps_);
+    overlapped_.insert(overlapped_.end(), ringOps.begin(), ringOps.end());
+    // The overlapped GEMMs run beside the communication kernel for their whole duration
+    // (Transformer Engine gives them the SMs the userbuffers kernels leave): slower by the
+    // GPU's communication share.
+    const double keep = 1.0 - plan_.commSmShare;
+    const uint32_t op =
+        computeOp(label, Time::ps(std::llround(static_cast<double>(duration.picos()) / keep)));
+    pending_ = std::move(overlapped_);
+    overlapped_.clear();
+    return op;
+  }
+
+  /// Megatron's "g" after a block in forward (and "f" in backward): all-reduce, or
+  /// reduce-scatter with sequence parallelism.
+  void tpReduce(Bytes bytes) {
+    tpCollective(plan_.sp ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, bytes);
+  }
+  /// With sequence parallelism, the all-gather before a block (identity without).
+  void tpGather(Bytes bytes) {
+    if (plan_.sp) tpCollective(CollectiveOp::AllGather, bytes);
+  }
+
+  uint32_t p2p(OpType type, uint8_t stream, int32_t offset, std::vector<uint32_t> deps) {
+    TraceOp op;
+    op.type = type;
+    op.stream = stream;
+    op.comm = plan_.ppComm;
+    op.peerOffset = offset;
+    op.bytes = plan_.ppBytes;
+    op.label = prog_.label(type == OpType::Send ? "pp-send" : "pp-recv");
+    op.deps = std::move(deps);
+    prog_.ops.push_back(std::move(op));
+    return static_cast<uint32_t>(prog_.ops.size() - 1);
+  }
+
+  uint32_t lastOp() const { return static_cast<uint32_t>(prog_.ops.size() - 1); }
+
+  /// Ring attention: cp - 1 steps, each sending `bytes` (a chunk's K and V; in backward also
+  /// their gradients) to the next rank of the CP ring and receiving the previous rank's; a step
+  /// forwards what the one before received, the first waits for `inputs`. Returns the last send
+  /// and receive (empty without context parallelism or bytes).
+  std::vector<uint32_t> ring(Bytes bytes, const std::vector<uint32_t>& inputs) {
+    if (plan_.cp <= 1 || bytes <= 0) return {};
+    std::vector<uint32_t> last;
+    for (int step = 0; step + 1 < plan_.cp; ++step) {
+      const std::vector<uint32_t> deps = last.empty() ? inputs : std::vector<uint32_t>{last[1]};
+      const uint32_t send = cpMessage(OpType::Send, cpSend_, +1, bytes, deps);
+      const uint32_t recv = cpMessage(OpType::Recv, cpRecv_, -1, bytes, {});
+      last = {send, recv};
+    }
+    return last;
+  }
+
+  /// One all-to-all over the expert-parallel group, on the compute stream (it blocks the
+  /// experts that need its tokens).
+  void expertAllToAll(const char* label) {
+    if (plan_.ep <= 1) return;
+    TraceOp op;
+    op.type = OpType::Collective;
+    op.collective = CollectiveOp::AllToAll;
+    op.comm = plan_.epComm;
+    op.bytes = plan_.dispatchBytes;
+    op.label = prog_.label(label);
+    emitCompute(std::move(op));
+  }
+
+  /// The MoE block of a layer in forward (also the recomputation): the router, the dispatch
+  /// all-to-all, the experts this rank holds, the combine all-to-all. With sequence parallelism
+  /// the tokens stay sharded over TP, so no TP collective surrounds it.
+  void moeForward(const char* label) {
+    computeOp(label, plan_.routerFwd);
+    expertAllToAll("ep-dispatch");
+    computeOp(label, plan_.expertFwd);
+    expertAllToAll("ep-combine");
+  }
+
+  /// Its backward: the combine's gradient back to the experts, their backward, the dispatch's
+  /// gradient back to the tokens, the router's backward. Returns the last op.
+  uint32_t moeBackward() {
+    expertAllToAll("ep-combine");
+    computeOp("bwd", plan_.expertBwd);
+    expertAllToAll("ep-dispatch");
+    return computeOp("bwd", plan_.routerBwd);
+  }
+
+  uint32_t cpMessage(OpType type, uint8_t stream, int32_t offset, Bytes bytes, std::vector<uint32_t> deps) {
+    TraceOp op;
+    op.type = type;
+    op.stream = stream;
+    op.comm = plan_.cpComm;
+    op.peerOffset = offset;
+    op.bytes = bytes;
+    op.label = prog_.label(type == OpType::Send ? "cp-send" : "cp-recv");
+    op.deps = std::move(deps);
+    prog_.ops.push_back(std::move(op));
+    return lastOp();
+  }
+
+  // --- passes ------------------------------------------------------------------------------
+
+  size_t virtualStage(int chunk) const { return static_cast<size_t>(chunk * plan_.pp + stage_); }
+  int layers(int chunk) const { return plan_.layersOfVirtual[virtualStage(chunk)]; }
+  bool firstVirtual(int chunk) const { return chunk == 0 && stage_ == 0; }
+  bool lastVirtual(int chunk) const { return chunk == plan_.v - 1 && stage_ == plan_.pp - 1; }
+
+  /// Forward of every layer of a chunk (also the recomputation in backward, under `label`).
+  void layersForward(int chunk, const char* label) {
+    const Bytes s = plan_.tpBytes;
+    if (plan_.stageGranularity) {
+      const Bytes total = 2 * s * layers(chunk);
+      block(label, plan_.chunkFwd[virtualStage(chunk)], total, total, plan_.ringBytes * layers(chunk));
+      return;
+    }
+    for (int l = 0; l < layers(chunk); ++l) {
+      block(label, plan_.attnFwd, s, s, plan_.ringBytes);
+      if (plan_.moe)
+        moeForward(label);
+      else
+        block(label, plan_.mlpFwd, s, s);
+    }
+  }
+
+  void forward(int chunk) {
+    const bool first = firstVirtual(chunk), last = lastVirtual(chunk);
+    if (!first) pending_ = {p2p(OpType::Recv, recvFwd_, -1, {})};
+    if (plan_.overlapParam && !gatherWaited_[static_cast<size_t>(chunk)]) {
+      // The first forward of a chunk waits for the all-gather of its parameters' bucket.
+      gatherWaited_[static_cast<size_t>(chunk)] = 1;
+      const auto& gathers = paramGatherOf_[static_cast<size_t>(chunk)];
+      pending_.insert(pending_.end(), gathers.begin(), gathers.end());
+    }
+    if (first && plan_.vocab) {
+      computeOp("embedding", plan_.embedding);
+      tpReduce(plan_.tpBytes);  // vocab-parallel embedding: partial rows summed over TP
+    }
+    layersForward(chunk, "fwd");
+    if (last && plan_.vocab) {
+      tpGather(plan_.tpBytes);
+      computeOp("logits", plan_.logitsFwd);
+    }
+    if (!last) p2p(OpType::Send, sendFwd_, +1, {lastOp()});
+  }
+
+  void backward(int chunk) {
+    const bool first = firstVirtual(chunk), last = lastVirtual(chunk);
+    const Bytes s = plan_.tpBytes;
+    if (!last) pending_ = {p2p(OpType::Recv, recvBwd_, +1, {})};
+    if (last && plan_.vocab) {
+      logitsDone_ = computeOp("logits", plan_.logitsBwd);
+      tpReduce(s);  // conjugate of the identity before the column-parallel output layer
+    }
+    std::vector<uint32_t>& done = layerDone_[static_cast<size_t>(chunk)];
+    const Bytes ring = plan_.ringBytes * layers(chunk);
+    if (plan_.stageGranularity && !plan_.tpOverlap && plan_.cp <= 1) {
+      const int perLayer = plan_.recompute ? 4 : 2;
+      const Bytes total = perLayer * s * layers(chunk);
+      tpGather(total);
+      if (plan_.recompute) computeOp("recompute", plan_.chunkFwd[virtualStage(chunk)]);
+      const uint32_t op = computeOp("bwd", plan_.chunkBwd[virtualStage(chunk)]);
+      tpReduce(total);
+      std::fill(done.begin(), done.end(), op);
+    } else if (plan_.stageGranularity) {
+      const Bytes total = 2 * s * layers(chunk);
+      if (plan_.recompute) block("recompute", plan_.chunkFwd[virtualStage(chunk)], total, total, ring);
+      // Backward of ring attention passes K, V and their gradients: twice the forward's bytes.
+      const uint32_t op = block("bwd", plan_.chunkBwd[virtualStage(chunk)], total, total, 2 * ring);
+      std::fill(done.begin(), done.end(), op);
+    } else {
+      for (int l = layers(chunk) - 1; l >= 0; --l) {
+        if (plan_.recompute) {
+          block("recompute", plan_.attnFwd, s, s, plan_.ringBytes);
+          if (plan_.moe)
+            moeForward("recompute");
+          else
+            block("recompute", plan_.mlpFwd, s, s);
+        }
+        if (plan_.moe)
+          moeBackward();
+        else
+          block("bwd", plan_.mlpBwd, s, s);
+        done[static_cast<size_t>(l)] = block("bwd", plan_.attnBwd, s, s, 2 * plan_.ringBytes);
+      }
+    }
+    if (first && plan_.vocab) {
+      tpGather(s);  // conjugate of the embedding's reduce-scatter
+      embeddingDone_ = computeOp("embedding", plan_.embedding);
+    }
+    if (!first) p2p(OpType::Send, sendBwd_, -1, {lastOp()});
+  }
+
+  /// Megatron's order of forward and backward passes on this stage.
+  void schedule() {
+    const int p = plan_.pp, m = plan_.m, v = plan_.v, s = stage_;
+    if (!plan_.interleaved) {
+      const int warmup = std::min(p - s - 1, m);
+      const int remaining = m - warmup;
+      for (int j = 0; j < warmup; ++j) forward(0);
+      for (int i = 0; i < remaining; ++i) {
+        forward(0);
+        backward(0);
+      }
+      for (int i = remaining; i < m; ++i) backward(0);
+      return;
+    }
+    // forward_backward_pipelining_with_interleaving: the k-th pass uses chunk (k / p) % v
+    // (reversed for backward).
+    const int total = m * v;
+    const int warmup = m == p ? total : std::min((p - s - 1) * 2 + (v - 1) * p, total);
+    const int remaining = total - warmup;
+    auto chunkOf = [&](int k, bool fwd) {
+      const int c = (k % (p * v)) / p;
+      return fwd ? c : v - 1 - c;
+    };
+    for (int k = 0; k < warmup; ++k) forward(chunkOf(k, true));
+    for (int i = 0; i < remaining; ++i) {
+      forward(chunkOf(warmup + i, true));
+      backward(chunkOf(i, false));
+    }
+    for (int i = remaining; i < total; ++i) backward(chunkOf(i, false));
+  }
+
+  /// The gradient buffers this stage's ranks reduce: the dense parameters over communicator
+  /// "dp", and with experts the expert parameters over "edp" (their own data-parallel group).
+  struct BucketSet {
+    GradientBuckets buckets;
+    uint16_t comm;
+    uint8_t stream;
+    const char* prefix;  ///< label prefix: "dp" or "edp"
+  };
+
+  /// Segments in backward order: chunks from the last to the first, in each the output layer,
+  /// the layers from the last to the first, the embedding (dense); the layers' experts (expert).
+  std::vector<GradientBuckets::Segment> segments(bool expert) const {
+    std::vector<GradientBuckets::Segment> out;
+    for (int c = plan_.v - 1; c >= 0; --c) {
+      if (!expert && lastVirtual(c) && plan_.vocab) out.push_back({plan_.outputParams, c, -1});
+      for (int l = layers(c) - 1; l >= 0; --l)
+        out.push_back({expert ? plan_.expertParamsPerLayerRank : plan_.paramsPerLayer, c, l});
+      if (!expert && firstVirtual(c) && plan_.vocab) out.push_back({plan_.embeddingParams, c, -2});
+    }
+    return out;
+  }
+
+  void planBuckets() {
+    const int tp = plan_.tp;
+    sets_.push_back({GradientBuckets(segments(false), plan_.bucketElements, plan_.dp * plan_.cp * plan_.ep > 1,
+                                     plan_.v, [tp](int64_t params) { return (params + tp - 1) / tp; }),
+                     plan_.dpComm, dpStream_, "dp"});
+    if (plan_.expertParamsPerLayerRank > 0) {
+      sets_.push_back({GradientBuckets(segments(true), plan_.bucketElements, plan_.dp * plan_.cp > 1, plan_.v,
+                                       [](int64_t params) { return params; }),
+                       plan_.edpComm, edpStream_, "edp"});
+    }
+    paramGatherOf_.assign(static_cast<size_t>(plan_.v), {});
+    gatherWaited_.assign(static_cast<size_t>(plan_.v), 0);
+  }
+
+  /// Megatron --overlap-param-gather: the previous step's parameter all-gathers, one per bucket
+  /// in forward order (the last bucket first), issued at the start of the iteration; each
+  /// chunk's first forward waits for the bucket holding its first parameters.
+  void paramGatherAhead() {
+    for (const BucketSet& set : sets_) {
+      const GradientBuckets& b = set.buckets;
+      std::vector<uint32_t> opOfBucket(b.buckets(), 0);
+      for (size_t k = b.buckets(); k-- > 0;)
+        opOfBucket[k] = dpCollective(set, CollectiveOp::AllGather, b.elements(k) * plan_.paramBytes, {});
+      for (int c = 0; c < plan_.v; ++c) {
+        const int k = b.chunkBucket(c);
+        if (k >= 0) paramGatherOf_[static_cast<size_t>(c)].push_back(opOfBucket[static_cast<size_t>(k)]);
+      }
+    }
+  }
+
+  /// The op after which a segment's gradients are final.
+  uint32_t doneOf(const GradientBuckets::Segment& seg) const {
+    if (seg.layer == -1) return logitsDone_;
+    if (seg.layer == -2) return embeddingDone_;
+    return layerDone_[static_cast<size_t>(seg.chunk)][static_cast<size_t>(seg.layer)];
+  }
+
+  /// Gradient buckets in the order their gradients become final (or all after the backward),
+  /// the tied embedding's gradient all-reduce, the optimizer step, and the distributed
+  /// optimizer's parameter all-gather (here, unless gathered ahead of the next forward).
+  void dataParallel() {
+    const uint32_t backwardDone = lastCompute_;
+    std::vector<uint32_t> dpOps;
+    for (const BucketSet& set : sets_) {
+      const GradientBuckets& b = set.buckets;
+      for (size_t k = 0; k < b.buckets(); ++k) {
+        const uint32_t dep = plan_.overlapGrad ? doneOf(b.segments()[b.lastSegment(k)]) : backwardDone;
+        dpOps.push_back(dpCollective(set, plan_.distOpt ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
+                                     b.elements(k) * plan_.gradBytes, {dep}));
+      }
+    }
+    if (plan_.tied && plan_.pp > 1 && plan_.vocab && (stage_ == 0 || stage_ == plan_.pp - 1)) {
+      // Megatron's finalize_model_grads: the shared embedding's gradient summed over the first
+      // and the last stage (after the DP reduction of the buckets, before the optimizer).
+      TraceOp op;
+      op.type = OpType::Collective;
+      op.stream = dpStream_;
+      op.collective = CollectiveOp::AllReduce;
+      op.comm = plan_.embdComm;
+      op.bytes = plan_.model->gradientBytesPerRank(plan_.embeddingParams, plan_.gradBytes);
+      op.label = prog_.label("embedding-allreduce");
+      op.deps = {stage_ == 0 ? embeddingDone_ : logitsDone_};
+      prog_.ops.push_back(std::move(op));
+      dpOps.push_back(lastOp());
+    }
+    // Each rank's optimizer updates its dense parameters / tp and its experts, each divided
+    // over its data-parallel group with the distributed optimizer.
+    int64_t optimizerParams = (sets_[0].buckets.totalParams() + plan_.tp - 1) / plan_.tp;
+    if (plan_.distOpt) optimizerParams = (optimizerParams + plan_.dp * plan_.cp * plan_.ep - 1) / (plan_.dp * plan_.cp * plan_.ep);
+    if (sets_.size() > 1) {
+      const int64_t experts = sets_[1].buckets.totalParams();
+      optimizerParams += plan_.distOpt ? (experts + plan_.dp * plan_.cp - 1) / (plan_.dp * plan_.cp) : experts;
+    }
+    pending_ = dpOps;
+    const uint32_t optimizer = computeOp("optimizer", plan_.compute->optimizerTime(optimizerParams));
+    if (plan_.distOpt && !plan_.overlapParam) {
+      for (const BucketSet& set : sets_)
+        for (size_t k = 0; k < set.buckets.buckets(); ++k)
+          dpCollective(set, CollectiveOp::AllGather, set.buckets.elements(k) * plan_.paramBytes, {optimizer});
+    }
+  }
+
+  uint32_t dpCollective(const BucketSet& set, CollectiveOp kind, Bytes bytes, std::vector<uint32_t> deps) {
+    TraceOp op;
+    op.type = OpType::Collective;
+    op.stream = set.stream;
+    op.collective = kind;
+    op.comm = set.comm;
+    op.bytes = bytes;
+    const std::string name = kind == CollectiveOp::AllReduce       ? "-allreduce"
+                             : kind == CollectiveOp::ReduceScatter ? "-reducescatter"
+                                                                   : "-allgather";
+    op.label = prog_.label(set.prefix + name);
+    op.deps = std::move(deps);
+    prog_.ops.push_back(std::move(op));
+    return lastOp();
+  }
+
+  const TrainingPlan& plan_;
+  const int stage_;
+  Program prog_;
+  uint8_t compute_ = 0, recvFwd_ = 0, sendFwd_ = 0, recvBwd_ = 0, sendBwd_ = 0, dpStream_ = 0, tpStream_ = 0;
+  uint8_t cpSend_ = 0, cpRecv_ = 0, edpStream_ = 0;
+  std::vector<uint32_t> pending_;
+  std::vector<uint32_t> blockDeps_;   ///< inputs of the block being emitted (TP overlap)
+  std::vector<uint32_t> overlapped_;  ///< its TP collectives (TP overlap)
+  uint32_t lastCompute_ = 0;
+  bool lastComputeValid_ = false;
+  std::vector<BucketSet> sets_;
+  std::vector<std::vector<uint32_t>> paramGatherOf_;  ///< per chunk: the gathers its first forward waits for
+  std::vector<uint8_t> gatherWaited_;
+  std::vector<std::vector<uint32_t>> layerDone_;  ///< [chunk][layer in chunk]: last backward op
+  uint32_t logitsDone_ = 0;
+  uint32_t embeddingDone_ = 0;
+};
+
+}  // namespace
+
+Program buildStageProgram(const TrainingPlan& plan, int stage) { return StageBuilder(plan, stage).build(); }
+
+}  // namespace fabricsim

@@ -1,0 +1,47 @@
+// TrainingPlan: what every pipeline stage's program of a training job needs: the validated
+// shape of the job (parallel sizes, layers per virtual stage, switches), the communicator
+// indices, the message sizes and the per-op compute times (built by buildTrainingTrace).
+// Units: Bytes, Time (ps), parameters as counts.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/Time.h"
+#include "sim/core/Units.h"
+
+namespace fabricsim {
+
+class TransformerModel;
+class ComputeModel;
+
+struct TrainingPlan {
+  int tp = 1, pp = 1, dp = 1, v = 1, m = 1, b = 1;
+  /// Layers of virtual stage j = chunk * pp + stage (layersOfVirtualStages).
+  std::vector<int> layersOfVirtual;
+  bool sp = false, recompute = false, stageGranularity = false, distOpt = false, interleaved = false;
+  bool vocab = false, tied = false, tpOverlap = false, overlapGrad = true, overlapParam = false;
+  uint16_t tpComm = 0, ppComm = 0, dpComm = 0, embdComm = 0, cpComm = 0, epComm = 0, edpComm = 0;
+  int cp = 1, ep = 1;
+  bool moe = false;
+  int64_t expertParamsPerLayerRank = 0;  ///< the experts of one layer this rank holds
+  Bytes dispatchBytes = 0;               ///< one MoE all-to-all (dispatch or combine)
+  Time routerFwd, routerBwd, expertFwd, expertBwd;
+  Bytes ringBytes = 0;         ///< one ring-attention step forward (K and V of a chunk); backward moves 2x
+  Bytes tpBytes = 0;           ///< one TP collective
+  Bytes ppBytes = 0;           ///< one pipeline message per TP rank
+  int64_t bucketElements = 0;  ///< DP bucket, in this rank's parameters
+  int gradBytes = 2;           ///< bytes per gradient element in the DP reduction
+  int paramBytes = 2;          ///< bytes per parameter element in the parameter all-gather
+  double commSmShare = 0;      ///< GpuSpec::commSmShare: TP-overlapped blocks run slower by it
+  int64_t paramsPerLayer = 0, embeddingParams = 0, outputParams = 0;
+  // Compute times of one micro-batch.
+  Time attnFwd, mlpFwd, attnBwd, mlpBwd;  ///< per layer ("layer" granularity)
+  /// All layers of virtual stage j ("stage" granularity), indexed like layersOfVirtual.
+  std::vector<Time> chunkFwd, chunkBwd;
+  Time logitsFwd, logitsBwd, embedding;
+  const TransformerModel* model = nullptr;
+  const ComputeModel* compute = nullptr;
+};
+
+}  // namespace fabricsim
