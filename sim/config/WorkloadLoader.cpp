@@ -213,6 +213,7 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
   const Node n = root["parallelism"];
   const std::string path = "parallelism";
   if (!r.expectMap(n, path)) return;
+  if (!n.Mark().is_null()) p.line = n.Mark().line + 1;
   r.checkKeys(n, path,
               {"tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "schedule", "virtual_stages",
                "sequence_parallel", "distributed_optimizer", "recompute", "overlap_grad_reduce",

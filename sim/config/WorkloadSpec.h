@@ -256,6 +256,7 @@ struct ParallelismSpec {
   /// ep * dp * cp ranks, the experts over dp * cp. Each expert is whole on its rank (expert
   /// tensor parallelism 1).
   int ep = 1;
+  int line = 0;  ///< line of the `parallelism` key in its file (0: not given), for errors
   int microBatch = 1;   ///< sequences per micro-batch
   int globalBatch = 1;  ///< sequences per iteration; micro-batches per pipeline = global / (micro * dp)
   std::string schedule = "1f1b";      ///< 1f1b | interleaved

@@ -179,9 +179,18 @@ void Experiment::createJobs() {
             throw InputError(std::move(d));
           }
           trace->tuning = w.tuning;
-          const ParallelLayout layout{w.training.parallelism.tp, w.training.parallelism.dp,
-                                      w.training.parallelism.pp};
-          job.gpus = alloc.allocate(w.placement, trace->ranks, &layout, w.file);
+          const ParallelismSpec& par = w.training.parallelism;
+          if (trace->ranks > topo_->gpuCount()) {
+            throw InputError(w.file, par.line, 0, "parallelism",
+                             "tp " + std::to_string(par.tp) + " x cp " + std::to_string(par.cp) + " x ep " +
+                                 std::to_string(par.ep) + " x dp " + std::to_string(par.dp) + " x pp " +
+                                 std::to_string(par.pp) + " = " + std::to_string(trace->ranks) +
+                                 " GPUs, the fabric has " + std::to_string(topo_->gpuCount()));
+          }
+          // The rail-aligned order knows tp, dp and pp; with context or expert parallelism the
+          // job keeps Megatron's order (its CP and EP peers next to its TP group).
+          const ParallelLayout layout{par.tp, par.dp, par.pp};
+          job.gpus = alloc.allocate(w.placement, trace->ranks, par.cp * par.ep == 1 ? &layout : nullptr, w.file);
           communication = w.training.communication;
         } else if (w.kind == "chakra") {
           ChakraInput in;

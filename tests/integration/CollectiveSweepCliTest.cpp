@@ -112,8 +112,8 @@ TEST(CollectiveSweepCliTest, JobsThatDoNotFitAndMissingTracesAreClearErrors) {
   auto r = testsupport::runFabricsim("run " + q(topo) + " --workload " + q(big) + " --quiet", "2>&1");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("big.yaml"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("placement"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("needs 8 whole hosts"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("big.yaml:3: 'parallelism'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tp 4 x cp 1 x ep 1 x dp 4 x pp 2 = 32 GPUs, the fabric has 16"), std::string::npos) << r.out;
   // A shape the generator cannot split (fewer layers than stages) is reported against the
   // workload file too.
   const auto odd = dir.write("odd.yaml", "kind: training\nmodel: {layers: 1, hidden: 512, heads: 4, seq_len: 256}\n"

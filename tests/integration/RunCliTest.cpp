@@ -180,6 +180,19 @@ TEST(RunCli, WorkloadWithUnknownKeyExitsTwoNamingFileLineAndKey) {
   EXPECT_NE(r.out.find("mesage_count"), std::string::npos) << r.out;
 }
 
+// A training job larger than the fabric names its parallel sizes, their product and the fabric's
+// GPUs, at the line of its `parallelism` key (before anything is simulated).
+TEST(RunCli, TrainingJobLargerThanTheFabricNamesItsSizes) {
+  TempDir dir;
+  const std::string w = dir.path() + "/big.yaml";
+  std::ofstream(w) << "kind: training\nmodel: {layers: 4, hidden: 256, heads: 4, seq_len: 128}\n"
+                      "parallelism: {tp: 2, cp: 2, dp: 8, pp: 2}\n";
+  const CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(w) + " --quiet");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(w + ":3:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tp 2 x cp 2 x ep 1 x dp 8 x pp 2 = 64 GPUs, the fabric has"), std::string::npos) << r.out;
+}
+
 // Two settings are valid for the loader but cannot be honoured once the packet fabric is built:
 // `run` exits 2 pointing at the key, in the file or in the --set that gave it. (`topo` builds no
 // fabric, so it does not see them.)
