@@ -87,12 +87,12 @@ void readPlacement(YamlReader& r, const Node& root, PlacementSpec& pl) {
   const Node n = root["placement"];
   if (n.IsScalar()) {
     std::string policy;
-    if (r.getChoice(root, "", "placement", policy, {"rail-aligned", "random-hosts", "random"}))
+    if (r.getChoice(root, "", "placement", policy, {"rail-aligned", "in-order", "random-hosts", "random"}))
       pl.policy = *parsePlacementPolicy(policy);
   } else if (n.IsMap()) {
     r.checkKeys(n, "placement", {"policy", "first_gpu"});
     std::string policy;
-    if (r.getChoice(n, "placement", "policy", policy, {"rail-aligned", "random-hosts", "random"}))
+    if (r.getChoice(n, "placement", "policy", policy, {"rail-aligned", "in-order", "random-hosts", "random"}))
       pl.policy = *parsePlacementPolicy(policy);
     int first = 0;
     if (r.getInt(n, "placement", "first_gpu", first, 0, INT32_MAX)) {
@@ -101,7 +101,7 @@ void readPlacement(YamlReader& r, const Node& root, PlacementSpec& pl) {
     }
   } else {
     r.error(n, "placement",
-            "expected rail-aligned | random-hosts | random or a map {policy, first_gpu}, found " +
+            "expected rail-aligned | in-order | random-hosts | random or a map {policy, first_gpu}, found " +
                 YamlReader::describe(n));
   }
 }
@@ -593,6 +593,8 @@ const char* toString(PlacementPolicy p) {
       return "random-hosts";
     case PlacementPolicy::Random:
       return "random";
+    case PlacementPolicy::InOrder:
+      return "in-order";
   }
   return "unknown";
 }
@@ -613,7 +615,8 @@ std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(std::string_view s) 
 }
 
 std::optional<PlacementPolicy> parsePlacementPolicy(std::string_view s) {
-  for (auto p : {PlacementPolicy::RailAligned, PlacementPolicy::RandomHosts, PlacementPolicy::Random})
+  for (auto p : {PlacementPolicy::RailAligned, PlacementPolicy::InOrder, PlacementPolicy::RandomHosts,
+                 PlacementPolicy::Random})
     if (s == toString(p)) return p;
   return std::nullopt;
 }

@@ -65,7 +65,7 @@ std::optional<std::pair<CollectiveAlgorithm, uint8_t>> parseAlgorithmSetting(std
 std::optional<std::pair<CollectiveProtocol, uint8_t>> parseProtocolSetting(std::string_view s);
 /// The bits as an NCCL_ALGO list (NCCL's order and spelling).
 std::string ncclAlgoList(uint8_t allowed);
-/// "rail-aligned", "random-hosts", "random".
+/// "rail-aligned", "in-order", "random-hosts", "random".
 const char* toString(PlacementPolicy p);
 
 /// Inverses of toString; nullopt for an unknown spelling.

@@ -276,7 +276,10 @@ struct ParallelismSpec {
   bool tpCommOverlap = false;
 };
 
-enum class PlacementPolicy { RailAligned, RandomHosts, Random };
+/// rail-aligned: TP group in a host, DP peers on the same rail (GpuAllocator); in-order: whole
+/// hosts first fit with the ranks in Megatron's order (rank r on the job's r-th GPU), as
+/// Megatron lays a job out on a cluster; random-hosts; random.
+enum class PlacementPolicy { RailAligned, RandomHosts, Random, InOrder };
 
 /// Which GPUs a job's ranks run on.
 struct PlacementSpec {

@@ -119,7 +119,7 @@ std::vector<uint32_t> GpuAllocator::allocate(const PlacementSpec& placement, uin
   std::vector<uint32_t> gpus(ranks);
   std::vector<uint32_t> order(ranks);
   std::iota(order.begin(), order.end(), 0u);
-  if (layout && placement.policy != PlacementPolicy::Random &&
+  if (layout && placement.policy != PlacementPolicy::Random && placement.policy != PlacementPolicy::InOrder &&
       static_cast<uint32_t>(layout->tp * layout->dp * layout->pp) == ranks)
     order = railAlignedOrder(*layout, gpusPerHost_);
   for (uint32_t r = 0; r < ranks; ++r) gpus[r] = pool[order[r]];

@@ -6,7 +6,10 @@
 // starting there (it must be free and host-aligned when the job spans several hosts).
 // Policies: rail-aligned (default) keeps a training job's TP group inside a host and puts DP
 // peers on the same local GPU index, hence the same rail; random-hosts takes free hosts at
-// random across the cluster (a fragmented scheduler); random scatters the ranks over random
+// random across the cluster (a fragmented scheduler); in-order takes hosts as rail-aligned does
+// and keeps the ranks in Megatron's order (rank r on the job's r-th GPU: with tp < GPUs per
+// host, the next CP/EP/DP peers share the host, as a Megatron job lays out on a cluster);
+// random scatters the ranks over random
 // free GPUs (TP groups leave their host). Random choices come from the run's seed.
 // Leaves out: partial hosts shared by two jobs, topology-aware (leaf/pod) packing.
 // Units: GPU ranks of the topology (host h, local g -> h * gpusPerHost + g).

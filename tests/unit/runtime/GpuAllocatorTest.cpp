@@ -30,6 +30,18 @@ TEST(GpuAllocatorTest, RailAlignedKeepsTpInAHostAndDpPeersOnOneRail) {
   }
 }
 
+// in-order: the same whole hosts, rank r on the job's r-th GPU (Megatron's layout), even with a
+// layout the rail-aligned order would permute (tp 4 on 8-GPU hosts puts two stages on a host).
+TEST(GpuAllocatorTest, InOrderKeepsMegatronsRankOrder) {
+  GpuAllocator a(64, 8, 1);
+  PlacementSpec p;
+  p.policy = PlacementPolicy::InOrder;
+  const ParallelLayout l{4, 2, 4};
+  ASSERT_NE(GpuAllocator::railAlignedOrder(l, 8)[4], 4u);  // rail-aligned would move rank 4
+  const auto gpus = a.allocate(p, 32, &l, "a.yaml");
+  for (uint32_t r = 0; r < 32; ++r) EXPECT_EQ(gpus[r], r);
+}
+
 TEST(GpuAllocatorTest, FirstFitTakesWholeHostsAndJobsDoNotOverlap) {
   GpuAllocator a(64, 8, 1);
   PlacementSpec p;
