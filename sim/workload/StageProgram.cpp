@@ -150,6 +150,14 @@ class StageBuilder {
 
   uint32_t lastOp() const { return static_cast<uint32_t>(prog_.ops.size() - 1); }
 
+  /// What a pass's output waits for: its last op and, with TP overlap or ring attention, the
+  /// collectives and messages still pending beside it (the output is ready when they are done).
+  std::vector<uint32_t> outputDeps() const {
+    std::vector<uint32_t> deps = pending_;
+    deps.push_back(lastOp());
+    return deps;
+  }
+
   /// Ring attention: cp - 1 steps, each sending `bytes` (a chunk's K and V; in backward also
   /// their gradients) to the next rank of the CP ring and receiving the previous rank's; a step
   /// forwards what the one before received, the first waits for `inputs`. Returns the last send
@@ -253,7 +261,7 @@ class StageBuilder {
       tpGather(plan_.tpBytes);
       computeOp("logits", plan_.logitsFwd);
     }
-    if (!last) p2p(OpType::Send, sendFwd_, +1, {lastOp()});
+    if (!last) p2p(OpType::Send, sendFwd_, +1, outputDeps());
   }
 
   void backward(int chunk) {
@@ -300,7 +308,7 @@ class StageBuilder {
       tpGather(s);  // conjugate of the embedding's reduce-scatter
       embeddingDone_ = computeOp("embedding", plan_.embedding);
     }
-    if (!first) p2p(OpType::Send, sendBwd_, -1, {lastOp()});
+    if (!first) p2p(OpType::Send, sendBwd_, -1, outputDeps());
   }
 
   /// Megatron's order of forward and backward passes on this stage.
