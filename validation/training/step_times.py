@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Predicts published training step times and prints the error of each row.
 
+Recipes: gpt3-175b.yaml, llama3.1-70b.yaml, llama3.1-405b.yaml (model names as NVIDIA's tables
+spell them, e.g. gpt3_175b, llama3.1_70b, Llama3.1-405B).
+
 Reads rows in the layout of shared/calibration/nvidia_dgxc_gpt3_175b_128gpu_step_times.csv
 (model, precision, gpus, TP, PP, CP, VP, MBS, GBS, seq_len, step_time_s, ...), runs each
 supported row's recipe workload (validation/training/<model>.yaml) with its data-parallel size
 and global batch on an H100 NDR rail-optimized fabric sized for it (validation/cases/
-h100-ndr-su32.yaml, one rail leaf per 32 hosts), one iteration on the flow backend, and
+h100-ndr-su32.yaml, one rail leaf per 32 hosts, up to 8), one iteration on the flow backend, and
 prints a markdown table: published and predicted step time, error, and the step's split into
 compute, pipeline bubble/idle and exposed communication. A row whose model has no recipe, or
 whose parallelism the recipe cannot express, is printed as unsupported (and counts as a
@@ -32,7 +35,16 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-RECIPES = {"gpt3_175b": "gpt3-175b.yaml"}
+def recipe_of(model):
+    """The recipe workload of a published row's model name (gpt3_175b, llama3.1_70b, Llama3.1-405B, ...)."""
+    key = "".join(ch for ch in model.lower() if ch.isalnum())
+    if "gpt3" in key and "175b" in key:
+        return "gpt3-175b.yaml"
+    if "llama3" in key and key.endswith("405b"):
+        return "llama3.1-405b.yaml"
+    if "llama3" in key and key.endswith("70b"):
+        return "llama3.1-70b.yaml"
+    return None
 TOPOLOGY = os.path.join(ROOT, "validation/cases/h100-ndr-su32.yaml")
 HOSTS_PER_LEAF = 32
 GPUS_PER_HOST = 8
@@ -59,26 +71,33 @@ def machine():
 
 def run_row(binary, row):
     """The results job of one row, or a string saying why it is unsupported."""
-    recipe = RECIPES.get(row["model"])
+    recipe = recipe_of(row["model"])
     if recipe is None:
         return "no recipe for this model"
     gpus, tp, pp = int(row["gpus"]), int(row["TP"]), int(row["PP"])
     cp, vp, mbs, gbs = int(row.get("CP") or 1), int(row.get("VP") or 1), int(row["MBS"]), int(row["GBS"])
-    if cp != 1:
-        return "context parallelism (cp %d) not modelled" % cp
-    if gpus % (tp * pp) != 0:
-        return "gpus not a multiple of tp x pp"
-    dp = gpus // (tp * pp)
+    if gpus % (tp * pp * cp) != 0:
+        return "gpus not a multiple of tp x pp x cp"
+    dp = gpus // (tp * pp * cp)
     hosts = gpus // GPUS_PER_HOST
-    leaves = max(1, math.ceil(hosts / HOSTS_PER_LEAF))
-    sets = [f"parallelism.tp={tp}", f"parallelism.pp={pp}", f"parallelism.dp={dp}",
+    # Rail leaves of 32 hosts, a power of two of them (up to 8: 2048 GPUs), with 4 spines per
+    # leaf of each rail and the leaf's 32 uplinks spread over them (non-blocking; spine ports
+    # stay at 64, under InfiniBand's 254).
+    leaves = 1
+    while leaves * HOSTS_PER_LEAF < hosts:
+        leaves *= 2
+    if leaves > 8:
+        return "more than 2048 GPUs: no testbed sized for it"
+    sets = [f"parallelism.tp={tp}", f"parallelism.pp={pp}", f"parallelism.cp={cp}", f"parallelism.dp={dp}",
             f"parallelism.micro_batch={mbs}", f"parallelism.global_batch={gbs}",
-            f"parallelism.virtual_stages={vp}", f"model.seq_len={row['seq_len']}",
+            f"parallelism.schedule={'interleaved' if vp > 1 else '1f1b'}", f"parallelism.virtual_stages={vp}",
+            f"model.seq_len={row['seq_len']}",
             f"dtype={'fp8' if row['precision'].upper() == 'FP8' else 'bf16'}"]
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
         cmd = [binary, "run", TOPOLOGY, "--workload", os.path.join(HERE, recipe), "--backend", "flow", "-q",
-               "--set", f"topology.rail.leaves={leaves}", "--out", out]
+               "--set", f"topology.rail.leaves={leaves}", "--set", f"topology.rail.spines={4 * leaves}",
+               "--set", f"topology.rail.links_per_spine={8 // leaves}", "--out", out]
         for s in sets:
             cmd += ["--workload-set", s]
         p = subprocess.run(cmd, capture_output=True, text=True)
