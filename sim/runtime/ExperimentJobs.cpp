@@ -105,11 +105,14 @@ nlohmann::json Experiment::jobJson(const Job& job) const {
     j["generator"] = t.generator;
     j["ranks"] = t.ranks;
     if (t.microbatches > 0) {
+      // Uniform stages: (p - 1) (t_f + t_b) / v of idle in (m + (p - 1) / v)(t_f + t_b).
       const double p = t.pipelineStages;
       const double m = t.microbatches;
+      const double v = std::max(1, t.virtualStages);
       j["pipeline"] = {{"stages", t.pipelineStages},
+                       {"virtual_stages", t.virtualStages},
                        {"microbatches", t.microbatches},
-                       {"bubble_fraction", (p - 1) / (m + p - 1)},
+                       {"bubble_fraction", (p - 1) / (v * m + p - 1)},
                        {"microbatch_forward_s", t.microbatchForward.seconds()},
                        {"microbatch_backward_s", t.microbatchBackward.seconds()}};
     }

@@ -77,6 +77,7 @@ struct JobTrace {
   Time microbatchBackward;
   int microbatches = 0;
   int pipelineStages = 1;
+  int virtualStages = 1;  ///< model chunks per stage (the interleaved schedule's v)
   /// Fraction of compute throughput lost while the rank has communication in flight
   /// (GpuSpec::commSmShare); 0: compute ops keep their durations.
   double commSmShare = 0.0;

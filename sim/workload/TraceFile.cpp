@@ -85,6 +85,7 @@ nlohmann::json traceToJson(const JobTrace& t, const TraceSource& source) {
   doc["iterations"] = t.iterations;
   doc["microbatches"] = t.microbatches;
   doc["pipeline_stages"] = t.pipelineStages;
+  if (t.virtualStages > 1) doc["virtual_stages"] = t.virtualStages;
   if (t.commSmShare > 0) doc["comm_sm_share"] = t.commSmShare;
   doc["microbatch_forward_ps"] = t.microbatchForward.picos();
   doc["microbatch_backward_ps"] = t.microbatchBackward.picos();
@@ -153,6 +154,10 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
   if (doc.contains("microbatches")) t->microbatches = static_cast<int>(r.uint(doc["microbatches"], "microbatches"));
   if (doc.contains("pipeline_stages"))
     t->pipelineStages = static_cast<int>(r.uint(doc["pipeline_stages"], "pipeline_stages"));
+  if (doc.contains("virtual_stages")) {
+    t->virtualStages = static_cast<int>(r.uint(doc["virtual_stages"], "virtual_stages"));
+    if (t->virtualStages < 1) r.fail("virtual_stages", "expected at least 1");
+  }
   if (doc.contains("comm_sm_share")) {
     const auto& v = doc["comm_sm_share"];
     if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() < 1))

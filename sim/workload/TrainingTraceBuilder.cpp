@@ -351,6 +351,7 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   }
   trace.microbatches = plan.m;
   trace.pipelineStages = par.pp;
+  trace.virtualStages = plan.v;
   trace.generator = describe(spec, plan.m);
   trace.finalize(name);
   return trace;
