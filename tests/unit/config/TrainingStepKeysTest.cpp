@@ -4,8 +4,13 @@
 // values and combinations refused with the file, line and key.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
+#include "sim/workload/TrainingTraceBuilder.h"
 
 namespace fabricsim {
 namespace {
@@ -80,6 +85,24 @@ TEST(TrainingStepKeys, BadValuesAndCombinationsNameTheirLine) {
   EXPECT_EQ(cp[0].key + "@" + std::to_string(cp[0].line), "parallelism.cp@5");
   EXPECT_NE(cp[0].message.find("cp (3) must divide model.seq_len (2048)"), std::string::npos)
       << cp[0].message;
+}
+
+}  // namespace
+}  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+// The published recipes of validation/training load (their calibration included) and expand
+// into traces of the sizes their comments give: GPT-3 175B 128 GPUs, Llama 3.1 70B 64, 405B 1024.
+TEST(TrainingStepKeys, ValidationRecipesLoadAndBuild) {
+  const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/validation/training/";
+  for (const auto& [file, ranks] : std::vector<std::pair<std::string, uint32_t>>{
+           {"gpt3-175b.yaml", 128}, {"llama3.1-70b.yaml", 64}, {"llama3.1-405b.yaml", 1024}}) {
+    const WorkloadSpec w = loadWorkloadFile(dir + file);
+    EXPECT_GT(w.training.gpu.commSmShare, 0.0) << file << ": the calibration's gpu block applies";
+    EXPECT_EQ(buildTrainingTrace(w.training, w.tuning, w.name).ranks, ranks) << file;
+  }
 }
 
 }  // namespace

@@ -7,12 +7,16 @@
 // the communication share), causal attention FLOPs (half the square), the element-wise bytes
 // per layer, fp8 GEMMs at the fp8 peak, context parallelism (ranks, ring attention bytes, s/cp
 // tokens), expert parallelism (groups, all-to-all bytes, expert gradients) and Mixtral's
-// parameter counts, and the bad combinations refused.
+// parameter counts, FLOPs per token (6N plus attention) and the published MFU reproduced from
+// the published step times, and the bad combinations refused.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "sim/config/ModelPresets.h"
 #include "sim/config/WorkloadSpec.h"
@@ -352,4 +356,53 @@ TEST(MegatronStep, MixtralParameterCounts) {
       static_cast<double>(m.totalParams()) -
       static_cast<double>(m.layers()) * static_cast<double>(m.expertParamsPerLayer()) * 6 / 8;
   EXPECT_NEAR(active, 12.9e9, 0.01 * 12.9e9);
+}
+
+// FLOPs per token against the closed forms: forward + backward of a decoder is 6 N (N the GEMM
+// parameters, the output layer's included) plus attention 12 l s h, halved (6 l s h) when causal;
+// for GPT-3 175B that is Narayanan et al.'s 72 s l h^2 (1 + s / (6h) + V / (12 h l)) per sequence,
+// which NVIDIA's table gives as 2.20e15 (three figures: within 0.5%).
+TEST(MegatronStep, FlopsPerTokenAreSixNPlusAttention) {
+  for (const bool causal : {false, true}) {
+    ModelSpec m = *modelPreset("gpt3-175b");
+    m.causal = causal;
+    const TransformerModel model(m, 2, 1, false);
+    const double s = m.seqLen, h = m.hidden, l = m.layers, v = m.vocab;
+    const double perSequence =
+        3.0 * (l * model.layerForward(1).total() + model.logitsForward(1).total());  // forward + 2 x backward
+    const double n =
+        l * static_cast<double>(model.attentionParamsPerLayer() + model.mlpParamsPerLayer()) + v * h;
+    const double attention = (causal ? 6.0 : 12.0) * l * s * h;
+    EXPECT_NEAR(perSequence / s, 6.0 * n + attention, 1e-9 * perSequence / s) << "causal " << causal;
+    if (!causal) {
+      EXPECT_NEAR(perSequence, 72.0 * s * l * h * h * (1 + s / (6 * h) + v / (12 * h * l)),
+                  1e-9 * perSequence);
+      EXPECT_NEAR(perSequence, 2.20e15, 0.005 * 2.20e15);
+    }
+  }
+}
+
+// The published MFU of the 128-GPU GPT-3 175B rows (validation/data/nvidia_dgxc_gpt3_175b_128gpu_
+// step_times.csv) follows from their step times by the source's definition, MFU = GBS x 2.20e15 /
+// step time / GPUs / peak (bf16 989, fp8 1979 TFLOPS): the table's mfu_percent to its rounding
+// (two decimals; 0.02 points for the rounded FLOPs and step time).
+TEST(MegatronStep, PublishedMfuFollowsFromTheStepTimes) {
+  std::ifstream in(std::string(FABRICSIM_SOURCE_DIR) +
+                   "/validation/data/nvidia_dgxc_gpt3_175b_128gpu_step_times.csv");
+  ASSERT_TRUE(in);
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("model,", 0) == 0) continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 14u) << line;
+    const double gpus = std::stod(f[2]), gbs = std::stod(f[9]), step = std::stod(f[11]),
+                 mfu = std::stod(f[13]);
+    const double peak = f[1] == "FP8" ? 1979e12 : 989e12;
+    EXPECT_NEAR(100.0 * gbs * 2.20e15 / step / gpus / peak, mfu, 0.02) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2);
 }
