@@ -28,7 +28,6 @@ import datetime
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -36,6 +35,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from figure_runs import machine  # noqa: E402  (the figure scripts' "N vCPU <model>")
 def recipe_of(model):
     """The recipe workload of a published row's model name (gpt3_175b, llama3.1_70b, Llama3.1-405B, ...)."""
     key = "".join(ch for ch in model.lower() if ch.isalnum())
@@ -55,19 +56,6 @@ def rows_of(path):
     with open(path) as f:
         lines = [l for l in f if not l.startswith("#")]
     return list(csv.DictReader(lines))
-
-
-def machine():
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} vCPU {cpu}"
 
 
 def run_row(binary, row):
