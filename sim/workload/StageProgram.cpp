@@ -97,12 +97,16 @@ class StageBuilder {
   /// their compute (ring attention), and what follows waits for the ring too.
   uint32_t block(const char* label, Time duration, Bytes gatherBytes, Bytes reduceBytes, Bytes ringBytes = 0) {
     if (!plan_.tpOverlap) {
-      std::vector<uint32_t> inputs = pending_;
-      if (lastComputeValid_) inputs.push_back(lastCompute_);
+      const bool ringHere = plan_.cp > 1 && ringBytes > 0;
+      std::vector<uint32_t> inputs;  // what the ring's first step waits for (ring attention only)
+      if (ringHere) {
+        inputs = pending_;
+        if (lastComputeValid_) inputs.push_back(lastCompute_);
+      }
       const size_t before = prog_.ops.size();
       tpGather(gatherBytes);
-      if (prog_.ops.size() != before) inputs = {lastOp()};
-      const std::vector<uint32_t> ringOps = ring(ringBytes, inputs);
+      if (ringHere && prog_.ops.size() != before) inputs = {lastOp()};
+      const std::vector<uint32_t> ringOps = ringHere ? ring(ringBytes, inputs) : std::vector<uint32_t>{};
       const uint32_t op = computeOp(label, duration);
       pending_.insert(pending_.end(), ringOps.begin(), ringOps.end());
       tpReduce(reduceBytes);

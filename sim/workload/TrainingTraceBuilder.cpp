@@ -1,7 +1,6 @@
 #include "sim/workload/TrainingTraceBuilder.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
