@@ -12,6 +12,7 @@
 #include "sim/config/ModelPresets.h"
 #include "sim/config/SetOverride.h"
 #include "sim/config/TopologyLoader.h"
+#include "sim/config/TpOverlapReader.h"
 #include "sim/config/YamlReader.h"
 #include "sim/core/Error.h"
 
@@ -120,7 +121,8 @@ void readGpuPreset(YamlReader& r, const Node& root, GpuSpec& gpu) {
               "expected a GPU preset (" + names +
                   ") or a map {preset, peak, hbm_bandwidth, efficiency}, found '" + n.Scalar() + "'");
   } else if (n.IsMap()) {
-    r.checkKeys(n, "gpu", {"preset", "peak", "peak_fp8", "hbm_bandwidth", "efficiency", "comm_sm_share"});
+    r.checkKeys(n, "gpu",
+                {"preset", "peak", "peak_fp8", "hbm_bandwidth", "efficiency", "comm_sm_share", "sms"});
     GpuSpec base;  // a custom GPU starts from GpuSpec's defaults
     std::string preset;
     if (r.getString(n, "gpu", "preset", preset)) {
@@ -217,7 +219,7 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
   r.checkKeys(n, path,
               {"tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "schedule", "virtual_stages",
                "sequence_parallel", "distributed_optimizer", "recompute", "overlap_grad_reduce",
-               "overlap_param_gather", "tp_comm_overlap"});
+               "overlap_param_gather", "tp_comm_overlap", "tp_comm_overlap_cfg"});
   bool ok = r.getInt(n, path, "tp", p.tp, 1, INT32_MAX) || !YamlReader::has(n, "tp");
   ok = (r.getInt(n, path, "pp", p.pp, 1, INT32_MAX) || !YamlReader::has(n, "pp")) && ok;
   ok = (r.getInt(n, path, "dp", p.dp, 1, INT32_MAX) || !YamlReader::has(n, "dp")) && ok;
@@ -258,6 +260,11 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
   if (r.getBool(n, path, "tp_comm_overlap", p.tpCommOverlap) && p.tpCommOverlap && p.tp == 1) {
     r.error(n["tp_comm_overlap"], "parallelism.tp_comm_overlap",
             "tp_comm_overlap needs tensor parallelism (tp > 1), found tp 1");
+  }
+  readTpOverlapConfig(r, n, p.tpCommOverlapCfg);
+  if (YamlReader::has(n, "tp_comm_overlap_cfg") && !p.tpCommOverlap) {
+    r.error(n["tp_comm_overlap_cfg"], "parallelism.tp_comm_overlap_cfg",
+            "tp_comm_overlap_cfg applies only with tp_comm_overlap: true");
   }
 }
 

@@ -240,6 +240,38 @@ struct GpuSpec {
   /// starts with communication of its rank in flight takes duration / (1 - commSmShare).
   /// 0: not modelled.
   double commSmShare = 0.0;
+  /// Streaming multiprocessors (H100 / H200 SXM: 132): Transformer Engine's overlapped GEMMs
+  /// give up TpOverlapSlot::numSm of them (TpOverlapConfig).
+  int sms = 132;
+};
+
+/// How Transformer Engine overlaps one GEMM with its tensor-parallel collective (a
+/// userbuffers "ub" config entry, Megatron's tp_comm_overlap_cfg).
+/// ring_exchange: the GEMM runs in tp chunks while copy engines pass the next chunk (no SMs
+/// move data); pipeline: the GEMM runs in chunks while a reduce-scatter kernel on numSm SMs
+/// reduces the finished ones; bulk: one collective kernel on numSm SMs beside the whole GEMM.
+/// smMargin: the GEMM is launched on sms - numSm SMs for its whole duration (so the
+/// communication never competes with it afterwards); without it, an SM-based kernel (pipeline,
+/// bulk) competes with the GEMM while it moves data.
+struct TpOverlapSlot {
+  std::string method;  ///< ring_exchange | pipeline | bulk
+  int numSm = 1;
+  bool smMargin = false;
+};
+
+/// Transformer Engine's ten overlap slots of a layer (names as TE's ub config). Defaults are
+/// TE's own (transformer_engine/pytorch/module/base.py, initialize_ub): ring_exchange with 1
+/// SM and no margin for qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad; pipeline for proj_fprop
+/// and fc2_fprop and bulk for the four backward slots, each with 16 SMs and the margin set.
+/// In a forward block the gather is the *_fprop AG slot and the reduce-scatter the output
+/// projection's; in backward the gradient's gather is proj_dgrad / fc2_dgrad and the
+/// input-gradient reduce-scatter runs beside the weight gradient (qkv_wgrad / fc1_wgrad).
+struct TpOverlapConfig {
+  TpOverlapSlot qkvFprop{"ring_exchange", 1, false}, fc1Fprop{"ring_exchange", 1, false};
+  TpOverlapSlot projDgrad{"ring_exchange", 1, false}, fc2Dgrad{"ring_exchange", 1, false};
+  TpOverlapSlot projFprop{"pipeline", 16, true}, fc2Fprop{"pipeline", 16, true};
+  TpOverlapSlot qkvDgrad{"bulk", 16, true}, qkvWgrad{"bulk", 16, true};
+  TpOverlapSlot fc1Dgrad{"bulk", 16, true}, fc1Wgrad{"bulk", 16, true};
 };
 
 struct ParallelismSpec {
@@ -274,6 +306,8 @@ struct ParallelismSpec {
   /// Megatron --tp-comm-overlap (Transformer Engine userbuffers): each TP all-gather /
   /// reduce-scatter runs concurrently with the GEMMs beside it instead of blocking them.
   bool tpCommOverlap = false;
+  /// Per-GEMM overlap methods and SM counts (parallelism.tp_comm_overlap_cfg).
+  TpOverlapConfig tpCommOverlapCfg;
 };
 
 /// rail-aligned: TP group in a host, DP peers on the same rail (GpuAllocator); in-order: whole

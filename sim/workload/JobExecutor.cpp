@@ -16,8 +16,8 @@ struct JobExecutor::RankState {
   std::vector<uint32_t> cursor;      // per stream: position of the next op to issue
   std::vector<uint8_t> busy;         // per stream: its head op has been issued and not completed
   std::vector<Time> issued;          // per stream: when the head op was issued
-  uint32_t commInFlight = 0;         // streams whose communication is moving data (commSmShare)
-  std::vector<uint8_t> transferring;  // per stream: its op's data is moving (commSmShare)
+  double commShare = 0;              // the largest share of the streams moving data (0: none)
+  std::vector<double> transferring;  // per stream: its moving op's compute share (0: none)
   std::vector<uint32_t> running;     // compute slots running on this rank (commSmShare)
 };
 
@@ -26,7 +26,7 @@ struct JobExecutor::SlowCompute {
   double remainingPs = 0;  // work left, as picoseconds at full speed
   Time since;              // when remainingPs was last brought up to date
   Time end;                // the completion its latest scheduled event stands for
-  bool slowed = false;
+  double share = 0;        // the share of compute lost since `since`
   bool active = false;
   uint32_t pendingEvents = 0;  // scheduled events not yet delivered (the slot is reused at 0)
 };
@@ -72,6 +72,10 @@ JobExecutor::JobExecutor(Simulator& sim, Fabric* fabric, std::shared_ptr<const J
   SIM_CHECK(gpus_.size() == t.ranks, "JobExecutor: one GPU per rank expected");
   SIM_CHECK(!communication_ || fabric_ != nullptr, "JobExecutor: a fabric is needed for communication");
   if (communication_) engine_ = std::make_unique<CollectiveEngine>(sim_, *fabric_, tuning, gpusPerHost);
+  anyShare_ = t.commSmShare > 0;
+  for (const Program& prog : t.programs)
+    for (const TraceOp& op : prog.ops)
+      anyShare_ = anyShare_ || (op.type != OpType::Compute && op.smShare > 0);
   programs_.resize(t.programs.size());
   for (size_t p = 0; p < t.programs.size(); ++p) {
     const Program& prog = t.programs[p];
@@ -156,11 +160,13 @@ void JobExecutor::issueReady(uint32_t rank) {
   }
 }
 
-bool JobExecutor::slowdownModelled() const { return communication_ && trace_->commSmShare > 0; }
+bool JobExecutor::slowdownModelled() const {
+  return communication_ && anyShare_;
+}
 
 void JobExecutor::scheduleSlow(uint32_t slot) {
   SlowCompute& c = slow_[slot];
-  const double rate = c.slowed ? 1.0 - trace_->commSmShare : 1.0;
+  const double rate = 1.0 - c.share;
   c.end = c.since + Time::ps(std::llround(std::max(0.0, c.remainingPs) / rate));
   ++c.pendingEvents;
   sim_.schedule(c.end, this, slot);
@@ -168,26 +174,26 @@ void JobExecutor::scheduleSlow(uint32_t slot) {
 
 void JobExecutor::markTransferring(uint32_t rank, uint32_t opIndex) {
   RankState& s = ranks_[rank];
-  const uint8_t st = trace_->programs[s.program].ops[opIndex].stream;
-  if (s.transferring.empty()) s.transferring.assign(s.busy.size(), 0);
-  if (s.transferring[st]) return;
-  s.transferring[st] = 1;
-  commChanged(rank, +1);
+  const TraceOp& op = trace_->programs[s.program].ops[opIndex];
+  const double share = op.smShare >= 0 ? op.smShare : trace_->commSmShare;
+  if (share <= 0) return;  // copy engines, or charged to the GEMM already
+  if (s.transferring.empty()) s.transferring.assign(s.busy.size(), 0.0);
+  if (s.transferring[op.stream] > 0) return;
+  s.transferring[op.stream] = share;
+  commChanged(rank);
 }
 
-void JobExecutor::commChanged(uint32_t rank, int delta) {
+void JobExecutor::commChanged(uint32_t rank) {
   RankState& s = ranks_[rank];
-  const bool before = s.commInFlight > 0;
-  s.commInFlight = static_cast<uint32_t>(static_cast<int>(s.commInFlight) + delta);
-  const bool now = s.commInFlight > 0;
-  if (before == now) return;
-  const double share = trace_->commSmShare;
+  const double now = *std::max_element(s.transferring.begin(), s.transferring.end());
+  if (now == s.commShare) return;
+  s.commShare = now;
   for (const uint32_t slot : s.running) {
     SlowCompute& c = slow_[slot];
     const double elapsed = static_cast<double>((sim_.now() - c.since).picos());
-    c.remainingPs -= elapsed * (c.slowed ? 1.0 - share : 1.0);
+    c.remainingPs -= elapsed * (1.0 - c.share);
     c.since = sim_.now();
-    c.slowed = now;
+    c.share = now;
     scheduleSlow(slot);
   }
 }
@@ -219,7 +225,7 @@ void JobExecutor::startOp(uint32_t rank, uint32_t opIndex) {
       SlowCompute& c = slow_[slot];
       c.remainingPs = static_cast<double>(op.duration.picos());
       c.since = sim_.now();
-      c.slowed = s.commInFlight > 0;
+      c.share = s.commShare;
       c.active = true;
       s.running.push_back(slot);
       scheduleSlow(slot);
@@ -408,9 +414,9 @@ void JobExecutor::completeOp(uint32_t rank, uint32_t opIndex) {
     const TraceOp& op = t.programs[s.program].ops[opIndex];
     s.done[opIndex >> 6] |= uint64_t{1} << (opIndex & 63);
     s.busy[op.stream] = 0;
-    if (!s.transferring.empty() && s.transferring[op.stream]) {
+    if (!s.transferring.empty() && s.transferring[op.stream] > 0) {
       s.transferring[op.stream] = 0;
-      commChanged(rank, -1);
+      commChanged(rank);
     }
     ++s.cursor[op.stream];
     if (observer_) observer_->onSpan(t, rank, s.program, opIndex, s.iteration, s.issued[op.stream], sim_.now());

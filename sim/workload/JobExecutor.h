@@ -93,14 +93,16 @@ class JobExecutor final : public Workload, public CollectiveListener, public Eve
   struct PendingMessage;
   void issueReady(uint32_t rank);
   void startOp(uint32_t rank, uint32_t op);
-  /// SM contention (JobTrace::commSmShare > 0 with communication on): a compute op progresses
-  /// at 1 - commSmShare of its speed while one of its rank's collectives or messages is moving
-  /// data (from the launch of the collective, or the match of send and receive, to its
-  /// completion: its kernel's CTAs copy on SMs), at full speed otherwise; its completion is
-  /// rescheduled when that changes. A kernel posted and waiting for its peers is not counted.
+  /// SM contention (a share > 0 with communication on): a compute op progresses at 1 - share
+  /// of its speed while one of its rank's collectives or messages is moving data (from the
+  /// launch of the collective, or the match of send and receive, to its completion: its
+  /// kernel's CTAs copy on SMs), at full speed otherwise; its completion is rescheduled when
+  /// that changes. share: the op's TraceOp::smShare, or JobTrace::commSmShare; with several
+  /// moving, the largest (concurrent kernels are not added up: a simplification). A kernel
+  /// posted and waiting for its peers is not counted.
   bool slowdownModelled() const;
   void markTransferring(uint32_t rank, uint32_t op);
-  void commChanged(uint32_t rank, int delta);
+  void commChanged(uint32_t rank);
   void scheduleSlow(uint32_t slot);
   void completeOp(uint32_t rank, uint32_t op);
   void drain();
@@ -152,6 +154,7 @@ class JobExecutor final : public Workload, public CollectiveListener, public Eve
   // Compute ops in flight, indexed by the event tag.
   std::vector<std::pair<uint32_t, uint32_t>> computeSlots_;
   std::vector<SlowCompute> slow_;  // per compute slot, with commSmShare
+  bool anyShare_ = false;          // the trace's or an op's share is positive
   std::vector<uint32_t> freeComputeSlots_;
 
   std::vector<Time> iterationEnds_;

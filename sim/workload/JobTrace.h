@@ -38,6 +38,10 @@ struct TraceOp {
   Time duration;                 ///< Compute only
   uint32_t root = 0;             ///< Broadcast: root's index in the group
   uint32_t label = 0;            ///< index into Program::labels (e.g. "fwd", "bwd", "tp", "dp-bucket")
+  /// Collective/Send/Recv: the share of the GPU's compute its kernel takes while it moves data
+  /// (0: moved by copy engines, or already charged to the GEMM beside it); negative: the
+  /// trace's commSmShare.
+  double smShare = -1.0;
   std::vector<uint32_t> deps;    ///< earlier ops of this program this one waits for
 };
 
@@ -79,7 +83,8 @@ struct JobTrace {
   int pipelineStages = 1;
   int virtualStages = 1;  ///< model chunks per stage (the interleaved schedule's v)
   /// Fraction of compute throughput lost while the rank has communication in flight
-  /// (GpuSpec::commSmShare); 0: compute ops keep their durations.
+  /// (GpuSpec::commSmShare) for ops without their own TraceOp::smShare; with several in flight
+  /// the largest share applies. 0: compute ops keep their durations.
   double commSmShare = 0.0;
   /// The collective tuning the trace was generated with (replays use it unless their workload
   /// file gives its own `collectives:` block or calibration).

@@ -67,13 +67,14 @@ class StageBuilder {
     return emitCompute(std::move(op));
   }
 
-  void tpCollective(CollectiveOp kind, Bytes bytes) {
+  void tpCollective(CollectiveOp kind, Bytes bytes, double smShare = -1.0) {
     if (plan_.tp == 1) return;
     TraceOp op;
     op.type = OpType::Collective;
     op.collective = kind;
     op.comm = plan_.tpComm;
     op.bytes = bytes;
+    op.smShare = smShare;
     op.label = prog_.label(kind == CollectiveOp::AllReduce       ? "tp-allreduce"
                            : kind == CollectiveOp::ReduceScatter ? "tp-reducescatter"
                                                                  : "tp-allgather");
@@ -95,7 +96,10 @@ class StageBuilder {
   /// for all of them.
   /// With context parallelism, the attention blocks pass `ringBytes` around the CP ring beside
   /// their compute (ring attention), and what follows waits for the ring too.
-  uint32_t block(const char* label, Time duration, Bytes gatherBytes, Bytes reduceBytes, Bytes ringBytes = 0) {
+  /// With TP overlap, `shares` are the compute shares its gather and reduce kernels take while
+  /// they move data (TrainingPlan::TpShares); the GEMMs' SM margins are in `duration` already.
+  uint32_t block(const char* label, Time duration, Bytes gatherBytes, Bytes reduceBytes, Bytes ringBytes,
+                 TrainingPlan::TpShares shares) {
     if (!plan_.tpOverlap) {
       const bool ringHere = plan_.cp > 1 && ringBytes > 0;
       std::vector<uint32_t> inputs;  // what the ring's first step waits for (ring attention only)
@@ -114,16 +118,11 @@ class StageBuilder {
     }
     blockDeps_ = pending_;
     if (lastComputeValid_) blockDeps_.push_back(lastCompute_);
-    tpGather(gatherBytes);
-    tpReduce(reduceBytes);
+    tpGather(gatherBytes, shares.gather);
+    tpReduce(reduceBytes, shares.reduce);
     const std::vector<uint32_t> ringOps = ring(ringBytes, blockDeps_);
     overlapped_.insert(overlapped_.end(), ringOps.begin(), ringOps.end());
-    // The overlapped GEMMs run beside the communication kernel for their whole duration
-    // (Transformer Engine gives them the SMs the userbuffers kernels leave): slower by the
-    // GPU's communication share.
-    const double keep = 1.0 - plan_.commSmShare;
-    const uint32_t op =
-        computeOp(label, Time::ps(std::llround(static_cast<double>(duration.picos()) / keep)));
+    const uint32_t op = computeOp(label, duration);
     pending_ = std::move(overlapped_);
     overlapped_.clear();
     return op;
@@ -131,12 +130,12 @@ class StageBuilder {
 
   /// Megatron's "g" after a block in forward (and "f" in backward): all-reduce, or
   /// reduce-scatter with sequence parallelism.
-  void tpReduce(Bytes bytes) {
-    tpCollective(plan_.sp ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, bytes);
+  void tpReduce(Bytes bytes, double smShare = -1.0) {
+    tpCollective(plan_.sp ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, bytes, smShare);
   }
   /// With sequence parallelism, the all-gather before a block (identity without).
-  void tpGather(Bytes bytes) {
-    if (plan_.sp) tpCollective(CollectiveOp::AllGather, bytes);
+  void tpGather(Bytes bytes, double smShare = -1.0) {
+    if (plan_.sp) tpCollective(CollectiveOp::AllGather, bytes, smShare);
   }
 
   uint32_t p2p(OpType type, uint8_t stream, int32_t offset, std::vector<uint32_t> deps) {
@@ -235,15 +234,16 @@ class StageBuilder {
     const Bytes s = plan_.tpBytes;
     if (plan_.stageGranularity) {
       const Bytes total = 2 * s * layers(chunk);
-      block(label, plan_.chunkFwd[virtualStage(chunk)], total, total, plan_.ringBytes * layers(chunk));
+      block(label, plan_.chunkFwd[virtualStage(chunk)], total, total, plan_.ringBytes * layers(chunk),
+            plan_.attnFwdShares);
       return;
     }
     for (int l = 0; l < layers(chunk); ++l) {
-      block(label, plan_.attnFwd, s, s, plan_.ringBytes);
+      block(label, plan_.attnFwd, s, s, plan_.ringBytes, plan_.attnFwdShares);
       if (plan_.moe)
         moeForward(label);
       else
-        block(label, plan_.mlpFwd, s, s);
+        block(label, plan_.mlpFwd, s, s, 0, plan_.mlpFwdShares);
     }
   }
 
@@ -288,24 +288,27 @@ class StageBuilder {
       std::fill(done.begin(), done.end(), op);
     } else if (plan_.stageGranularity) {
       const Bytes total = 2 * s * layers(chunk);
-      if (plan_.recompute) block("recompute", plan_.chunkFwd[virtualStage(chunk)], total, total, ring);
+      if (plan_.recompute)
+        block("recompute", plan_.chunkFwd[virtualStage(chunk)], total, total, ring, plan_.attnFwdShares);
       // Backward of ring attention passes K, V and their gradients: twice the forward's bytes.
-      const uint32_t op = block("bwd", plan_.chunkBwd[virtualStage(chunk)], total, total, 2 * ring);
+      const uint32_t op =
+          block("bwd", plan_.chunkBwd[virtualStage(chunk)], total, total, 2 * ring, plan_.attnBwdShares);
       std::fill(done.begin(), done.end(), op);
     } else {
       for (int l = layers(chunk) - 1; l >= 0; --l) {
         if (plan_.recompute) {
-          block("recompute", plan_.attnFwd, s, s, plan_.ringBytes);
+          block("recompute", plan_.attnFwd, s, s, plan_.ringBytes, plan_.attnFwdShares);
           if (plan_.moe)
             moeForward("recompute");
           else
-            block("recompute", plan_.mlpFwd, s, s);
+            block("recompute", plan_.mlpFwd, s, s, 0, plan_.mlpFwdShares);
         }
         if (plan_.moe)
           moeBackward();
         else
-          block("bwd", plan_.mlpBwd, s, s);
-        done[static_cast<size_t>(l)] = block("bwd", plan_.attnBwd, s, s, 2 * plan_.ringBytes);
+          block("bwd", plan_.mlpBwd, s, s, 0, plan_.mlpBwdShares);
+        done[static_cast<size_t>(l)] =
+            block("bwd", plan_.attnBwd, s, s, 2 * plan_.ringBytes, plan_.attnBwdShares);
       }
     }
     if (first && plan_.vocab) {

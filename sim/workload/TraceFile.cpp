@@ -120,6 +120,7 @@ nlohmann::json traceToJson(const JobTrace& t, const TraceSource& source) {
           o["bytes"] = op.bytes;
           break;
       }
+      if (op.type != OpType::Compute && op.smShare >= 0) o["sm_share"] = op.smShare;
       if (!op.deps.empty()) o["deps"] = op.deps;
       ops.push_back(std::move(o));
     }
@@ -259,6 +260,13 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
         x.bytes = static_cast<Bytes>(r.uint(r.at(o, "bytes", op), op + ".bytes"));
       } else {
         r.fail(op + ".type", "expected compute | collective | send | recv, found '" + type + "'");
+      }
+      if (o.contains("sm_share")) {
+        const auto& v = o["sm_share"];
+        if (x.type == OpType::Compute || !v.is_number() || !(v.get<double>() >= 0 && v.get<double>() < 1))
+          r.fail(op + ".sm_share",
+                 "expected a number in [0, 1) on a collective, send or recv, found " + v.dump());
+        x.smShare = v.get<double>();
       }
       if (o.contains("deps"))
         for (const auto& d : r.array(o["deps"], op + ".deps"))

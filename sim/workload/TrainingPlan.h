@@ -33,7 +33,13 @@ struct TrainingPlan {
   int64_t bucketElements = 0;  ///< DP bucket, in this rank's parameters
   int gradBytes = 2;           ///< bytes per gradient element in the DP reduction
   int paramBytes = 2;          ///< bytes per parameter element in the parameter all-gather
-  double commSmShare = 0;      ///< GpuSpec::commSmShare: TP-overlapped blocks run slower by it
+  /// With TP overlap: the compute share the TP kernels beside a block take while they move
+  /// data (TraceOp::smShare; 0 for ring exchange, whose copy engines move it, and for a GEMM
+  /// with the SM margin, whose lost SMs are in its duration).
+  struct TpShares {
+    double gather = -1.0, reduce = -1.0;  ///< negative: the GPU's commSmShare
+  };
+  TpShares attnFwdShares, mlpFwdShares, attnBwdShares, mlpBwdShares;
   int64_t paramsPerLayer = 0, embeddingParams = 0, outputParams = 0;
   // Compute times of one micro-batch.
   Time attnFwd, mlpFwd, attnBwd, mlpBwd;  ///< per layer ("layer" granularity)

@@ -1,6 +1,7 @@
 #include "sim/workload/TrainingTraceBuilder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -114,6 +115,68 @@ void validate(const TrainingSpec& spec, const std::string& source) {
        "all-gather and reduce-scatter)");
   need(!par.overlapParamGather || par.distributedOptimizer, "parallelism.overlap_param_gather",
        "overlap_param_gather needs distributed_optimizer: true");
+  need(gpu.sms >= 2, "gpu.sms", "expected at least 2 SMs");
+  if (par.tpCommOverlap) {
+    const TpOverlapConfig& c = par.tpCommOverlapCfg;
+    for (const TpOverlapSlot* slot : {&c.qkvFprop, &c.projFprop, &c.fc1Fprop, &c.fc2Fprop, &c.qkvDgrad,
+                                      &c.qkvWgrad, &c.projDgrad, &c.fc1Dgrad, &c.fc1Wgrad, &c.fc2Dgrad})
+      need(slot->numSm < gpu.sms, "parallelism.tp_comm_overlap_cfg",
+           "a slot's num_sm (" + std::to_string(slot->numSm) + ") must be below the GPU's SMs (" +
+               std::to_string(gpu.sms) + ")");
+  }
+}
+
+/// Transformer Engine's overlap of one GEMM (TpOverlapSlot): with the SM margin the GEMM runs
+/// on sms - numSm SMs for its whole duration, sms / (sms - numSm) times as long (no wave
+/// quantisation); its communication then takes nothing more while it moves data.
+double marginFactor(const TpOverlapSlot& slot, int sms) {
+  return slot.smMargin ? static_cast<double>(sms) / static_cast<double>(sms - slot.numSm) : 1.0;
+}
+
+/// The compute share a slot's communication kernel takes while it moves data: numSm / sms for
+/// an SM-based kernel (pipeline, bulk) without the margin; 0 for ring exchange (copy engines
+/// move the chunks) and with the margin (charged to the GEMM by marginFactor).
+double movingShare(const TpOverlapSlot& slot, int sms) {
+  if (slot.method == "ring_exchange" || slot.smMargin) return 0.0;
+  return static_cast<double>(slot.numSm) / static_cast<double>(sms);
+}
+
+/// TP overlap: adds the GEMMs' SM margins to the blocks' durations and sets the shares of the
+/// TP kernels beside them. Forward: a block's gather is its first GEMM's slot (qkv_fprop,
+/// fc1_fprop), its reduce-scatter its last's (proj_fprop, fc2_fprop). Backward: the output
+/// gradient's gather overlaps the output projection's data gradient (proj_dgrad, fc2_dgrad);
+/// the input gradient's reduce-scatter overlaps the first GEMM's weight gradient (qkv_wgrad,
+/// fc1_wgrad); the first GEMM's data gradient is qkv_dgrad / fc1_dgrad (its bulk all-gather,
+/// the sequence-parallel re-gather, is not modelled: only its margin is). Expert MLPs have no
+/// TP and keep their times.
+void applyTpOverlap(const TrainingSpec& spec, const TransformerModel& model, const ComputeModel& compute,
+                    TrainingPlan& plan) {
+  const TpOverlapConfig& c = spec.parallelism.tpCommOverlapCfg;
+  const int sms = spec.gpu.sms;
+  const int b = plan.b;
+  auto extra = [&](const TpOverlapSlot& slot, double flops) {
+    const double gemm = static_cast<double>(compute.computeTime(Flops{flops, 0.0}).picos());
+    return Time::ps(std::llround((marginFactor(slot, sms) - 1.0) * gemm));
+  };
+  const double qkv = model.qkvGemmFlops(b), proj = model.projGemmFlops(b);
+  const double fc1 = model.fc1GemmFlops(b), fc2 = model.fc2GemmFlops(b);
+  const Time attnF = extra(c.qkvFprop, qkv) + extra(c.projFprop, proj);
+  const Time attnB = extra(c.projDgrad, proj) + extra(c.qkvDgrad, qkv) + extra(c.qkvWgrad, qkv);
+  const Time mlpF = plan.moe ? Time::zero() : extra(c.fc1Fprop, fc1) + extra(c.fc2Fprop, fc2);
+  const Time mlpB =
+      plan.moe ? Time::zero() : extra(c.fc2Dgrad, fc2) + extra(c.fc1Dgrad, fc1) + extra(c.fc1Wgrad, fc1);
+  plan.attnFwd += attnF;
+  plan.attnBwd += attnB;
+  plan.mlpFwd += mlpF;
+  plan.mlpBwd += mlpB;
+  for (size_t j = 0; j < plan.layersOfVirtual.size(); ++j) {
+    plan.chunkFwd[j] += (attnF + mlpF) * plan.layersOfVirtual[j];
+    plan.chunkBwd[j] += (attnB + mlpB) * plan.layersOfVirtual[j];
+  }
+  plan.attnFwdShares = {movingShare(c.qkvFprop, sms), movingShare(c.projFprop, sms)};
+  plan.mlpFwdShares = {movingShare(c.fc1Fprop, sms), movingShare(c.fc2Fprop, sms)};
+  plan.attnBwdShares = {movingShare(c.projDgrad, sms), movingShare(c.qkvWgrad, sms)};
+  plan.mlpBwdShares = {movingShare(c.fc2Dgrad, sms), movingShare(c.fc1Wgrad, sms)};
 }
 
 std::string describe(const TrainingSpec& spec, int m) {
@@ -188,7 +251,6 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   plan.ppBytes = model.pipelineMessageBytes(plan.b);
   plan.tied = spec.model.tiedEmbeddings;
   plan.tpOverlap = par.tpCommOverlap && par.tp > 1;
-  plan.commSmShare = spec.gpu.commSmShare;
   plan.overlapGrad = par.overlapGradReduce;
   plan.overlapParam = par.overlapParamGather && par.distributedOptimizer;
   plan.gradBytes = spec.gradReduceBytes > 0 ? spec.gradReduceBytes : spec.dtypeBytes;
@@ -230,6 +292,7 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   // Lookup (vocab-parallel: every TP rank writes the full b*s*h output) and, in backward, the
   // scatter-add of the gradient rows: read + write of one activation.
   plan.embedding = compute.memoryTime(2.0 * static_cast<double>(model.activationBytes(b)));
+  if (plan.tpOverlap) applyTpOverlap(spec, model, compute, plan);
   plan.model = &model;
   plan.compute = &compute;
 

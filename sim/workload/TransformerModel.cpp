@@ -111,6 +111,22 @@ Flops TransformerModel::mlpForward(int b) const {
   return {2.0 * localTokens(b) * static_cast<double>(mlpParamsPerLayer()) / tp_, 0.0};
 }
 
+double TransformerModel::qkvGemmFlops(int b) const {
+  return 2.0 * localTokens(b) * static_cast<double>(hidden_ * (hidden_ + 2 * kvHeads_ * headDim())) / tp_;
+}
+
+double TransformerModel::projGemmFlops(int b) const {
+  return 2.0 * localTokens(b) * static_cast<double>(hidden_ * hidden_) / tp_;
+}
+
+double TransformerModel::fc1GemmFlops(int b) const {
+  return 2.0 * localTokens(b) * static_cast<double>((gated_ ? 2 : 1) * hidden_ * ffn_) / tp_;
+}
+
+double TransformerModel::fc2GemmFlops(int b) const {
+  return 2.0 * localTokens(b) * static_cast<double>(ffn_ * hidden_) / tp_;
+}
+
 Flops TransformerModel::logitsForward(int b) const {
   return {2.0 * localTokens(b) * static_cast<double>(hidden_) * static_cast<double>(vocab_) / tp_, 0.0};
 }

@@ -92,6 +92,13 @@ class TransformerModel {
   /// Forward of the MLP block: 2*b*s*mlpParams / tp.
   Flops mlpForward(int b) const;
   Flops layerForward(int b) const { return attentionForward(b) + mlpForward(b); }
+  /// Forward GEMM FLOPs of each weight matrix of a layer (Transformer Engine's overlap slots;
+  /// they sum to attentionForward().gemm and mlpForward().gemm): QKV 2*t*h*(h + 2*kv*hd), the
+  /// output projection 2*t*h*h, FC1 2*t*h*ffn (x2 gated), FC2 2*t*ffn*h; t = b*s/cp, / tp.
+  double qkvGemmFlops(int b) const;
+  double projGemmFlops(int b) const;
+  double fc1GemmFlops(int b) const;
+  double fc2GemmFlops(int b) const;
   /// Forward of the output layer: 2*b*s*h*V / tp (0 without vocab).
   Flops logitsForward(int b) const;
   /// Backward of anything = 2 x its forward.

@@ -82,6 +82,12 @@ def run_row(binary, row):
             f"parallelism.schedule={'interleaved' if vp > 1 else '1f1b'}", f"parallelism.virtual_stages={vp}",
             f"model.seq_len={row['seq_len']}",
             f"dtype={'fp8' if row['precision'].upper() == 'FP8' else 'bf16'}"]
+    if row["precision"].upper() == "FP8":
+        # NeMo's fp8 H100 userbuffers configs (GPT-3 175B, Llama 3.1 70B and 405B alike) overlap
+        # the output projections by ring exchange on 1 SM with the margin; the rest as bf16.
+        for slot in ("proj_fprop", "fc2_fprop"):
+            key = f"parallelism.tp_comm_overlap_cfg.{slot}"
+            sets += [f"{key}.method=ring_exchange", f"{key}.num_sm=1", f"{key}.set_sm_margin=true"]
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
         cmd = [binary, "run", TOPOLOGY, "--workload", os.path.join(HERE, recipe), "--backend", "flow", "-q",

@@ -56,6 +56,58 @@ elementwise: true
   EXPECT_DOUBLE_EQ(d.training.gpu.commSmShare, 0.0);
 }
 
+TEST(TrainingStepKeys, TpCommOverlapCfgReplacesOnlyTheFieldsGiven) {
+  const WorkloadSpec w = parseWorkloadYaml(R"(kind: training
+model: gpt3-175b
+gpu: {sms: 114}
+parallelism:
+  tp: 4
+  sequence_parallel: true
+  tp_comm_overlap: true
+  tp_comm_overlap_cfg:
+    proj_fprop: {method: pipeline, num_sm: 24, set_sm_margin: true}
+    qkv_wgrad: {num_sm: 4, set_sm_margin: false}
+)",
+                                           "w.yaml", {});
+  const TrainingSpec& t = w.training;
+  EXPECT_EQ(t.gpu.sms, 114);
+  const TpOverlapConfig& c = t.parallelism.tpCommOverlapCfg;
+  EXPECT_EQ(c.projFprop.method, "pipeline");
+  EXPECT_EQ(c.projFprop.numSm, 24);
+  EXPECT_TRUE(c.projFprop.smMargin);
+  EXPECT_EQ(c.qkvWgrad.method, "bulk");  // TE's default method for the slot, kept
+  EXPECT_EQ(c.qkvWgrad.numSm, 4);
+  EXPECT_FALSE(c.qkvWgrad.smMargin);
+  // Slots not given keep Transformer Engine's defaults (base.py initialize_ub): ring exchange
+  // on 1 SM without the margin; pipeline / bulk on 16 SMs with it.
+  EXPECT_EQ(c.qkvFprop.method, "ring_exchange");
+  EXPECT_EQ(c.qkvFprop.numSm, 1);
+  EXPECT_FALSE(c.qkvFprop.smMargin);
+  EXPECT_EQ(c.fc2Fprop.method, "pipeline");
+  EXPECT_EQ(c.fc2Fprop.numSm, 16);
+  EXPECT_TRUE(c.fc2Fprop.smMargin);
+  EXPECT_EQ(c.fc1Dgrad.method, "bulk");
+  EXPECT_EQ(parseWorkloadYaml("kind: training\nmodel: gpt3-175b\n", "w.yaml", {}).training.gpu.sms, 132);
+
+  auto first = [](const std::string& yaml) {
+    const auto d = diagnosticsOf(yaml);
+    return d.empty() ? std::string() : d[0].key + "@" + std::to_string(d[0].line);
+  };
+  const std::string head =
+      "kind: training\nmodel: gpt3-175b\nparallelism:\n  tp: 4\n  sequence_parallel: true\n";
+  EXPECT_EQ(first(head + "  tp_comm_overlap: true\n  tp_comm_overlap_cfg:\n    fc3_fprop: {num_sm: 2}\n"),
+            "parallelism.tp_comm_overlap_cfg.fc3_fprop@8");
+  EXPECT_EQ(first(head + "  tp_comm_overlap: true\n  tp_comm_overlap_cfg:\n    fc1_wgrad: {num_sm: 40}\n"),
+            "parallelism.tp_comm_overlap_cfg.fc1_wgrad.num_sm@8");
+  EXPECT_EQ(first(head + "  tp_comm_overlap: true\n  tp_comm_overlap_cfg:\n    fc1_wgrad: {method: ring}\n"),
+            "parallelism.tp_comm_overlap_cfg.fc1_wgrad.method@8");
+  EXPECT_EQ(first(head + "  tp_comm_overlap: true\n  tp_comm_overlap_cfg:\n    fc1_wgrad: {cga_size: 2}\n"),
+            "parallelism.tp_comm_overlap_cfg.fc1_wgrad.cga_size@8");
+  EXPECT_EQ(first(head + "  tp_comm_overlap_cfg:\n    fc1_wgrad: {num_sm: 2}\n"),
+            "parallelism.tp_comm_overlap_cfg@7");  // the map it holds
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu: {sms: 1}\n"), "gpu.sms@3");
+}
+
 TEST(TrainingStepKeys, BadValuesAndCombinationsNameTheirLine) {
   auto first = [](const std::string& yaml) {
     const auto d = diagnosticsOf(yaml);

@@ -158,6 +158,46 @@ TEST(JobExecutorTest, ComputeSlowsWhileItsRanksDataMoves) {
   EXPECT_EQ(run(trace(true, 0.0)), c);
 }
 
+TEST(JobExecutorTest, AnOpsOwnShareReplacesTheTracesAndConcurrentSharesAreNotAdded) {
+  // A 500 us compute beside 4 MiB sends to the next rank, each on its own stream, with the
+  // trace's share 0.25. One send with its own share 0.5: c + 0.5 T (T: the same sends without
+  // the compute); with share 0 (copy engines): c. Two sends with 0.3 each, moving together for
+  // the whole T: c + 0.3 T (the largest moving share applies; added up it would be 0.6 while
+  // both move).
+  const Time c = Time::us(500);
+  auto trace = [&](bool withCompute, const std::vector<double>& shares) {
+    Program sender, receiver;
+    sender.streams = {"compute", "s1", "s2"};
+    receiver.streams = {"compute", "r1", "r2"};
+    if (withCompute) sender.ops.push_back(compute(0, c));
+    for (size_t i = 0; i < shares.size(); ++i) {
+      TraceOp m = message(OpType::Send, static_cast<uint8_t>(1 + i), +1, 2 << 20);
+      m.smShare = shares[i];
+      sender.ops.push_back(m);
+      receiver.ops.push_back(message(OpType::Recv, static_cast<uint8_t>(1 + i), -1, 2 << 20));
+    }
+    auto t = makeTrace(2, {sender, receiver}, {0, 1});
+    t->commSmShare = 0.25;
+    return t;
+  };
+  auto run = [](const std::shared_ptr<JobTrace>& t) {
+    testsupport::PacketBench bench(testsupport::leafSpineSpec(2, 1, 2));
+    JobExecutor exec(bench.sim, &bench.fabric, t, {0, 2}, 1, CollectiveTuning{}, "job", Time::zero(), true);
+    exec.start();
+    bench.sim.run();
+    EXPECT_TRUE(exec.finished());
+    return exec.finishTime();
+  };
+  const auto ps = [](Time t) { return static_cast<double>(t.picos()); };
+  const Time one = run(trace(false, {0.5}));
+  ASSERT_LT(one, c);
+  EXPECT_NEAR(ps(run(trace(true, {0.5}))), ps(c) + 0.5 * ps(one), 2.0);
+  EXPECT_EQ(run(trace(true, {0.0})), c);
+  const Time both = run(trace(false, {0.3, 0.3}));
+  ASSERT_LT(both, c);
+  EXPECT_NEAR(ps(run(trace(true, {0.3, 0.3}))), ps(c) + 0.3 * ps(both), 2.0);
+}
+
 /// Four ranks, each one ring all-reduce of `bytes` labelled "ar".
 std::shared_ptr<JobTrace> ringAllReduceTrace(Bytes bytes) {
   Program p;
@@ -224,6 +264,7 @@ TEST(JobExecutorTest, TraceFileRoundTripIsLossless) {
   c.root = 1;
   c.label = 1;
   c.deps = {0};
+  c.smShare = 0.125;
   p.ops.push_back(c);
   p.ops.push_back(message(OpType::Send, 1, +1, 77, {1}));
   p.ops.push_back(message(OpType::Recv, 1, -1, 77, {1}));
@@ -239,6 +280,8 @@ TEST(JobExecutorTest, TraceFileRoundTripIsLossless) {
   EXPECT_EQ(back.workloadSets, src.workloadSets);
   EXPECT_EQ(t2->programs[0].ops[0].duration, Time::ps(123456789));
   EXPECT_EQ(t2->tuning.channels, 3);
+  EXPECT_EQ(t2->programs[0].ops[1].smShare, 0.125);
+  EXPECT_LT(t2->programs[0].ops[2].smShare, 0.0);  // not given: the trace's share
   EXPECT_EQ(t2->programOfRank, (std::vector<uint32_t>{0, 0, 1, 1}));
 }
 
@@ -273,6 +316,9 @@ TEST(JobExecutorTest, MalformedTracesAreRefusedWithTheJsonPath) {
   d = good;
   d["program_of_rank"] = nlohmann::json::array({nlohmann::json::array({0, 5})});
   EXPECT_EQ(keyOf(d), "program_of_rank[0]");
+  d = good;
+  d["programs"][0]["ops"][0]["sm_share"] = 0.5;  // only communication takes SMs
+  EXPECT_EQ(keyOf(d), "programs[0].ops[0].sm_share");
 }
 
 }  // namespace

@@ -3,11 +3,11 @@
 // gathered at 2 bytes), tied embeddings (one all-reduce of V h / tp gradients between the first
 // and the last stage, before the optimizer), --overlap-grad-reduce off (every bucket after the
 // whole backward), --overlap-param-gather (gathers first, each chunk's first forward waiting for
-// one), --tp-comm-overlap (the TP collectives beside the compute, same bytes, compute slowed by
-// the communication share), causal attention FLOPs (half the square), the element-wise bytes
-// per layer, fp8 GEMMs at the fp8 peak, context parallelism (ranks, ring attention bytes, s/cp
-// tokens), expert parallelism (groups, all-to-all bytes, expert gradients) and Mixtral's
-// parameter counts, FLOPs per token (6N plus attention) and the published MFU reproduced from
+// one), --tp-comm-overlap (the TP collectives beside the compute, same bytes; a GEMM with
+// Transformer Engine's SM margin slowed by sms / (sms - num_sm), a bulk kernel's share), causal attention
+// FLOPs (half the square), the element-wise bytes per layer, fp8 GEMMs at the fp8 peak, context parallelism
+// (ranks, ring attention bytes, s/cp tokens), expert parallelism (groups, all-to-all bytes, expert gradients)
+// and Mixtral's parameter counts, FLOPs per token (6N plus attention) and the published MFU reproduced from
 // the published step times, and the bad combinations refused.
 #include <gtest/gtest.h>
 
@@ -174,20 +174,27 @@ TEST(MegatronStep, TpCommOverlapMovesTheCollectivesBesideTheCompute) {
   const JobTrace blocking = build(s);
   s.parallelism.tpCommOverlap = true;
   s.gpu.commSmShare = 0.2;
+  // Every slot by ring exchange without the SM margin: copy engines move the data, so the
+  // GEMMs keep their times and no TP kernel takes compute (share 0, not the GPU's 0.2).
+  TpOverlapConfig& c = s.parallelism.tpCommOverlapCfg;
+  for (TpOverlapSlot* slot : {&c.qkvFprop, &c.projFprop, &c.fc1Fprop, &c.fc2Fprop, &c.qkvDgrad, &c.qkvWgrad,
+                              &c.projDgrad, &c.fc1Dgrad, &c.fc1Wgrad, &c.fc2Dgrad})
+    *slot = {"ring_exchange", 1, false};
   const JobTrace overlapped = build(s);
   const Program& b = blocking.programs[0];
   const Program& o = overlapped.programs[0];
   EXPECT_EQ(bytesByLabel(b), bytesByLabel(o));  // the same traffic
   Time blockingCompute, overlappedCompute;
   for (const TraceOp& op : b.ops)
-    if (op.type == OpType::Compute && b.labels[op.label] != "optimizer") blockingCompute += op.duration;
+    if (op.type == OpType::Compute) blockingCompute += op.duration;
   for (size_t i = 0; i < o.ops.size(); ++i) {
     const TraceOp& op = o.ops[i];
     if (op.type == OpType::Collective && o.labels[op.label].rfind("tp-", 0) == 0) {
       EXPECT_EQ(o.streams[op.stream], "tp-overlap");
+      EXPECT_EQ(op.smShare, 0.0);
       continue;
     }
-    if (op.type != OpType::Compute || o.labels[op.label] == "optimizer") continue;
+    if (op.type != OpType::Compute) continue;
     overlappedCompute += op.duration;
     // A compute op never waits for a TP collective emitted just before it (its own block's).
     for (uint32_t d : op.deps) {
@@ -195,9 +202,47 @@ TEST(MegatronStep, TpCommOverlapMovesTheCollectivesBesideTheCompute) {
         ADD_FAILURE() << "op " << i << " waits for " << d;
     }
   }
-  // Each overlapped block runs at 1 - 0.2 of its speed; 1 ps of rounding per op.
-  const double expected = static_cast<double>(blockingCompute.picos()) / 0.8;
-  EXPECT_NEAR(static_cast<double>(overlappedCompute.picos()), expected, 64.0);
+  EXPECT_EQ(overlappedCompute, blockingCompute);
+}
+
+TEST(MegatronStep, TpOverlapSmMarginSlowsItsGemmAndABulkKernelTakesItsSms) {
+  // tp 4, 8 layers, 2 micro-batches. The output projection's reduce-scatter on 33 of 132 SMs
+  // with the margin: that GEMM runs on 99 SMs, 4/3 as long, in each of the 16 attention
+  // forwards. Its time, from the shape: 2 b s h^2 / tp FLOPs at 989e12 x 0.6 (the GPU's
+  // defaults) = 2 x 256 x 512^2 / 4 / 5.934e14 s = 56.54 ns; 16 x 1/3 of it is added (1 ps of
+  // rounding per block). The weight gradient's bulk reduce-scatter on 33 SMs without the
+  // margin takes 33/132 = 0.25 of the compute while it moves, in each of the 16 attention
+  // backwards; every other slot is ring exchange (share 0).
+  TrainingSpec s = spec(4, 1, 1, 2);
+  s.parallelism.sequenceParallel = true;
+  s.parallelism.tpCommOverlap = true;
+  TpOverlapConfig& c = s.parallelism.tpCommOverlapCfg;
+  for (TpOverlapSlot* slot : {&c.qkvFprop, &c.projFprop, &c.fc1Fprop, &c.fc2Fprop, &c.qkvDgrad, &c.qkvWgrad,
+                              &c.projDgrad, &c.fc1Dgrad, &c.fc1Wgrad, &c.fc2Dgrad})
+    *slot = {"ring_exchange", 1, false};
+  const JobTrace plain = build(s);
+  c.projFprop = {"pipeline", 33, true};
+  c.qkvWgrad = {"bulk", 33, false};
+  const JobTrace margin = build(s);
+  auto computeOf = [](const Program& p) {
+    Time t;
+    for (const TraceOp& op : p.ops)
+      if (op.type == OpType::Compute) t += op.duration;
+    return t;
+  };
+  const double projGemmPs = 2.0 * 256 * 512.0 * 512 / 4 / (989e12 * 0.6) * 1e12;
+  EXPECT_NEAR(static_cast<double>((computeOf(margin.programs[0]) - computeOf(plain.programs[0])).picos()),
+              16 * projGemmPs / 3, 16.0);
+  int quarter = 0, other = 0;
+  for (const TraceOp& op : margin.programs[0].ops) {
+    if (op.type != OpType::Collective) continue;
+    if (op.smShare == 0.25)
+      ++quarter;
+    else if (op.smShare != 0.0)
+      ++other;
+  }
+  EXPECT_EQ(quarter, 16);
+  EXPECT_EQ(other, 0);
 }
 
 TEST(MegatronStep, CausalAttentionAndElementwiseBytes) {
