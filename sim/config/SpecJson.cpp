@@ -79,6 +79,7 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
                         {"dp", p.dp},
                         {"cp", p.cp},
                         {"ep", p.ep},
+                        {"etp", p.etp > 0 ? p.etp : p.tp},
                         {"micro_batch", p.microBatch},
                         {"global_batch", p.globalBatch},
                         {"schedule", p.schedule},
@@ -105,7 +106,7 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
     j["dtype"] = tr.dtype;
     j["dtype_bytes"] = tr.dtypeBytes;
     j["dp_bucket_bytes"] = tr.dpBucketBytes;
-    j["grad_reduce_dtype"] = tr.gradReduceDtype.empty() ? tr.dtype : tr.gradReduceDtype;
+    j["grad_reduce_dtype"] = tr.gradientReduceDtype();
     j["elementwise"] = tr.elementwise;
     j["communication"] = tr.communication;
     j["tp_granularity"] = tr.tpGranularity;

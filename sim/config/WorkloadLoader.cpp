@@ -217,14 +217,19 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
   if (!r.expectMap(n, path)) return;
   if (!n.Mark().is_null()) p.line = n.Mark().line + 1;
   r.checkKeys(n, path,
-              {"tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "schedule", "virtual_stages",
-               "sequence_parallel", "distributed_optimizer", "recompute", "overlap_grad_reduce",
-               "overlap_param_gather", "tp_comm_overlap", "tp_comm_overlap_cfg"});
+              {"tp", "pp", "dp", "cp", "ep", "etp", "micro_batch", "global_batch", "schedule",
+               "virtual_stages", "sequence_parallel", "distributed_optimizer", "recompute",
+               "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "tp_comm_overlap_cfg"});
   bool ok = r.getInt(n, path, "tp", p.tp, 1, INT32_MAX) || !YamlReader::has(n, "tp");
   ok = (r.getInt(n, path, "pp", p.pp, 1, INT32_MAX) || !YamlReader::has(n, "pp")) && ok;
   ok = (r.getInt(n, path, "dp", p.dp, 1, INT32_MAX) || !YamlReader::has(n, "dp")) && ok;
   r.getInt(n, path, "cp", p.cp, 1, INT32_MAX);
   r.getInt(n, path, "ep", p.ep, 1, INT32_MAX);
+  if (r.getInt(n, path, "etp", p.etp, 1, INT32_MAX) && p.etp != 1 && p.etp != p.tp) {
+    r.error(n["etp"], "parallelism.etp",
+            "etp must be 1 or tp (" + std::to_string(p.tp) + "), found " + std::to_string(p.etp) +
+                ": expert tensor parallelism over part of the TP group is not modelled");
+  }
   ok = (r.getInt(n, path, "micro_batch", p.microBatch, 1, INT32_MAX) || !YamlReader::has(n, "micro_batch")) &&
        ok;
   const bool gbGiven = YamlReader::has(n, "global_batch");
@@ -279,6 +284,10 @@ void readTraining(YamlReader& r, const Node& root, TrainingSpec& t) {
                 "): each context-parallel rank holds seq_len / cp tokens");
   }
   const int ep = t.parallelism.ep, experts = t.model.experts;
+  if (t.parallelism.etp > 0 && experts == 0) {
+    r.error(root["parallelism"]["etp"], "parallelism.etp",
+            "etp (expert tensor parallelism) needs a model with experts (model.experts > 0)");
+  }
   if (ep > 1 && (experts == 0 || experts % ep != 0)) {
     const Node p = root["parallelism"];
     r.error(p.IsMap() && YamlReader::has(p, "ep") ? p["ep"] : p, "parallelism.ep",

@@ -204,11 +204,12 @@ struct ModelSpec {
   bool gatedMlp = false;  ///< SwiGLU (three FFN matrices) instead of GELU (two)
   /// Causal (decoder) attention: the kernels skip the masked half of the s x s products, so
   /// attention FLOPs are halved (FlashAttention's causal kernels). false counts the full square.
-  bool causal = false;
+  /// Default true: Megatron's GPT models are causal decoders.
+  bool causal = true;
   /// The output layer shares the input embedding's weights (Megatron's default; GPT-3), so
   /// with pp > 1 the first and last stage all-reduce that weight's gradient every step.
-  /// Llama-3 unties them.
-  bool tiedEmbeddings = false;
+  /// Llama-3 and Mixtral untie them (their presets say so).
+  bool tiedEmbeddings = true;
   /// Mixture of experts: every layer's MLP is `experts` experts of ffn hidden `moeFfnHidden`
   /// (0: ffnHidden), each token routed to `topK` of them; capacityFactor > 0 pads every expert
   /// to capacityFactor x its even share of tokens (Megatron's drop-and-pad), 0 is dropless
@@ -288,6 +289,11 @@ struct ParallelismSpec {
   /// ep * dp * cp ranks, the experts over dp * cp. Each expert is whole on its rank (expert
   /// tensor parallelism 1).
   int ep = 1;
+  /// Expert tensor parallelism (Megatron --expert-tensor-parallel-size): 0 = tp (Megatron's
+  /// default), or 1. With tp > 1 and etp = tp, each expert's matrices are split over the TP
+  /// group: after the dispatch all-to-all the TP ranks all-gather their tokens, and
+  /// reduce-scatter the experts' partial outputs before the combine.
+  int etp = 0;
   int line = 0;  ///< line of the `parallelism` key in its file (0: not given), for errors
   int microBatch = 1;   ///< sequences per micro-batch
   int globalBatch = 1;  ///< sequences per iteration; micro-batches per pipeline = global / (micro * dp)
@@ -297,8 +303,9 @@ struct ParallelismSpec {
   bool distributedOptimizer = false;  ///< DP all-reduce -> reduce-scatter (grads) + all-gather (params)
   std::string recompute = "none";     ///< none | full (recompute each layer's forward in backward)
   /// Megatron --overlap-grad-reduce: each gradient bucket is reduced as soon as its gradients
-  /// are final, under the rest of the backward; false: every bucket after the whole backward.
-  bool overlapGradReduce = true;
+  /// are final, under the rest of the backward; false (Megatron's default): every bucket after
+  /// the whole backward.
+  bool overlapGradReduce = false;
   /// Megatron --overlap-param-gather (distributed optimizer): the parameter all-gathers run
   /// under the next forward, each bucket before the first layer that needs it; false: all
   /// of them after the optimizer step, before the next iteration starts.
@@ -332,13 +339,20 @@ struct TrainingSpec {
   int dtypeBytes = 2;          ///< activations, parameters and gradients (bf16)
   std::string dtype = "bf16";  ///< bf16 | fp16 | fp32 | fp8, as written; gives dtypeBytes
   Bytes dpBucketBytes = 0;     ///< DP gradient bucket; 0 = max(40M, 1M * dp) parameters, as Megatron
-  /// Bytes per element of the data-parallel gradient reduction (Megatron
-  /// --accumulate-allreduce-grads-in-fp32, on by default with bf16: 4); 0 = dtypeBytes.
+  /// Bytes per element of the data-parallel gradient reduction as written (grad_reduce_dtype);
+  /// 0 = Megatron's default (gradientReduceBytes()).
   int gradReduceBytes = 0;
-  std::string gradReduceDtype;  ///< fp32 | bf16 | fp16 as written; "" = dtype
+  std::string gradReduceDtype;  ///< fp32 | bf16 | fp16 as written; "" = Megatron's default
+  /// The DP reduction's bytes per element: as written, else Megatron's default: fp32 (4) for
+  /// bf16, fp8 (bf16 parameters) and fp32 training (--bf16 sets
+  /// --accumulate-allreduce-grads-in-fp32), fp16 (2) for fp16 training.
+  int gradientReduceBytes() const { return gradReduceBytes > 0 ? gradReduceBytes : dtype == "fp16" ? 2 : 4; }
+  std::string gradientReduceDtype() const {
+    return !gradReduceDtype.empty() ? gradReduceDtype : dtype == "fp16" ? "fp16" : "fp32";
+  }
   /// Model the memory-bound kernels of every layer (layer norms, activation, dropout, residual
   /// adds; TransformerModel::elementwiseBytes) at the GPU's memory rate; false leaves them out.
-  bool elementwise = false;
+  bool elementwise = true;
   /// false: every communication takes zero time (isolates compute and the pipeline bubble).
   bool communication = true;
   /// Collectives per layer and pass at layer granularity ("layer") or one merged collective per

@@ -190,21 +190,41 @@ class StageBuilder {
     emitCompute(std::move(op));
   }
 
+  /// Expert tensor parallelism: the TP group's all-gather of the tokens its ranks received
+  /// (before the experts) or the reduce-scatter of the experts' partial outputs (after them),
+  /// blocking; nccl-tests size: the whole gathered tensor, tp x one rank's dispatched tokens.
+  void expertTp(CollectiveOp kind) {
+    if (plan_.etp <= 1) return;
+    TraceOp op;
+    op.type = OpType::Collective;
+    op.collective = kind;
+    op.comm = plan_.tpComm;
+    op.bytes = plan_.dispatchBytes * plan_.etp;
+    op.label = prog_.label(kind == CollectiveOp::AllGather ? "etp-allgather" : "etp-reducescatter");
+    emitCompute(std::move(op));
+  }
+
   /// The MoE block of a layer in forward (also the recomputation): the router, the dispatch
-  /// all-to-all, the experts this rank holds, the combine all-to-all. With sequence parallelism
-  /// the tokens stay sharded over TP, so no TP collective surrounds it.
+  /// all-to-all, the experts this rank holds (with expert TP: between the TP group's gather of
+  /// the received tokens and the reduce-scatter of their outputs), the combine all-to-all. With
+  /// sequence parallelism the tokens stay sharded over TP, so no TP collective surrounds it.
   void moeForward(const char* label) {
     computeOp(label, plan_.routerFwd);
     expertAllToAll("ep-dispatch");
+    expertTp(CollectiveOp::AllGather);
     computeOp(label, plan_.expertFwd);
+    expertTp(CollectiveOp::ReduceScatter);
     expertAllToAll("ep-combine");
   }
 
-  /// Its backward: the combine's gradient back to the experts, their backward, the dispatch's
-  /// gradient back to the tokens, the router's backward. Returns the last op.
+  /// Its backward: the combine's gradient back to the experts, the conjugates of the expert-TP
+  /// collectives around their backward, the dispatch's gradient back to the tokens, the
+  /// router's backward. Returns the last op.
   uint32_t moeBackward() {
     expertAllToAll("ep-combine");
+    expertTp(CollectiveOp::AllGather);
     computeOp("bwd", plan_.expertBwd);
+    expertTp(CollectiveOp::ReduceScatter);
     expertAllToAll("ep-dispatch");
     return computeOp("bwd", plan_.routerBwd);
   }

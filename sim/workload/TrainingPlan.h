@@ -23,6 +23,7 @@ struct TrainingPlan {
   bool vocab = false, tied = false, tpOverlap = false, overlapGrad = true, overlapParam = false;
   uint16_t tpComm = 0, ppComm = 0, dpComm = 0, embdComm = 0, cpComm = 0, epComm = 0, edpComm = 0;
   int cp = 1, ep = 1;
+  int etp = 1;  ///< expert tensor parallelism: 1, or tp (experts split over the TP group)
   bool moe = false;
   int64_t expertParamsPerLayerRank = 0;  ///< the experts of one layer this rank holds
   Bytes dispatchBytes = 0;               ///< one MoE all-to-all (dispatch or combine)

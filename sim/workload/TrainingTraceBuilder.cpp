@@ -54,6 +54,8 @@ void validate(const TrainingSpec& spec, const std::string& source) {
        "tp * cp * ep * pp * dp is too large");
   need(model.experts >= 0 && model.moeFfnHidden >= 0 && model.capacityFactor >= 0, "model.experts",
        "expected experts, moe_ffn_hidden and capacity_factor >= 0");
+  need(par.etp == 0 || par.etp == 1 || par.etp == par.tp, "parallelism.etp",
+       "etp must be 1 or tp (" + std::to_string(par.tp) + "), found " + std::to_string(par.etp));
   need(par.ep == 1 || (model.experts > 0 && model.experts % par.ep == 0), "parallelism.ep",
        "ep (" + std::to_string(par.ep) + ") must divide model.experts (" + std::to_string(model.experts) + ")");
   need(model.experts == 0 || (model.topK >= 1 && model.topK <= model.experts), "model.top_k",
@@ -200,7 +202,7 @@ std::string describe(const TrainingSpec& spec, int m) {
   if (spec.model.tiedEmbeddings) out += " tied";
   if (spec.model.causal) out += " causal";
   if (spec.elementwise) out += " elementwise";
-  if (spec.gradReduceBytes > 0) out += " grads-" + spec.gradReduceDtype;
+  if (spec.gradientReduceBytes() != spec.dtypeBytes) out += " grads-" + spec.gradientReduceDtype();
   if (spec.dtype == "fp8") out += " fp8";
   return out;
 }
@@ -232,7 +234,11 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   plan.cp = par.cp;
   plan.ep = par.ep;
   plan.moe = model.moe();
-  plan.expertParamsPerLayerRank = model.expertParamsPerLayer() / par.ep;
+  // Expert tensor parallelism (etp = tp, Megatron's default): a rank holds 1/tp of each of its
+  // experts and computes on the TP group's gathered tokens (the same FLOPs as whole experts on
+  // its own tokens).
+  plan.etp = model.moe() && par.tp > 1 && par.etp != 1 ? par.tp : 1;
+  plan.expertParamsPerLayerRank = model.expertParamsPerLayer() / par.ep / plan.etp;
   plan.dispatchBytes = model.dispatchBytes(par.microBatch);
   plan.ringBytes = par.cp > 1 ? model.ringKvBytes(par.microBatch) : 0;
   plan.pp = par.pp;
@@ -253,7 +259,7 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   plan.tpOverlap = par.tpCommOverlap && par.tp > 1;
   plan.overlapGrad = par.overlapGradReduce;
   plan.overlapParam = par.overlapParamGather && par.distributedOptimizer;
-  plan.gradBytes = spec.gradReduceBytes > 0 ? spec.gradReduceBytes : spec.dtypeBytes;
+  plan.gradBytes = spec.gradientReduceBytes();
   plan.paramBytes = spec.dtypeBytes;
   // Megatron's bucket counts parameters; a dp_bucket in bytes is of the reduced gradients.
   plan.bucketElements =

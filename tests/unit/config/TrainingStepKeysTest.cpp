@@ -48,11 +48,22 @@ elementwise: true
   EXPECT_TRUE(t.parallelism.tpCommOverlap);
   EXPECT_EQ(t.gradReduceBytes, 4);
   EXPECT_TRUE(t.elementwise);
-  // Defaults: the step as before these keys (see docs/training-model.md).
+  // Defaults are Megatron-LM's (arguments.py): causal GPT attention, the output layer tied to
+  // the embedding (untie_embeddings_and_output_weights off; the Llama 3 preset unties, as its
+  // release does), --overlap-grad-reduce off, bf16 gradients reduced in fp32 (--bf16 sets
+  // accumulate_allreduce_grads_in_fp32), fp16 ones in fp16; element-wise kernels modelled.
   const WorkloadSpec d = parseWorkloadYaml("kind: training\nmodel: gpt3-175b\n", "w.yaml", {});
-  EXPECT_FALSE(d.training.model.causal || d.training.model.tiedEmbeddings || d.training.elementwise);
-  EXPECT_TRUE(d.training.parallelism.overlapGradReduce);
-  EXPECT_EQ(d.training.gradReduceBytes, 0);
+  EXPECT_TRUE(d.training.model.causal && d.training.model.tiedEmbeddings && d.training.elementwise);
+  EXPECT_FALSE(d.training.parallelism.overlapGradReduce);
+  EXPECT_FALSE(d.training.parallelism.overlapParamGather || d.training.parallelism.tpCommOverlap ||
+               d.training.parallelism.sequenceParallel || d.training.parallelism.distributedOptimizer);
+  EXPECT_EQ(d.training.gradientReduceBytes(), 4);
+  EXPECT_EQ(d.training.gradientReduceDtype(), "fp32");
+  EXPECT_FALSE(
+      parseWorkloadYaml("kind: training\nmodel: llama3-70b\n", "w.yaml", {}).training.model.tiedEmbeddings);
+  EXPECT_EQ(parseWorkloadYaml("kind: training\nmodel: gpt3-175b\ndtype: fp16\n", "w.yaml", {})
+                .training.gradientReduceBytes(),
+            2);
   EXPECT_DOUBLE_EQ(d.training.gpu.commSmShare, 0.0);
 }
 
@@ -106,6 +117,17 @@ parallelism:
   EXPECT_EQ(first(head + "  tp_comm_overlap_cfg:\n    fc1_wgrad: {num_sm: 2}\n"),
             "parallelism.tp_comm_overlap_cfg@7");  // the map it holds
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu: {sms: 1}\n"), "gpu.sms@3");
+  // Expert tensor parallelism: 1 or tp, and only with experts.
+  EXPECT_EQ(first("kind: training\nmodel: mixtral-8x7b\nparallelism:\n  tp: 4\n  sequence_parallel: true\n"
+                  "  etp: 2\n"),
+            "parallelism.etp@6");
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism:\n  etp: 1\n"), "parallelism.etp@4");
+  EXPECT_EQ(
+      parseWorkloadYaml("kind: training\nmodel: mixtral-8x7b\nparallelism: {tp: 2, sequence_parallel: true, "
+                        "etp: 1}\n",
+                        "w.yaml", {})
+          .training.parallelism.etp,
+      1);
 }
 
 TEST(TrainingStepKeys, BadValuesAndCombinationsNameTheirLine) {

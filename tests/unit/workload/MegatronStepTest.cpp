@@ -45,6 +45,15 @@ TrainingSpec spec(int tp, int pp, int dp, int global, int layers = 8) {
   s.parallelism.dp = dp;
   s.parallelism.microBatch = 1;
   s.parallelism.globalBatch = global;
+  // The step these closed forms are written for, set explicitly (the defaults are Megatron's):
+  // full-square attention, untied embeddings, gradients reduced in bf16 under the backward, no
+  // element-wise kernels.
+  s.model.causal = false;
+  s.model.tiedEmbeddings = false;
+  s.gradReduceBytes = 2;
+  s.gradReduceDtype = "bf16";
+  s.parallelism.overlapGradReduce = true;
+  s.elementwise = false;
   return s;
 }
 
@@ -252,6 +261,7 @@ TEST(MegatronStep, CausalAttentionAndElementwiseBytes) {
   m.heads = 8;
   m.seqLen = 4096;
   m.ffnHidden = 4096;
+  m.causal = false;
   const TransformerModel full(m, 2, 4, true);
   m.causal = true;
   const TransformerModel causal(m, 2, 4, true);
@@ -357,6 +367,7 @@ TEST(MegatronStep, ExpertParallelDispatchAndCombine) {
   s.model.topK = 2;
   s.model.moeFfnHidden = 256;
   s.parallelism.ep = 4;
+  s.parallelism.etp = 1;  // whole experts on a rank (Megatron's default splits them over TP)
   s.parallelism.sequenceParallel = true;
   s.parallelism.distributedOptimizer = true;
   const JobTrace t = build(s);
@@ -387,6 +398,38 @@ TEST(MegatronStep, ExpertParallelDispatchAndCombine) {
   TrainingSpec noSp = s;
   noSp.parallelism.sequenceParallel = false;
   EXPECT_EQ(inputErrorKey([&] { build(noSp); }), "parallelism.sequence_parallel");
+}
+
+// Expert tensor parallelism at Megatron's default (etp = tp = 2): each rank holds half of each of
+// its experts, so its expert gradients halve; around the experts the TP group all-gathers the
+// tokens its ranks received and reduce-scatters the outputs, each of nccl-tests size tp x one
+// rank's dispatched tokens (tokens / tp x top 2 x h x 2 bytes), once each way per pass; the
+// all-to-alls and the dense gradients do not change.
+TEST(MegatronStep, ExpertTensorParallelSplitsTheExpertsOverTp) {
+  TrainingSpec s = spec(2, 2, 2, 4, 4);
+  s.model.experts = 8;
+  s.model.topK = 2;
+  s.model.moeFfnHidden = 256;
+  s.parallelism.ep = 4;
+  s.parallelism.sequenceParallel = true;
+  s.parallelism.distributedOptimizer = true;
+  ASSERT_EQ(s.parallelism.etp, 0);  // the default: tp
+  const JobTrace t = build(s);
+  const int64_t m = 2, layers = 2, tp = 2;
+  const int64_t dispatch = kSeq / 2 * 2 * kHidden * 2;
+  const int64_t expertsPerRank = 8 / 4, expertParams = 2 * kHidden * 256;
+  const int64_t denseLayer = 4 * kHidden * kHidden + kHidden * 8 + 4 * kHidden;
+  for (const Program& prog : t.programs) {
+    const auto bytes = bytesByLabel(prog);
+    EXPECT_EQ(bytes.at("ep-dispatch"), m * layers * 2 * dispatch);
+    EXPECT_EQ(bytes.at("etp-allgather"), m * layers * 2 * tp * dispatch);  // forward and backward
+    EXPECT_EQ(bytes.at("etp-reducescatter"), m * layers * 2 * tp * dispatch);
+    EXPECT_EQ(bytes.at("edp-reducescatter"), layers * expertsPerRank * expertParams / tp * 2);
+    EXPECT_EQ(bytes.at("dp-reducescatter"), layers * denseLayer / 2 * 2);
+  }
+  TrainingSpec three = s;
+  three.parallelism.etp = 3;
+  EXPECT_EQ(inputErrorKey([&] { build(three); }), "parallelism.etp");
 }
 
 // Mixtral 8x7B as its paper gives it: 46.7B parameters in all (Mistral AI's figure), of which a

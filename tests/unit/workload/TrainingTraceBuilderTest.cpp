@@ -33,6 +33,15 @@ TrainingSpec smallSpec(int tp, int pp, int dp, int micro, int global, int layers
   spec.parallelism.dp = dp;
   spec.parallelism.microBatch = micro;
   spec.parallelism.globalBatch = global;
+  // The step these closed forms are written for, set explicitly (the defaults are Megatron's):
+  // full-square attention, untied embeddings, gradients reduced in bf16 under the backward, no
+  // element-wise kernels.
+  spec.model.causal = false;
+  spec.model.tiedEmbeddings = false;
+  spec.gradReduceBytes = 2;
+  spec.gradReduceDtype = "bf16";
+  spec.parallelism.overlapGradReduce = true;
+  spec.elementwise = false;
   return spec;
 }
 
@@ -401,6 +410,15 @@ TEST(TrainingTraceBuilder, Llama405BOverSixteenStages) {
   spec.parallelism.globalBatch = 8;
   spec.parallelism.sequenceParallel = true;
   spec.tpGranularity = "stage";
+  // The step these closed forms are written for, set explicitly (the defaults are Megatron's):
+  // full-square attention, untied embeddings, gradients reduced in bf16 under the backward, no
+  // element-wise kernels.
+  spec.model.causal = false;
+  spec.model.tiedEmbeddings = false;
+  spec.gradReduceBytes = 2;
+  spec.gradReduceDtype = "bf16";
+  spec.parallelism.overlapGradReduce = true;
+  spec.elementwise = false;
   std::vector<int> expected(16, 8);
   expected.front() = expected.back() = 7;  // Llama 3 paper: one layer fewer on the first and last
   EXPECT_EQ(layersOfVirtualStages(126, 16), expected);

@@ -110,7 +110,9 @@ TEST(TransformerModel, TrainingFlopsFollowSixNTRule) {
 }
 
 TEST(TransformerModel, AttentionFlopsAreFullSquareDividedByTp) {
-  const TransformerModel model(gpt3_175b(), 2, 8, false);
+  ModelSpec m = gpt3_175b();
+  m.causal = false;  // the full square (causal, the default, halves it: MegatronStep's test)
+  const TransformerModel model(m, 2, 8, false);
   const Flops f = model.attentionForward(1);
   EXPECT_DOUBLE_EQ(f.attention, 4.0 * 2048.0 * 2048.0 * 12288.0 / 8);
   EXPECT_DOUBLE_EQ(f.gemm, 2.0 * 2048.0 * 4.0 * 12288.0 * 12288.0 / 8);
