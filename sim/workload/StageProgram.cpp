@@ -67,7 +67,7 @@ class StageBuilder {
     return emitCompute(std::move(op));
   }
 
-  void tpCollective(CollectiveOp kind, Bytes bytes, double smShare = -1.0) {
+  void tpCollective(CollectiveOp kind, Bytes bytes, double smShare = -1.0, const char* label = nullptr) {
     if (plan_.tp == 1) return;
     TraceOp op;
     op.type = OpType::Collective;
@@ -75,7 +75,8 @@ class StageBuilder {
     op.comm = plan_.tpComm;
     op.bytes = bytes;
     op.smShare = smShare;
-    op.label = prog_.label(kind == CollectiveOp::AllReduce       ? "tp-allreduce"
+    op.label = prog_.label(label != nullptr                      ? label
+                           : kind == CollectiveOp::AllReduce     ? "tp-allreduce"
                            : kind == CollectiveOp::ReduceScatter ? "tp-reducescatter"
                                                                  : "tp-allgather");
     if (!plan_.tpOverlap) {
@@ -119,6 +120,10 @@ class StageBuilder {
     blockDeps_ = pending_;
     if (lastComputeValid_) blockDeps_.push_back(lastCompute_);
     tpGather(gatherBytes, shares.gather);
+    // Backward with sequence parallelism: the block's sharded input gathered again for the
+    // first GEMM's weight gradient (TE's bulk all-gather beside its data gradient).
+    if (shares.regather && plan_.sp)
+      tpCollective(CollectiveOp::AllGather, gatherBytes, shares.regatherShare, "tp-regather");
     tpReduce(reduceBytes, shares.reduce);
     const std::vector<uint32_t> ringOps = ring(ringBytes, blockDeps_);
     overlapped_.insert(overlapped_.end(), ringOps.begin(), ringOps.end());

@@ -39,6 +39,10 @@ struct TrainingPlan {
   /// with the SM margin, whose lost SMs are in its duration).
   struct TpShares {
     double gather = -1.0, reduce = -1.0;  ///< negative: the GPU's commSmShare
+    /// Backward blocks: sequence parallelism's re-gather of the block's input (qkv_dgrad /
+    /// fc1_dgrad's bulk all-gather) and its share.
+    bool regather = false;
+    double regatherShare = -1.0;
   };
   TpShares attnFwdShares, mlpFwdShares, attnBwdShares, mlpBwdShares;
   int64_t paramsPerLayer = 0, embeddingParams = 0, outputParams = 0;

@@ -148,9 +148,9 @@ double movingShare(const TpOverlapSlot& slot, int sms) {
 /// fc1_fprop), its reduce-scatter its last's (proj_fprop, fc2_fprop). Backward: the output
 /// gradient's gather overlaps the output projection's data gradient (proj_dgrad, fc2_dgrad);
 /// the input gradient's reduce-scatter overlaps the first GEMM's weight gradient (qkv_wgrad,
-/// fc1_wgrad); the first GEMM's data gradient is qkv_dgrad / fc1_dgrad (its bulk all-gather,
-/// the sequence-parallel re-gather, is not modelled: only its margin is). Expert MLPs have no
-/// TP and keep their times.
+/// fc1_wgrad); the first GEMM's data gradient is qkv_dgrad / fc1_dgrad, beside its bulk
+/// all-gather (sequence parallelism's re-gather of the block's input). Expert MLPs have no
+/// TP overlap and keep their times.
 void applyTpOverlap(const TrainingSpec& spec, const TransformerModel& model, const ComputeModel& compute,
                     TrainingPlan& plan) {
   const TpOverlapConfig& c = spec.parallelism.tpCommOverlapCfg;
@@ -177,8 +177,10 @@ void applyTpOverlap(const TrainingSpec& spec, const TransformerModel& model, con
   }
   plan.attnFwdShares = {movingShare(c.qkvFprop, sms), movingShare(c.projFprop, sms)};
   plan.mlpFwdShares = {movingShare(c.fc1Fprop, sms), movingShare(c.fc2Fprop, sms)};
-  plan.attnBwdShares = {movingShare(c.projDgrad, sms), movingShare(c.qkvWgrad, sms)};
-  plan.mlpBwdShares = {movingShare(c.fc2Dgrad, sms), movingShare(c.fc1Wgrad, sms)};
+  plan.attnBwdShares = {movingShare(c.projDgrad, sms), movingShare(c.qkvWgrad, sms), true,
+                        movingShare(c.qkvDgrad, sms)};
+  plan.mlpBwdShares = {movingShare(c.fc2Dgrad, sms), movingShare(c.fc1Wgrad, sms), true,
+                       movingShare(c.fc1Dgrad, sms)};
 }
 
 std::string describe(const TrainingSpec& spec, int m) {
