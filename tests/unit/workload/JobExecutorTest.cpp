@@ -123,6 +123,16 @@ TEST(JobExecutorTest, IterationsRepeatTheProgram) {
   EXPECT_EQ(ends[1], Time::us(14));
 }
 
+/// Runs a two-rank trace on the packet backend, ranks on two leaves (GPUs 0 and 2); its finish.
+Time runOnTwoLeaves(const std::shared_ptr<JobTrace>& t) {
+  testsupport::PacketBench bench(testsupport::leafSpineSpec(2, 1, 2));
+  JobExecutor exec(bench.sim, &bench.fabric, t, {0, 2}, 1, CollectiveTuning{}, "job", Time::zero(), true);
+  exec.start();
+  bench.sim.run();
+  EXPECT_TRUE(exec.finished());
+  return exec.finishTime();
+}
+
 // SM contention (JobTrace::commSmShare = s): a compute op of C that runs while a message moves
 // for T (from 0: both sides post at once) does T (1 - s) of its work then, the rest after, so
 // it ends at T + C - T (1 - s) = C + s T. T is measured by the same message alone; the fabric
@@ -141,14 +151,7 @@ TEST(JobExecutorTest, ComputeSlowsWhileItsRanksDataMoves) {
     t->commSmShare = share;
     return t;
   };
-  auto run = [](const std::shared_ptr<JobTrace>& t) {
-    testsupport::PacketBench bench(testsupport::leafSpineSpec(2, 1, 2));
-    JobExecutor exec(bench.sim, &bench.fabric, t, {0, 2}, 1, CollectiveTuning{}, "job", Time::zero(), true);
-    exec.start();
-    bench.sim.run();
-    EXPECT_TRUE(exec.finished());
-    return exec.finishTime();
-  };
+  const auto run = runOnTwoLeaves;
   const Time transfer = run(trace(false, 0.25));
   ASSERT_GT(transfer, Time::us(300));  // 4 MiB at 100 Gb/s: 336 us, so it ends inside the compute
   ASSERT_LT(transfer, c);
@@ -180,14 +183,7 @@ TEST(JobExecutorTest, AnOpsOwnShareReplacesTheTracesAndConcurrentSharesAreNotAdd
     t->commSmShare = 0.25;
     return t;
   };
-  auto run = [](const std::shared_ptr<JobTrace>& t) {
-    testsupport::PacketBench bench(testsupport::leafSpineSpec(2, 1, 2));
-    JobExecutor exec(bench.sim, &bench.fabric, t, {0, 2}, 1, CollectiveTuning{}, "job", Time::zero(), true);
-    exec.start();
-    bench.sim.run();
-    EXPECT_TRUE(exec.finished());
-    return exec.finishTime();
-  };
+  const auto run = runOnTwoLeaves;
   const auto ps = [](Time t) { return static_cast<double>(t.picos()); };
   const Time one = run(trace(false, {0.5}));
   ASSERT_LT(one, c);

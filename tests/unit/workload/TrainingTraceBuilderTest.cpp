@@ -21,6 +21,18 @@ using namespace fabricsim;
 
 namespace {
 
+/// The step the closed forms here are written for, set explicitly (the defaults are
+/// Megatron's): full-square attention, untied embeddings, gradients reduced in bf16 under the
+/// backward, no element-wise kernels.
+void pinStep(TrainingSpec& spec) {
+  spec.model.causal = false;
+  spec.model.tiedEmbeddings = false;
+  spec.gradReduceBytes = 2;
+  spec.gradReduceDtype = "bf16";
+  spec.parallelism.overlapGradReduce = true;
+  spec.elementwise = false;
+}
+
 /// A small uniform model (no vocab): layers of 12h^2 + 4h parameters.
 TrainingSpec smallSpec(int tp, int pp, int dp, int micro, int global, int layers = 8) {
   TrainingSpec spec;
@@ -33,15 +45,7 @@ TrainingSpec smallSpec(int tp, int pp, int dp, int micro, int global, int layers
   spec.parallelism.dp = dp;
   spec.parallelism.microBatch = micro;
   spec.parallelism.globalBatch = global;
-  // The step these closed forms are written for, set explicitly (the defaults are Megatron's):
-  // full-square attention, untied embeddings, gradients reduced in bf16 under the backward, no
-  // element-wise kernels.
-  spec.model.causal = false;
-  spec.model.tiedEmbeddings = false;
-  spec.gradReduceBytes = 2;
-  spec.gradReduceDtype = "bf16";
-  spec.parallelism.overlapGradReduce = true;
-  spec.elementwise = false;
+  pinStep(spec);
   return spec;
 }
 
@@ -410,15 +414,7 @@ TEST(TrainingTraceBuilder, Llama405BOverSixteenStages) {
   spec.parallelism.globalBatch = 8;
   spec.parallelism.sequenceParallel = true;
   spec.tpGranularity = "stage";
-  // The step these closed forms are written for, set explicitly (the defaults are Megatron's):
-  // full-square attention, untied embeddings, gradients reduced in bf16 under the backward, no
-  // element-wise kernels.
-  spec.model.causal = false;
-  spec.model.tiedEmbeddings = false;
-  spec.gradReduceBytes = 2;
-  spec.gradReduceDtype = "bf16";
-  spec.parallelism.overlapGradReduce = true;
-  spec.elementwise = false;
+  pinStep(spec);
   std::vector<int> expected(16, 8);
   expected.front() = expected.back() = 7;  // Llama 3 paper: one layer fewer on the first and last
   EXPECT_EQ(layersOfVirtualStages(126, 16), expected);
