@@ -4,7 +4,8 @@
 //
 // Models: the ten slot names (qkv_fprop, proj_fprop, fc1_fprop, fc2_fprop, qkv_dgrad,
 // qkv_wgrad, proj_dgrad, fc1_dgrad, fc1_wgrad, fc2_dgrad); per slot, the method
-// (ring_exchange | pipeline | bulk), the SMs its communication kernel takes (1 .. gpu SMs - 1)
+// (ring_exchange | pipeline | bulk), the SMs its communication kernel takes (1 .. 32, TE's
+// UB_MAX_SM, and below the GPU's SMs)
 // and whether the GEMM gives them up for its whole duration. A slot not given keeps TE's
 // default (TpOverlapConfig); a key given replaces only that field.
 // Leaves out: TE's chunking keys (cga_size, num_splits, aggregate, atomic_gemm, fp8_buf): they
