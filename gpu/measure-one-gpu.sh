@@ -44,6 +44,13 @@ step compute-gpt3-175b-repeat "$bin/fabricsim-gpu-compute" --workload "$here/wor
   --iters 50 --skip-memory --json "$out/compute-gpt3-175b-repeat.json"
 step compute-gpt3-175b-noflush "$bin/fabricsim-gpu-compute" --workload "$here/workloads/gpt3-175b.yaml" \
   --iters 50 --skip-memory --no-l2-flush --json "$out/compute-gpt3-175b-noflush.json"
+# GEMMs timed after 2 s of back-to-back load each (the power-limited clock a training step runs
+# at), at the GPT-3 recipe's TP 4 and at TP 8; not named compute-* so the attention step skips them.
+for tp in 4 8; do
+  step "sustained-gpt3-175b-tp$tp" "$bin/fabricsim-gpu-compute" --workload "$here/workloads/gpt3-175b.yaml" \
+    --tp "$tp" --dtypes bf16,fp8 --sustain-ms 2000 --iters 50 --skip-memory \
+    --json "$out/sustained-gpt3-175b-tp$tp.json"
+done
 if python3 -c 'import torch' 2>/dev/null; then
   step attention python3 "$here/gpu/torch/attention_bench.py" --json "$out/attention.json" "$out"/compute-*.json
   if python3 -c 'import cupy' 2>/dev/null; then

@@ -30,6 +30,8 @@ ComputeOptions ComputeOptions::parse(int argc, const char* const* argv) {
       "dtypes", po::value(&dtypes)->default_value(dtypes), "GEMM types, comma-separated: bf16, fp16, fp8")(
       "no-attention", po::bool_switch(&noAttention), "leave out the attention (QK^T, PV) GEMMs")(
       "warmup", po::value(&o.warmupIters)->default_value(o.warmupIters), "warm-up iterations")(
+      "sustain-ms", po::value(&o.sustainMs)->default_value(o.sustainMs),
+      "run each GEMM back to back this long before timing it (the power-limited clock)")(
       "iters", po::value(&o.iters)->default_value(o.iters), "timed iterations")(
       "bytes", po::value(&bytes)->default_value(bytes), "buffer size of the copy and reduction tests")(
       "launch-iters", po::value(&o.launchIters)->default_value(o.launchIters), "launches timed for latency")(
@@ -100,6 +102,8 @@ ComputeOptions ComputeOptions::parse(int argc, const char* const* argv) {
   o.memoryBytes = *b;
   if (o.iters < 1) throw std::invalid_argument("--iters must be >= 1");
   if (o.warmupIters < 0) throw std::invalid_argument("--warmup must be >= 0");
+  if (!(o.sustainMs >= 0 && o.sustainMs <= 600000))
+    throw std::invalid_argument("--sustain-ms must be in [0, 600000]");
   if (o.launchIters < 1) throw std::invalid_argument("--launch-iters must be >= 1");
   if (o.device < 0) throw std::invalid_argument("--device must be >= 0");
   for (double v : {o.peakOverride.bf16Tflops, o.peakOverride.fp16Tflops, o.peakOverride.fp8Tflops,

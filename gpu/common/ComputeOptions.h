@@ -3,8 +3,9 @@
 // Models: which layer shape to time (--preset NAME, --workload FILE.yaml, or --hidden --ffn
 // --heads --kv-heads --seq --mbs --tp [--gated]; flags given with a preset or workload override
 // its values), which GEMM types (--dtypes bf16,fp16,fp8), whether to include the attention GEMMs,
-// iteration counts, the buffer size of the HBM copy and reduction tests, the device, the peak
-// rates efficiency is computed against (--peak-bf16-tflops, --peak-fp16-tflops,
+// iteration counts, a sustained-load warm-up per GEMM (--sustain-ms), the buffer size of the HBM copy and
+// reduction tests, the device, the peak rates efficiency is computed against (--peak-bf16-tflops,
+// --peak-fp16-tflops,
 // --peak-fp8-tflops, --peak-hbm-GBps; datasheet values for H100/H200 otherwise), which parts
 // to run (--skip-gemm, --skip-memory), whether to flush the L2 before each timed GEMM
 // (--no-l2-flush) and --json PATH.
@@ -27,6 +28,9 @@ class ComputeOptions {
   std::vector<std::string> gemmTypes{"bf16", "fp16", "fp8"};  ///< of bf16, fp16, fp8
   bool attention = true;
   int warmupIters = 5;
+  /// --sustain-ms: run each GEMM back to back this long before timing it (0: off), so it is
+  /// timed at the power-limited clock of continuous load, as in a training step.
+  double sustainMs = 0;
   int iters = 20;
   size_t memoryBytes = size_t{1} << 30;  ///< per buffer, HBM copy and reduction tests
   int launchIters = 10000;

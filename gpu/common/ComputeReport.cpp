@@ -48,11 +48,8 @@ nlohmann::json ComputeReport::toJson(const ComputeOptions& o, const std::string&
                 {"micro_batch", s.microBatch},
                 {"tp", s.tp},
                 {"attention_gemms", o.attention}};
-  j["params"] = {{"warmup_iters", o.warmupIters},
-                 {"iters", o.iters},
-                 {"memory_bytes", o.memoryBytes},
-                 {"launch_iters", o.launchIters},
-                 {"l2_flush", o.flushL2}};
+  j["params"] = {{"warmup_iters", o.warmupIters}, {"sustain_ms", o.sustainMs},     {"iters", o.iters},
+                 {"memory_bytes", o.memoryBytes}, {"launch_iters", o.launchIters}, {"l2_flush", o.flushL2}};
 
   struct Sum {
     double flops = 0, us = 0;

@@ -66,7 +66,8 @@ GemmBench::~GemmBench() {
   if (handle_) cublasLtDestroy(handle_);
 }
 
-GemmResult GemmBench::run(const GemmShape& shape, const std::string& dtype, int warmup, int iters) {
+GemmResult GemmBench::run(const GemmShape& shape, const std::string& dtype, int warmup, int iters,
+                          double sustainMs) {
   GemmResult r{shape, dtype, std::nullopt, "", {}};
   cudaDataType_t inType = CUDA_R_16BF, outType = CUDA_R_16BF;
   size_t inBytes = 2;
@@ -139,6 +140,20 @@ GemmResult GemmBench::run(const GemmShape& shape, const std::string& dtype, int 
   for (int i = 0; i < warmup; ++i) call();
   FABRICSIM_CUDA(cudaEventCreate(&res.start));
   FABRICSIM_CUDA(cudaEventCreate(&res.stop));
+  if (sustainMs > 0) {
+    // Back-to-back batches until sustainMs of GPU time has passed: the clock then sits where
+    // the power limit holds it under continuous GEMMs.
+    double busyMs = 0;
+    while (busyMs < sustainMs) {
+      FABRICSIM_CUDA(cudaEventRecord(res.start, stream_));
+      for (int i = 0; i < 16; ++i) call();
+      FABRICSIM_CUDA(cudaEventRecord(res.stop, stream_));
+      FABRICSIM_CUDA(cudaEventSynchronize(res.stop));
+      float ms = 0;
+      FABRICSIM_CUDA(cudaEventElapsedTime(&ms, res.start, res.stop));
+      busyMs += static_cast<double>(ms);
+    }
+  }
   double totalMs = 0;
   if (flushL2_) {
     // Each call alone, after the L2 has been overwritten.
@@ -162,8 +177,11 @@ GemmResult GemmBench::run(const GemmShape& shape, const std::string& dtype, int 
     totalMs = static_cast<double>(ms);
   }
   r.timeUs = totalMs * 1e3 / iters;
-  r.note = "cuBLASLt heuristic #1, workspace " + std::to_string(heuristic.workspaceSize >> 10) + " KiB" +
-           (flushL2_ ? ", L2 flushed before each call" : ", back-to-back calls");
+  r.note =
+      "cuBLASLt heuristic #1, workspace " + std::to_string(heuristic.workspaceSize >> 10) + " KiB" +
+      (flushL2_ ? ", L2 flushed before each call" : ", back-to-back calls") +
+      (sustainMs > 0 ? ", after " + std::to_string(static_cast<long>(sustainMs)) + " ms of sustained load"
+                     : "");
   return r;
 }
 

@@ -34,7 +34,10 @@ class GemmBench {
   /// Whether fp8 tensor-core GEMMs exist on this device (compute capability >= 8.9).
   bool fp8Supported() const { return ccMajor_ * 10 + ccMinor_ >= 89; }
   /// Times `shape` in `dtype` ("bf16", "fp16", "fp8"); a result without time says why in its note.
-  GemmResult run(const GemmShape& shape, const std::string& dtype, int warmup, int iters);
+  /// sustainMs > 0: after the warm-up, runs the GEMM back to back for that long first, so it is
+  /// timed at the clock the GPU holds under continuous load (its power limit), as in training.
+  GemmResult run(const GemmShape& shape, const std::string& dtype, int warmup, int iters,
+                 double sustainMs = 0);
 
  private:
   cublasLtHandle_t handle_ = nullptr;

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
                   "batch", "type", "time(us)", "TFLOP/s", "eff%", "SM MHz");
       for (const auto& dtype : o.gemmTypes) {
         for (const auto& shape : transformerLayerGemms(s, o.attention)) {
-          gemms.push_back(bench.run(shape, dtype, o.warmupIters, o.iters));
+          gemms.push_back(bench.run(shape, dtype, o.warmupIters, o.iters, o.sustainMs));
           auto& g = gemms.back();
           g.gpuState = telemetry.sampleJson();
           if (g.timeUs) {

@@ -235,6 +235,9 @@ TEST(GpuComputeOptions, PresetsWorkloadsAndFlags) {
   EXPECT_TRUE(o.flushL2);  // the default: each timed GEMM after the L2 is evicted
   auto nf = argv({"--no-l2-flush"});
   EXPECT_FALSE(ComputeOptions::parse(static_cast<int>(nf.size()), nf.data()).flushL2);
+  EXPECT_EQ(o.sustainMs, 0.0);  // the default: no sustained-load warm-up
+  auto su = argv({"--sustain-ms", "2000"});
+  EXPECT_EQ(ComputeOptions::parse(static_cast<int>(su.size()), su.data()).sustainMs, 2000.0);
   auto w = argv({"--workload", FABRICSIM_SOURCE_DIR "/workloads/gpt-small.yaml"});
   o = ComputeOptions::parse(static_cast<int>(w.size()), w.data());
   EXPECT_EQ(o.shape.hidden, 2048);
@@ -247,7 +250,7 @@ TEST(GpuComputeOptions, PresetsWorkloadsAndFlags) {
   EXPECT_EQ(o.shape.kvHeads, 32);
   for (auto bad : {argv({"--preset", "gpt5"}), argv({"--hidden", "100", "--heads", "3", "--seq", "8"}),
                    argv({"--dtypes", "int4"}), argv({"--workload", "/nonexistent.yaml"}),
-                   argv({"--preset", "gpt3-175b", "--tp", "5"}),
+                   argv({"--preset", "gpt3-175b", "--tp", "5"}), argv({"--sustain-ms", "-1"}),
                    argv({"--workload", FABRICSIM_SOURCE_DIR "/workloads/nccl-allreduce.yaml"})})
     EXPECT_THROW(ComputeOptions::parse(static_cast<int>(bad.size()), bad.data()), std::invalid_argument);
 }
