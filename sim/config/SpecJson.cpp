@@ -91,16 +91,9 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
                         {"overlap_param_gather", p.overlapParamGather},
                         {"tp_comm_overlap", p.tpCommOverlap}};
     if (p.tpCommOverlap) {
-      const TpOverlapConfig& c = p.tpCommOverlapCfg;
-      auto slot = [](const TpOverlapSlot& t) {
-        return nlohmann::json{{"method", t.method}, {"num_sm", t.numSm}, {"set_sm_margin", t.smMargin}};
-      };
-      j["parallelism"]["tp_comm_overlap_cfg"] = {
-          {"qkv_fprop", slot(c.qkvFprop)},   {"proj_fprop", slot(c.projFprop)},
-          {"fc1_fprop", slot(c.fc1Fprop)},   {"fc2_fprop", slot(c.fc2Fprop)},
-          {"qkv_dgrad", slot(c.qkvDgrad)},   {"qkv_wgrad", slot(c.qkvWgrad)},
-          {"proj_dgrad", slot(c.projDgrad)}, {"fc1_dgrad", slot(c.fc1Dgrad)},
-          {"fc1_wgrad", slot(c.fc1Wgrad)},   {"fc2_dgrad", slot(c.fc2Dgrad)}};
+      nlohmann::json& cfg = j["parallelism"]["tp_comm_overlap_cfg"];
+      for (const auto& [name, t] : p.tpCommOverlapCfg.slots())
+        cfg[name] = {{"method", t->method}, {"num_sm", t->numSm}, {"set_sm_margin", t->smMargin}};
     }
     j["iterations"] = tr.iterations;
     j["dtype"] = tr.dtype;

@@ -1,8 +1,5 @@
 #include "sim/config/TpOverlapReader.h"
 
-#include <utility>
-#include <vector>
-
 namespace fabricsim {
 
 void readTpOverlapConfig(YamlReader& r, const YAML::Node& parallelism, TpOverlapConfig& cfg) {
@@ -10,15 +7,10 @@ void readTpOverlapConfig(YamlReader& r, const YAML::Node& parallelism, TpOverlap
   const YAML::Node n = parallelism["tp_comm_overlap_cfg"];
   const std::string path = "parallelism.tp_comm_overlap_cfg";
   if (!r.expectMap(n, path)) return;
-  const std::vector<std::pair<const char*, TpOverlapSlot*>> slots = {
-      {"qkv_fprop", &cfg.qkvFprop},   {"proj_fprop", &cfg.projFprop}, {"fc1_fprop", &cfg.fc1Fprop},
-      {"fc2_fprop", &cfg.fc2Fprop},   {"qkv_dgrad", &cfg.qkvDgrad},   {"qkv_wgrad", &cfg.qkvWgrad},
-      {"proj_dgrad", &cfg.projDgrad}, {"fc1_dgrad", &cfg.fc1Dgrad},   {"fc1_wgrad", &cfg.fc1Wgrad},
-      {"fc2_dgrad", &cfg.fc2Dgrad}};
   r.checkKeys(n, path,
               {"qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop", "qkv_dgrad", "qkv_wgrad", "proj_dgrad",
                "fc1_dgrad", "fc1_wgrad", "fc2_dgrad"});
-  for (const auto& [name, slot] : slots) {
+  for (const auto& [name, slot] : cfg.slots()) {
     if (!YamlReader::has(n, name)) continue;
     const YAML::Node s = n[name];
     const std::string p = YamlReader::join(path, name);

@@ -12,9 +12,12 @@
 // Units: Bytes, Time (ps), FLOP/s as double, efficiencies as fractions in (0, 1].
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "sim/core/Time.h"
@@ -273,6 +276,24 @@ struct TpOverlapConfig {
   TpOverlapSlot projFprop{"pipeline", 16, true}, fc2Fprop{"pipeline", 16, true};
   TpOverlapSlot qkvDgrad{"bulk", 16, true}, qkvWgrad{"bulk", 16, true};
   TpOverlapSlot fc1Dgrad{"bulk", 16, true}, fc1Wgrad{"bulk", 16, true};
+
+  /// The ten slots under TE's names (the YAML keys).
+  template <typename Self>
+  static auto slotsOf(Self& c) {
+    using Slot = std::conditional_t<std::is_const_v<Self>, const TpOverlapSlot, TpOverlapSlot>;
+    return std::array<std::pair<const char*, Slot*>, 10>{{{"qkv_fprop", &c.qkvFprop},
+                                                          {"proj_fprop", &c.projFprop},
+                                                          {"fc1_fprop", &c.fc1Fprop},
+                                                          {"fc2_fprop", &c.fc2Fprop},
+                                                          {"qkv_dgrad", &c.qkvDgrad},
+                                                          {"qkv_wgrad", &c.qkvWgrad},
+                                                          {"proj_dgrad", &c.projDgrad},
+                                                          {"fc1_dgrad", &c.fc1Dgrad},
+                                                          {"fc1_wgrad", &c.fc1Wgrad},
+                                                          {"fc2_dgrad", &c.fc2Dgrad}}};
+  }
+  auto slots() { return slotsOf(*this); }
+  auto slots() const { return slotsOf(*this); }
 };
 
 struct ParallelismSpec {

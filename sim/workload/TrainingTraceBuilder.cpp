@@ -119,11 +119,9 @@ void validate(const TrainingSpec& spec, const std::string& source) {
        "overlap_param_gather needs distributed_optimizer: true");
   need(gpu.sms >= 2, "gpu.sms", "expected at least 2 SMs");
   if (par.tpCommOverlap) {
-    const TpOverlapConfig& c = par.tpCommOverlapCfg;
-    for (const TpOverlapSlot* slot : {&c.qkvFprop, &c.projFprop, &c.fc1Fprop, &c.fc2Fprop, &c.qkvDgrad,
-                                      &c.qkvWgrad, &c.projDgrad, &c.fc1Dgrad, &c.fc1Wgrad, &c.fc2Dgrad})
-      need(slot->numSm < gpu.sms, "parallelism.tp_comm_overlap_cfg",
-           "a slot's num_sm (" + std::to_string(slot->numSm) + ") must be below the GPU's SMs (" +
+    for (const auto& [name, slot] : par.tpCommOverlapCfg.slots())
+      need(slot->numSm < gpu.sms, std::string("parallelism.tp_comm_overlap_cfg.") + name + ".num_sm",
+           "num_sm (" + std::to_string(slot->numSm) + ") must be below the GPU's SMs (" +
                std::to_string(gpu.sms) + ")");
   }
 }

@@ -25,6 +25,7 @@
 #include "sim/workload/JobTrace.h"
 #include "sim/workload/TrainingTraceBuilder.h"
 #include "sim/workload/TransformerModel.h"
+#include "tests/support/ClosedFormStep.h"
 
 using namespace fabricsim;
 
@@ -45,15 +46,7 @@ TrainingSpec spec(int tp, int pp, int dp, int global, int layers = 8) {
   s.parallelism.dp = dp;
   s.parallelism.microBatch = 1;
   s.parallelism.globalBatch = global;
-  // The step these closed forms are written for, set explicitly (the defaults are Megatron's):
-  // full-square attention, untied embeddings, gradients reduced in bf16 under the backward, no
-  // element-wise kernels.
-  s.model.causal = false;
-  s.model.tiedEmbeddings = false;
-  s.gradReduceBytes = 2;
-  s.gradReduceDtype = "bf16";
-  s.parallelism.overlapGradReduce = true;
-  s.elementwise = false;
+  testsupport::pinClosedFormStep(s);
   return s;
 }
 
@@ -186,9 +179,7 @@ TEST(MegatronStep, TpCommOverlapMovesTheCollectivesBesideTheCompute) {
   // Every slot by ring exchange without the SM margin: copy engines move the data, so the
   // GEMMs keep their times and no TP kernel takes compute (share 0, not the GPU's 0.2).
   TpOverlapConfig& c = s.parallelism.tpCommOverlapCfg;
-  for (TpOverlapSlot* slot : {&c.qkvFprop, &c.projFprop, &c.fc1Fprop, &c.fc2Fprop, &c.qkvDgrad, &c.qkvWgrad,
-                              &c.projDgrad, &c.fc1Dgrad, &c.fc1Wgrad, &c.fc2Dgrad})
-    *slot = {"ring_exchange", 1, false};
+  for (const auto& [name, slot] : c.slots()) *slot = {"ring_exchange", 1, false};
   const JobTrace overlapped = build(s);
   const Program& b = blocking.programs[0];
   const Program& o = overlapped.programs[0];
@@ -230,9 +221,7 @@ TEST(MegatronStep, TpOverlapSmMarginSlowsItsGemmAndABulkKernelTakesItsSms) {
   s.parallelism.sequenceParallel = true;
   s.parallelism.tpCommOverlap = true;
   TpOverlapConfig& c = s.parallelism.tpCommOverlapCfg;
-  for (TpOverlapSlot* slot : {&c.qkvFprop, &c.projFprop, &c.fc1Fprop, &c.fc2Fprop, &c.qkvDgrad, &c.qkvWgrad,
-                              &c.projDgrad, &c.fc1Dgrad, &c.fc1Wgrad, &c.fc2Dgrad})
-    *slot = {"ring_exchange", 1, false};
+  for (const auto& [name, slot] : c.slots()) *slot = {"ring_exchange", 1, false};
   const JobTrace plain = build(s);
   c.projFprop = {"pipeline", 33, true};
   c.qkvWgrad = {"bulk", 33, false};

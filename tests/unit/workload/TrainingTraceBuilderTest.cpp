@@ -16,22 +16,11 @@
 #include "sim/workload/JobTrace.h"
 #include "sim/workload/TrainingTraceBuilder.h"
 #include "sim/workload/TransformerModel.h"
+#include "tests/support/ClosedFormStep.h"
 
 using namespace fabricsim;
 
 namespace {
-
-/// The step the closed forms here are written for, set explicitly (the defaults are
-/// Megatron's): full-square attention, untied embeddings, gradients reduced in bf16 under the
-/// backward, no element-wise kernels.
-void pinStep(TrainingSpec& spec) {
-  spec.model.causal = false;
-  spec.model.tiedEmbeddings = false;
-  spec.gradReduceBytes = 2;
-  spec.gradReduceDtype = "bf16";
-  spec.parallelism.overlapGradReduce = true;
-  spec.elementwise = false;
-}
 
 /// A small uniform model (no vocab): layers of 12h^2 + 4h parameters.
 TrainingSpec smallSpec(int tp, int pp, int dp, int micro, int global, int layers = 8) {
@@ -45,7 +34,7 @@ TrainingSpec smallSpec(int tp, int pp, int dp, int micro, int global, int layers
   spec.parallelism.dp = dp;
   spec.parallelism.microBatch = micro;
   spec.parallelism.globalBatch = global;
-  pinStep(spec);
+  testsupport::pinClosedFormStep(spec);
   return spec;
 }
 
@@ -414,7 +403,7 @@ TEST(TrainingTraceBuilder, Llama405BOverSixteenStages) {
   spec.parallelism.globalBatch = 8;
   spec.parallelism.sequenceParallel = true;
   spec.tpGranularity = "stage";
-  pinStep(spec);
+  testsupport::pinClosedFormStep(spec);
   std::vector<int> expected(16, 8);
   expected.front() = expected.back() = 7;  // Llama 3 paper: one layer fewer on the first and last
   EXPECT_EQ(layersOfVirtualStages(126, 16), expected);
