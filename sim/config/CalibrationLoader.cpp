@@ -124,6 +124,7 @@ void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& pa
   readFlops(r, node, path, "peak_fp8", gpu.peakFp8Flops);
   r.getDouble(node, path, "comm_sm_share", gpu.commSmShare, 0, 0.95);
   r.getInt(node, path, "sms", gpu.sms, 2, 100000);
+  getDoubleAbove(r, node, path, "in_step_rate", gpu.inStepRate, 0, 1);
   BitRate hbm;
   if (r.getRate(node, path, "hbm_bandwidth", hbm))
     gpu.hbmBytesPerSecond = static_cast<double>(hbm.bitsPerSecond()) / 8;
@@ -204,7 +205,9 @@ void applyCalibrationYaml(const std::string& yamlText, const std::string& file, 
   if (YamlReader::has(root, "gpu")) {
     const YAML::Node n = root["gpu"];
     if (r.expectMap(n, "gpu")) {
-      r.checkKeys(n, "gpu", {"peak", "peak_fp8", "efficiency", "hbm_bandwidth", "comm_sm_share", "sms"});
+      r.checkKeys(
+          n, "gpu",
+          {"peak", "peak_fp8", "efficiency", "hbm_bandwidth", "comm_sm_share", "sms", "in_step_rate"});
       readGpuFigures(r, n, "gpu", g);
     }
   }

@@ -69,6 +69,7 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
                 {"hbm_bandwidth_bytes_per_second", g.hbmBytesPerSecond},
                 {"comm_sm_share", g.commSmShare},
                 {"sms", g.sms},
+                {"in_step_rate", g.inStepRate},
                 {"efficiency",
                  {{"gemm", g.gemmEfficiency},
                   {"attention", g.attentionEfficiency},

@@ -122,7 +122,8 @@ void readGpuPreset(YamlReader& r, const Node& root, GpuSpec& gpu) {
                   ") or a map {preset, peak, hbm_bandwidth, efficiency}, found '" + n.Scalar() + "'");
   } else if (n.IsMap()) {
     r.checkKeys(n, "gpu",
-                {"preset", "peak", "peak_fp8", "hbm_bandwidth", "efficiency", "comm_sm_share", "sms"});
+                {"preset", "peak", "peak_fp8", "hbm_bandwidth", "efficiency", "comm_sm_share", "sms",
+                 "in_step_rate"});
     GpuSpec base;  // a custom GPU starts from GpuSpec's defaults
     std::string preset;
     if (r.getString(n, "gpu", "preset", preset)) {

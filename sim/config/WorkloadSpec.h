@@ -239,6 +239,12 @@ struct GpuSpec {
   /// Fraction of hbmBytesPerSecond that memory-bound kernels (layer norm, activation, dropout,
   /// residual add, the optimizer) reach; 1 = the datasheet rate.
   double memoryEfficiency = 1.0;
+  /// Fraction of the rates above that a tensor-core kernel (a GEMM, fp8 or not, and fused
+  /// attention) keeps inside a training step, where the efficiencies were timed alone on an idle
+  /// GPU (the gpu/ harness): the power-capped clock of a GPU busy for seconds and the contention
+  /// of the kernels around it. Memory-bound kernels are not scaled (HBM keeps its clock).
+  /// 1 = as timed alone; fitted by validation/training/fit_in_step_rate.py on published step times.
+  double inStepRate = 1.0;
   /// Fraction of the compute throughput lost while a communication kernel runs on the same GPU
   /// (NCCL's and Transformer Engine's communication kernels occupy SMs): a compute op that
   /// starts with communication of its rank in flight takes duration / (1 - commSmShare).

@@ -14,6 +14,7 @@ ComputeModel::ComputeModel(const GpuSpec& gpu, bool fp8Gemms) : gpu_(gpu), fp8_(
   SIM_CHECK(!fp8_ || (gpu_.peakFp8Flops > 0 && gpu_.fp8GemmEfficiency > 0 && gpu_.fp8GemmEfficiency <= 1),
             "fp8 peak must be positive and fp8 GEMM efficiency in (0, 1]");
   SIM_CHECK(gpu_.memoryEfficiency > 0 && gpu_.memoryEfficiency <= 1, "memory efficiency must be in (0, 1]");
+  SIM_CHECK(gpu_.inStepRate > 0 && gpu_.inStepRate <= 1, "in-step rate must be in (0, 1]");
 }
 
 Time ComputeModel::fromSeconds(double seconds) {
@@ -23,7 +24,8 @@ Time ComputeModel::fromSeconds(double seconds) {
 
 double ComputeModel::seconds(const Flops& flops) const {
   const double gemmRate = fp8_ ? gpu_.peakFp8Flops * gpu_.fp8GemmEfficiency : gpu_.peakFlops * gpu_.gemmEfficiency;
-  return flops.gemm / gemmRate + flops.attention / (gpu_.peakFlops * gpu_.attentionEfficiency);
+  return (flops.gemm / gemmRate + flops.attention / (gpu_.peakFlops * gpu_.attentionEfficiency)) /
+         gpu_.inStepRate;
 }
 
 Time ComputeModel::computeTime(const Flops& flops) const {

@@ -3,10 +3,11 @@
 // Models: a roofline-free throughput model: GEMM FLOPs run at peak * gemmEfficiency (with fp8
 // GEMMs, at the fp8 peak * fp8GemmEfficiency), attention FLOPs at the bf16 peak *
 // attentionEfficiency; memory-bound steps (the optimizer, embedding lookups, element-wise
-// kernels) move their bytes at the HBM bandwidth * memoryEfficiency. The optimizer step is mixed-precision Adam as in
-// Megatron: per parameter it reads the fp32 gradient, master weight, first and second moments
-// (16 bytes) and writes master weight and moments (12 bytes) plus the bf16 parameter copy
-// (2 bytes): kAdamBytesPerParam = 30.
+// kernels) move their bytes at the HBM bandwidth * memoryEfficiency. GEMM and attention time is
+// divided by GpuSpec::inStepRate (the fraction of the isolated kernels' rate kept inside a
+// step). The optimizer step is mixed-precision Adam as in Megatron: per parameter it reads the
+// fp32 gradient, master weight, first and second moments (16 bytes) and writes master weight and
+// moments (12 bytes) plus the bf16 parameter copy (2 bytes): kAdamBytesPerParam = 30.
 // Leaves out: kernel launch overheads, wave quantisation, shape-dependent efficiency (use a
 // calibration file), the gradient-clipping norm. Contention with communication kernels is
 // the executor's (GpuSpec::commSmShare).
@@ -31,8 +32,8 @@ class ComputeModel {
   /// efficiencies in (0, 1].
   explicit ComputeModel(const GpuSpec& gpu, bool fp8Gemms = false);
 
-  /// gemmFlops / (peak * gemmEfficiency) (fp8: peakFp8 * fp8GemmEfficiency) +
-  /// attentionFlops / (peak * attentionEfficiency).
+  /// (gemmFlops / (peak * gemmEfficiency) (fp8: peakFp8 * fp8GemmEfficiency) +
+  /// attentionFlops / (peak * attentionEfficiency)) / inStepRate.
   Time computeTime(const Flops& flops) const;
   /// The same plus `memoryBytes` at the memory rate, as one duration (rounded once).
   Time computeTime(const Flops& flops, double memoryBytes) const;

@@ -110,6 +110,7 @@ void validate(const TrainingSpec& spec, const std::string& source) {
   need(gpu.fp8GemmEfficiency > 0 && gpu.fp8GemmEfficiency <= 1, "gpu.efficiency.fp8_gemm",
        "expected a value in (0, 1]");
   need(gpu.memoryEfficiency > 0 && gpu.memoryEfficiency <= 1, "gpu.efficiency.memory", "expected a value in (0, 1]");
+  need(gpu.inStepRate > 0 && gpu.inStepRate <= 1, "gpu.in_step_rate", "expected a value in (0, 1]");
   need(gpu.peakFp8Flops > 0, "gpu.peak_fp8", "expected a positive FLOP rate");
   need(gpu.commSmShare >= 0 && gpu.commSmShare < 1, "gpu.comm_sm_share", "expected a value in [0, 1)");
   need(!par.tpCommOverlap || par.sequenceParallel, "parallelism.tp_comm_overlap",
@@ -269,19 +270,26 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   plan.embeddingParams = model.embeddingParams();
   plan.outputParams = model.outputLayerParams();
   const int b = plan.b;
-  // Memory-bound kernels of each block (0 when not modelled).
+  // Memory-bound kernels of each block (0 when not modelled), forward and backward; fp8
+  // training adds Transformer Engine's casts and transposes (dense blocks).
+  const bool fp8Casts = spec.elementwise && spec.dtype == "fp8";
   const double attnMem = spec.elementwise ? model.attentionElementwiseBytes(b) : 0.0;
   const double mlpMem = spec.elementwise ? model.mlpElementwiseBytes(b) : 0.0;
-  plan.attnFwd = compute.computeTime(model.attentionForward(b), attnMem);
-  plan.mlpFwd = compute.computeTime(model.mlpForward(b), mlpMem);
-  plan.attnBwd = compute.computeTime(TransformerModel::backwardOf(model.attentionForward(b)),
-                                     TransformerModel::backwardElementwiseBytes(attnMem));
-  plan.mlpBwd = compute.computeTime(TransformerModel::backwardOf(model.mlpForward(b)),
-                                    TransformerModel::backwardElementwiseBytes(mlpMem));
+  const TransformerModel::PassBytes attnCast =
+      fp8Casts ? model.attentionFp8CastBytes(b) : TransformerModel::PassBytes{};
+  const TransformerModel::PassBytes mlpCast =
+      fp8Casts && !model.moe() ? model.mlpFp8CastBytes(b) : TransformerModel::PassBytes{};
+  const double attnMemFwd = attnMem + attnCast.forward, mlpMemFwd = mlpMem + mlpCast.forward;
+  const double attnMemBwd = TransformerModel::backwardElementwiseBytes(attnMem) + attnCast.backward;
+  const double mlpMemBwd = TransformerModel::backwardElementwiseBytes(mlpMem) + mlpCast.backward;
+  plan.attnFwd = compute.computeTime(model.attentionForward(b), attnMemFwd);
+  plan.mlpFwd = compute.computeTime(model.mlpForward(b), mlpMemFwd);
+  plan.attnBwd = compute.computeTime(TransformerModel::backwardOf(model.attentionForward(b)), attnMemBwd);
+  plan.mlpBwd = compute.computeTime(TransformerModel::backwardOf(model.mlpForward(b)), mlpMemBwd);
   for (const int n : plan.layersOfVirtual) {
-    plan.chunkFwd.push_back(compute.computeTime(model.layerForward(b) * n, (attnMem + mlpMem) * n));
+    plan.chunkFwd.push_back(compute.computeTime(model.layerForward(b) * n, (attnMemFwd + mlpMemFwd) * n));
     plan.chunkBwd.push_back(compute.computeTime(TransformerModel::backwardOf(model.layerForward(b)) * n,
-                                                TransformerModel::backwardElementwiseBytes(attnMem + mlpMem) * n));
+                                                (attnMemBwd + mlpMemBwd) * n));
   }
   if (plan.moe) {
     const double moeMem = spec.elementwise ? model.moeElementwiseBytes(b) : 0.0;
@@ -293,8 +301,11 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
     plan.mlpFwd = plan.routerFwd + plan.expertFwd;  // for the analytic per-micro-batch figures
     plan.mlpBwd = plan.routerBwd + plan.expertBwd;
   }
-  plan.logitsFwd = compute.computeTime(model.logitsForward(b));
-  plan.logitsBwd = compute.computeTime(TransformerModel::backwardOf(model.logitsForward(b)));
+  // The output layer is Megatron's own ColumnParallelLinear, not a Transformer Engine module:
+  // it stays bf16 in fp8 training.
+  const ComputeModel bf16Compute(spec.gpu, false);
+  plan.logitsFwd = bf16Compute.computeTime(model.logitsForward(b));
+  plan.logitsBwd = bf16Compute.computeTime(TransformerModel::backwardOf(model.logitsForward(b)));
   // Lookup (vocab-parallel: every TP rank writes the full b*s*h output) and, in backward, the
   // scatter-add of the gradient rows: read + write of one activation.
   plan.embedding = compute.memoryTime(2.0 * static_cast<double>(model.activationBytes(b)));

@@ -107,6 +107,27 @@ double TransformerModel::mlpElementwiseBytes(int b) const {
   return attentionElementwiseBytes(b) + (gated_ ? 3.0 : 2.0) * f;
 }
 
+namespace {
+/// Bytes of casting (3) and transposing (2) a row-parallel GEMM's output gradient: the gradient
+/// arrives on the rank's `spTokens` (sequence parallel) and the GEMM sees all `tokens`.
+double rowParallelGradCastBytes(double tokens, double spTokens, double width, bool sequenceParallel) {
+  return sequenceParallel ? 3.0 * spTokens * width + 2.0 * tokens * width : 4.0 * tokens * width;
+}
+}  // namespace
+
+TransformerModel::PassBytes TransformerModel::attentionFp8CastBytes(int b) const {
+  const double t = localTokens(b), tsp = sequenceParallel_ ? t / tp_ : t, h = static_cast<double>(hidden_);
+  const double qkvWidth = static_cast<double>(hidden_ + 2 * kvHeads_ * headDim()) / tp_;
+  return {2.0 * t * h + 4.0 * t * h / tp_ - tsp * h,
+          rowParallelGradCastBytes(t, tsp, h, sequenceParallel_ && tp_ > 1) + 4.0 * t * qkvWidth};
+}
+
+TransformerModel::PassBytes TransformerModel::mlpFp8CastBytes(int b) const {
+  const double t = localTokens(b), tsp = sequenceParallel_ ? t / tp_ : t, h = static_cast<double>(hidden_);
+  const double f = static_cast<double>(ffn_) / tp_;
+  return {2.0 * t * h + t * f - tsp * h, rowParallelGradCastBytes(t, tsp, h, sequenceParallel_ && tp_ > 1)};
+}
+
 Flops TransformerModel::mlpForward(int b) const {
   return {2.0 * localTokens(b) * static_cast<double>(mlpParamsPerLayer()) / tp_, 0.0};
 }

@@ -16,7 +16,8 @@
 // one activation on the tokens a rank holds (all b*s, or b*s/tp with sequence parallelism) and
 // f the rank's MLP intermediate (b*s*ffn/tp), at 2 bytes per element (bf16; fp8 training keeps
 // these in bf16). Backward moves twice the forward's bytes (gradients in and out plus the saved
-// input). Softmax and attention dropout are inside the fused attention kernel.
+// input). Softmax and attention dropout are inside the fused attention kernel. fp8 training adds
+// Transformer Engine's casts and transposes (attentionFp8CastBytes, mlpFp8CastBytes).
 // Message sizes: one TP collective moves the layer's activation b*s*h*dtype (nccl-tests size
 // convention: the full tensor, also for reduce-scatter and all-gather); a pipeline message is
 // that divided by tp (each TP rank sends its slice); DP gradients are the stage's parameters
@@ -137,6 +138,30 @@ class TransformerModel {
   double mlpElementwiseBytes(int b) const;
   /// Backward = 2 x forward bytes.
   static double backwardElementwiseBytes(double forwardBytes) { return 2.0 * forwardBytes; }
+
+  /// HBM bytes of a block's memory-bound kernels, forward and backward.
+  struct PassBytes {
+    double forward = 0;
+    double backward = 0;
+  };
+  /// What Transformer Engine's fp8 training adds to the attention block's memory-bound kernels
+  /// (see docs/training-model.md): Hopper's fp8 GEMMs read both operands K-major, so the weight
+  /// gradient needs a transposed fp8 copy of each GEMM input and of each output gradient.
+  /// Forward: the QKV input as the GEMM sees it (T x h, gathered with sequence parallelism) is
+  /// transposed (read and write 1 byte each: 2 T h), the attention output (bf16, T x h/tp) is cast
+  /// and transposed (read 2, write 1 + 1: 4 T h/tp), and the layer norm writes its output in fp8
+  /// (1 byte less per element of its T_sp x h output, T_sp = T/tp with sequence parallelism).
+  /// Backward: the projection's output gradient is cast and transposed (with sequence parallelism
+  /// cast on T_sp x h, 3 bytes, and the gathered T x h transposed, 2 bytes; else 4 T h) and the QKV
+  /// output gradient (bf16 from the attention kernel, T x (h + 2 kv d)/tp) cast and transposed
+  /// (4 bytes). T = b s / cp tokens.
+  PassBytes attentionFp8CastBytes(int b) const;
+  /// The same for the dense MLP block. Forward: the FC1 input is transposed (2 T h) and the
+  /// activation's fp8 output (1 byte less per element of T x ffn/tp) transposed (2 bytes); the
+  /// layer norm writes fp8 (1 byte less on T_sp x h). Backward: FC2's output gradient as the
+  /// projection's; FC1's comes out of the activation's backward kernel already cast and
+  /// transposed (no more bytes than its bf16 output).
+  PassBytes mlpFp8CastBytes(int b) const;
 
   // --- message sizes ---
   /// b*(s/cp)*h*dtype: one layer activation; the size of each TP collective.

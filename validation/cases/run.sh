@@ -4,7 +4,10 @@
 # the fit never saw (Azure ND H100 v5 single node; #309 reporter B, default and NCCL_ALGO=Ring).
 # The fit starts from NCCL's own cost-model constants (h100-nccl-tuning.yaml). The calibration's
 # gpu block (compute efficiencies, HBM rate, communication share, for validation/training/) is
-# fitted on the gpu/ harness's H100 kernel measurements (validation/data/gpu-harness-2026-11-27-h100).
+# fitted on the gpu/ harness's H100 kernel measurements (validation/data/gpu-harness-2026-11-27-h100);
+# with the default OUTDIR, validation/training/fit_in_step_rate.py then fits the rate those kernels
+# keep inside a training step on the published 128-GPU step times and writes the recipes'
+# calibration-h100-step.yaml.
 # usage: validation/cases/run.sh [FABRICSIM] [OUTDIR]
 set -euo pipefail
 fabricsim="$(realpath "${1:-build/release/fabricsim}")"
@@ -26,3 +29,7 @@ if "$python" -c 'import matplotlib' 2>/dev/null; then plot=(--plot "$out/validat
   --out "$out/validation-h100.json" --markdown "$out/validation-h100.md" "${plot[@]}" \
   "$data/nccltests_azure_ndh100v5_1node_allreduce_busbw.csv" \
   "$t309#B_2of8nodes_16gpus_default" "$t309#B_2nodes_16gpus_RING_MIN_CTAS24_QPS2"
+if [ "$out" = validation/reports ]; then
+  "$python" validation/training/fit_in_step_rate.py --fabricsim "$fabricsim" \
+    --calibration "$out/calibration-h100.yaml" --out "$out/calibration-h100-step.yaml"
+fi

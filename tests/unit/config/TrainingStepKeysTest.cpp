@@ -28,7 +28,7 @@ std::vector<Diagnostic> diagnosticsOf(const std::string& yaml) {
 TEST(TrainingStepKeys, ReadIntoTheSpec) {
   const WorkloadSpec w = parseWorkloadYaml(R"(kind: training
 model: {preset: gpt3-175b, causal: true, tied_embeddings: true}
-gpu: {preset: h100-sxm, peak_fp8: 1900TFLOPS, comm_sm_share: 0.25,
+gpu: {preset: h100-sxm, peak_fp8: 1900TFLOPS, comm_sm_share: 0.25, in_step_rate: 0.8,
       efficiency: {gemm: 0.75, fp8_gemm: 0.6, attention: 0.4, memory: 0.5}}
 parallelism: {tp: 4, pp: 8, dp: 4, global_batch: 256, sequence_parallel: true, distributed_optimizer: true,
               overlap_grad_reduce: false, overlap_param_gather: true, tp_comm_overlap: true}
@@ -41,6 +41,7 @@ elementwise: true
   EXPECT_TRUE(t.model.tiedEmbeddings);
   EXPECT_DOUBLE_EQ(t.gpu.peakFp8Flops, 1900e12);
   EXPECT_DOUBLE_EQ(t.gpu.commSmShare, 0.25);
+  EXPECT_DOUBLE_EQ(t.gpu.inStepRate, 0.8);
   EXPECT_DOUBLE_EQ(t.gpu.fp8GemmEfficiency, 0.6);
   EXPECT_DOUBLE_EQ(t.gpu.memoryEfficiency, 0.5);
   EXPECT_FALSE(t.parallelism.overlapGradReduce);
@@ -137,6 +138,7 @@ TEST(TrainingStepKeys, BadValuesAndCombinationsNameTheirLine) {
   };
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngrad_reduce_dtype: fp64\n"), "grad_reduce_dtype@3");
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu: {comm_sm_share: 1.5}\n"), "gpu.comm_sm_share@3");
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu:\n  in_step_rate: 0\n"), "gpu.in_step_rate@4");
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\ngpu: {efficiency: {memory: 0}}\n"),
             "gpu.efficiency.memory@3");
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism:\n  tp: 1\n  tp_comm_overlap: true\n"),
@@ -175,6 +177,10 @@ TEST(TrainingStepKeys, ValidationRecipesLoadAndBuild) {
            {"gpt3-175b.yaml", 128}, {"llama3.1-70b.yaml", 64}, {"llama3.1-405b.yaml", 1024}}) {
     const WorkloadSpec w = loadWorkloadFile(dir + file);
     EXPECT_GT(w.training.gpu.commSmShare, 0.0) << file << ": the calibration's gpu block applies";
+    // The recipes read fit_in_step_rate.py's calibration: its rate lies inside the search
+    // interval (0.5, 1), not on a bound (a fit that hit one would mean the model lacks a term).
+    EXPECT_GT(w.training.gpu.inStepRate, 0.5) << file;
+    EXPECT_LT(w.training.gpu.inStepRate, 1.0) << file;
     EXPECT_EQ(buildTrainingTrace(w.training, w.tuning, w.name).ranks, ranks) << file;
   }
 }

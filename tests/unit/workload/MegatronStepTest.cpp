@@ -5,12 +5,15 @@
 // whole backward), --overlap-param-gather (gathers first, each chunk's first forward waiting for
 // one), --tp-comm-overlap (the TP collectives beside the compute, same bytes; a GEMM with
 // Transformer Engine's SM margin slowed by sms / (sms - num_sm), a bulk kernel's share), causal attention
-// FLOPs (half the square), the element-wise bytes per layer, fp8 GEMMs at the fp8 peak, context parallelism
+// FLOPs (half the square), the element-wise bytes per layer, fp8 GEMMs at the fp8 peak, Transformer
+// Engine's fp8 casts and transposes kernel by kernel, the bf16 output layer of an fp8 job, the
+// in-step rate, context parallelism
 // (ranks, ring attention bytes, s/cp tokens), expert parallelism (groups, all-to-all bytes, expert gradients)
 // and Mixtral's parameter counts, FLOPs per token (6N plus attention) and the published MFU reproduced from
 // the published step times, and the bad combinations refused.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -290,6 +293,80 @@ TEST(MegatronStep, Fp8GemmsRunAtTheFp8Peak) {
   EXPECT_EQ(fp8.computeTime(work, 1e9), Time::us(3000));
 }
 
+// gpu.in_step_rate divides the tensor-core work (GEMMs and attention) and leaves memory-bound
+// kernels alone: 2.5 ms / 0.8 = 3.125 ms; 1 GB at 2 TB/s x 0.5 stays 1 ms.
+TEST(MegatronStep, InStepRateSlowsTensorCoreKernelsOnly) {
+  GpuSpec g;
+  g.peakFlops = 1000e12;
+  g.gemmEfficiency = 0.8;
+  g.attentionEfficiency = 0.5;
+  g.peakFp8Flops = 2000e12;
+  g.fp8GemmEfficiency = 0.6;
+  g.hbmBytesPerSecond = 2e12;
+  g.memoryEfficiency = 0.5;
+  g.inStepRate = 0.8;
+  const ComputeModel bf16(g), fp8(g, true);
+  const Flops work{1.2e12, 0.5e12};
+  EXPECT_EQ(bf16.computeTime(work), Time::ns(3125000));
+  EXPECT_EQ(fp8.computeTime(work), Time::us(2500));  // 2 ms / 0.8
+  EXPECT_EQ(bf16.memoryTime(1e9), Time::ms(1));
+  EXPECT_EQ(bf16.computeTime(work, 1e9), Time::ns(4125000));
+}
+
+// Transformer Engine's fp8 casts and transposes, kernel by kernel, for h 1024, 8 heads of 128,
+// ffn 4096, s 4096, b 2, tp 4 with sequence parallelism: T = 8192 tokens seen by the GEMMs,
+// T_sp = 2048 held between them.
+TEST(MegatronStep, Fp8CastAndTransposeBytesKernelByKernel) {
+  ModelSpec m;
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.seqLen = 4096;
+  m.ffnHidden = 4096;
+  const TransformerModel sp(m, 1, 4, true);
+  const double t = 8192, tsp = 2048, h = 1024;
+  const double qkvInputTranspose = t * h * (1 + 1);                 // fp8 in, fp8 out
+  const double projInputCastTranspose = t * (h / 4) * (2 + 1 + 1);  // bf16 in, fp8 + fp8^T out
+  const double layerNormFp8Output = -tsp * h * 1;                   // writes 1 byte instead of 2
+  const double projGradCast = tsp * h * (2 + 1), projGradGatheredTranspose = t * h * (1 + 1);
+  const double qkvGradCastTranspose = t * (3 * h / 4) * (2 + 1 + 1);
+  EXPECT_DOUBLE_EQ(sp.attentionFp8CastBytes(2).forward,
+                   qkvInputTranspose + projInputCastTranspose + layerNormFp8Output);
+  EXPECT_DOUBLE_EQ(sp.attentionFp8CastBytes(2).backward,
+                   projGradCast + projGradGatheredTranspose + qkvGradCastTranspose);
+  const double fc1InputTranspose = t * h * 2, geluFp8Output = -t * (4096 / 4) * 1,
+               fc2InputTranspose = t * (4096 / 4) * 2;
+  EXPECT_DOUBLE_EQ(sp.mlpFp8CastBytes(2).forward,
+                   fc1InputTranspose + geluFp8Output + fc2InputTranspose + layerNormFp8Output);
+  EXPECT_DOUBLE_EQ(sp.mlpFp8CastBytes(2).backward, projGradCast + projGradGatheredTranspose);  // FC2's grad
+  // Without sequence parallelism the gradient is cast and transposed in one kernel on all T.
+  const TransformerModel noSp(m, 1, 4, false);
+  EXPECT_DOUBLE_EQ(noSp.mlpFp8CastBytes(2).backward, t * h * (2 + 1 + 1));
+  EXPECT_DOUBLE_EQ(noSp.attentionFp8CastBytes(2).forward, qkvInputTranspose + projInputCastTranspose - t * h);
+}
+
+// In an fp8 job the output layer (Megatron's own ColumnParallelLinear) stays bf16: the last
+// stage's logits take 2 b s h V / tp / (peak x gemm efficiency) forward, twice that backward.
+TEST(MegatronStep, Fp8JobKeepsTheOutputLayerInBf16) {
+  TrainingSpec s = spec(1, 1, 1, 1, 2);
+  s.model.vocab = 1024;
+  s.dtype = "fp8";
+  s.dtypeBytes = 1;
+  s.gpu.peakFlops = 1000e12;
+  s.gpu.gemmEfficiency = 0.5;
+  s.gpu.peakFp8Flops = 2000e12;
+  s.gpu.fp8GemmEfficiency = 0.5;
+  const JobTrace t = build(s);
+  const Program& prog = t.programs[0];
+  std::vector<Time> logits;
+  for (const TraceOp& op : prog.ops)
+    if (op.type == OpType::Compute && prog.labels[op.label] == "logits") logits.push_back(op.duration);
+  ASSERT_EQ(logits.size(), 2u);
+  const double fwdSeconds = 2.0 * kSeq * kHidden * 1024 / (1000e12 * 0.5);
+  EXPECT_EQ(logits[0], Time::ps(std::llround(fwdSeconds * 1e12)));
+  EXPECT_EQ(logits[1], Time::ps(std::llround(2 * fwdSeconds * 1e12)));
+}
+
 TEST(MegatronStep, RefusesCombinationsMegatronRefuses) {
   TrainingSpec s = spec(4, 1, 2, 2, 2);
   s.parallelism.tpCommOverlap = true;  // without sequence parallelism
@@ -300,6 +377,9 @@ TEST(MegatronStep, RefusesCombinationsMegatronRefuses) {
   TrainingSpec c = spec(1, 1, 2, 2, 2);
   c.gpu.commSmShare = 1.0;
   EXPECT_EQ(inputErrorKey([&] { build(c); }), "gpu.comm_sm_share");
+  TrainingSpec r = spec(1, 1, 2, 2, 2);
+  r.gpu.inStepRate = 1.25;  // faster in a step than alone
+  EXPECT_EQ(inputErrorKey([&] { build(r); }), "gpu.in_step_rate");
 }
 
 // Context parallelism: Megatron's rank order tp-cp-dp-pp, a "cp" ring per (tp, dp, pp) index,
