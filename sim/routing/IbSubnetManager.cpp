@@ -1,5 +1,6 @@
 #include "sim/routing/IbSubnetManager.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -68,8 +69,17 @@ void IbSubnetManager::computeTables() {
     updn.emplace(topo_);
   const uint32_t per = lids_.lidsPerPort();
   NodeId current = kInvalid;  // the leaf paths_ was computed for on this sweep's links
+  std::vector<uint32_t> nics;
   for (uint32_t s = 0; s < lids_.subnets(); ++s) {
-    for (uint32_t nic : lids_.nicsOf(s)) {
+    // Destinations leaf by leaf, as OpenSM's engines sweep them (ftree: the leaves' ports in
+    // order, each leaf's hosts together). In NIC index order a rail-optimized fabric interleaves
+    // its rails (host-major numbering), and ftree's per-port counters then send all of one
+    // rail's destinations behind a spine up the same of its parallel links.
+    nics = lids_.nicsOf(s);
+    std::stable_sort(nics.begin(), nics.end(), [&](uint32_t a, uint32_t b) {
+      return topo_.attachedSwitch(a) < topo_.attachedSwitch(b);
+    });
+    for (uint32_t nic : nics) {
       const NodeId leaf = topo_.attachedSwitch(nic);
       if (current != leaf) {
         current = leaf;

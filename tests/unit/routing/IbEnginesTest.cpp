@@ -168,6 +168,44 @@ TEST(IbFtree, EveryLeafUpPortCarriesTheSameNumberOfDestinations) {
   }
 }
 
+// Rail-optimized with spines shared by the rails (the DGX SuperPOD layout): 2 rails, each with 2
+// leaves of 4 hosts, every leaf wired to 2 shared spines by 2 parallel links (4 up ports, as many
+// as its hosts). ftree routes destinations leaf by leaf, so a leaf sends the 4 NICs of any other
+// leaf of its rail out of 4 distinct up ports (a leaf-to-leaf permutation is contention-free),
+// whatever the NIC numbering: hosts are numbered host-major, so NIC index order interleaves the
+// rails (a regression took every same-rail destination up one of the parallel links).
+TEST(IbFtree, SharedSpineRailsSpreadEachRemoteLeafOverEveryUpPort) {
+  TopologySpec s;
+  s.name = "rails";
+  s.kind = TopologyKind::RailOptimized;
+  s.rail.rails = 2;
+  s.rail.railKind = TopologyKind::LeafSpine;
+  s.rail.leafSpine = LeafSpineShape{2, 2, 4, 2};
+  s.rail.sharedSpines = true;
+  s.hosts.gpusPerHost = 2;
+  s.hosts.nicsPerHost = 2;
+  s.links.technology = "infiniband";
+  s.routing.algorithm = "ib-sm";
+  s.routing.ibSm.engine = "ftree";
+  const Subnet f(s);
+  ASSERT_EQ(f.sm.engine(), "ftree");
+  const auto n = static_cast<uint32_t>(f.topo->nicCount());
+  ASSERT_EQ(n, 16u);
+  std::map<NodeId, std::vector<uint32_t>> nicsOfLeaf;  // NIC r of host h is NIC 2h + r, on rail r
+  for (uint32_t nic = 0; nic < n; ++nic) nicsOfLeaf[f.topo->attachedSwitch(nic)].push_back(nic);
+  ASSERT_EQ(nicsOfLeaf.size(), 4u);
+  int pairs = 0;
+  for (const auto& [leaf, own] : nicsOfLeaf)
+    for (const auto& [remote, dests] : nicsOfLeaf) {
+      if (remote == leaf || own[0] % 2 != dests[0] % 2) continue;  // another leaf of the same rail
+      std::set<PortId> ups;
+      for (uint32_t d : dests) ups.insert(f.sm.lft().port(leaf, f.sm.lids().dlid(d, 0)));
+      EXPECT_EQ(ups.size(), dests.size()) << f.topo->node(leaf).name << " -> " << f.topo->node(remote).name;
+      ++pairs;
+    }
+  EXPECT_EQ(pairs, 4);  // 2 rails x 2 ordered leaf pairs
+}
+
 // LMC 2 gives each NIC four LIDs. From host-0 to host-15 (another pod) there are m^2 = 4 shortest
 // paths on k=4 (one per core); the four LIDs must take all four under D-mod-K and ftree.
 TEST(IbLmc, TheLidsOfOneDestinationTakeDistinctPaths) {
