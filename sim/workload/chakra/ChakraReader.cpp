@@ -388,6 +388,13 @@ std::shared_ptr<JobTrace> ChakraReader::read(const ChakraInput& in) {
         standsFor[i] = std::move(deps);
         continue;
       }
+      if (const pb::AttributeProto* share = findAttr(n, "fabricsim_sm_share")) {
+        const double v = share->value_case() == pb::AttributeProto::kDoubleVal ? share->double_val() : -1.0;
+        if (op.type == OpType::Compute || !(v >= 0 && v < 1))
+          throw InputError(file, 0, 0, describe(n),
+                           "fabricsim_sm_share must be a double in [0, 1) on a communication node");
+        op.smShare = v;
+      }
       op.deps = std::move(deps);
       standsFor[i] = {static_cast<uint32_t>(prog.ops.size())};
       prog.ops.push_back(std::move(op));

@@ -21,6 +21,12 @@ void addInt(pb::Node& n, const char* name, int64_t v) {
   a->set_int64_val(v);
 }
 
+void addDouble(pb::Node& n, const char* name, double v) {
+  auto* a = n.add_attr();
+  a->set_name(name);
+  a->set_double_val(v);
+}
+
 void addBool(pb::Node& n, const char* name, bool v) {
   auto* a = n.add_attr();
   a->set_name(name);
@@ -128,6 +134,9 @@ std::string ChakraWriter::rankFile(const JobTrace& trace, uint32_t rank) {
         break;
       }
     }
+    // The share of the GPU's compute the op's kernel takes while it moves data (Transformer
+    // Engine's userbuffers configs); absent: the job's gpu.comm_sm_share.
+    if (op.type != OpType::Compute && op.smShare >= 0) addDouble(n, "fabricsim_sm_share", op.smShare);
     append(out, n);
   }
   return out;

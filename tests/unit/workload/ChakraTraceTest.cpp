@@ -1,7 +1,7 @@
 // Chakra execution traces: files built here with the schema's own messages (as a PyTorch
 // converter or ASTRA-sim's generators write them) read into jobs whose times are worked by hand,
-// the export of a generated job read back to the same job, and bad traces refused with the file
-// and the node.
+// the export of a generated job read back to the same job (its collectives' SM shares included),
+// and bad traces refused with the file and the node.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -177,6 +177,11 @@ TEST(ChakraTrace, AnExportedTrainingJobReadsBackToTheSameJob) {
   spec.parallelism.pp = 2;
   spec.parallelism.dp = 2;
   spec.parallelism.globalBatch = 8;
+  // Transformer Engine's overlap: its collectives carry their kernels' SM shares (TE's defaults:
+  // 0 for ring exchange, 16 / 132 for the bulk kernels), which the export must keep.
+  spec.parallelism.sequenceParallel = true;
+  spec.parallelism.tpCommOverlap = true;
+  spec.gpu.commSmShare = 0.25;
   auto original = std::make_shared<JobTrace>(buildTrainingTrace(spec, CollectiveTuning{}, "job"));
   testsupport::TempDir dir;
   for (uint32_t r = 0; r < original->ranks; ++r) {
@@ -186,6 +191,18 @@ TEST(ChakraTrace, AnExportedTrainingJobReadsBackToTheSameJob) {
   dir.write("groups.json", ChakraWriter::commGroups(*original).dump());
   const auto back = ChakraReader::read(input(dir, dir.file("groups.json")));
   ASSERT_EQ(back->ranks, original->ranks);
+  auto shares = [](const JobTrace& t, uint32_t rank) {
+    std::vector<double> out;
+    for (const TraceOp& op : t.programs[t.programOfRank[rank]].ops)
+      if (op.type != OpType::Compute) out.push_back(op.smShare);
+    return out;
+  };
+  bool own = false;
+  for (uint32_t r = 0; r < original->ranks; ++r) {
+    EXPECT_EQ(shares(*back, r), shares(*original, r)) << "rank " << r;
+    for (double v : shares(*original, r)) own = own || v >= 0;
+  }
+  EXPECT_TRUE(own) << "the job has collectives with their own SM share";
   EXPECT_EQ(runComputeOnly(back), runComputeOnly(original));
   EXPECT_EQ(runOnFlowFabric(back, CollectiveTuning{}, 4), runOnFlowFabric(original, CollectiveTuning{}, 4));
 }
@@ -216,6 +233,13 @@ TEST(ChakraTrace, BadTracesNameTheFileAndTheNode) {
   // A collective NCCL-style simulation does not have.
   writeChakraEt(dir.file("et.0.et"), {coll(1, pb::REDUCE, 64, "", {})});
   expectError("", {"node 1", "comm_type 1 is not simulated"});
+  // An SM share outside [0, 1).
+  pb::Node greedy = coll(1, pb::ALL_REDUCE, 64, "", {});
+  auto* share = greedy.add_attr();
+  share->set_name("fabricsim_sm_share");
+  share->set_double_val(1.5);
+  writeChakraEt(dir.file("et.0.et"), {greedy});
+  expectError("", {"et.0.et", "node 1", "fabricsim_sm_share"});
   // A missing attribute.
   pb::Node bare;
   bare.set_id(3);
