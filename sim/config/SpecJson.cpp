@@ -94,7 +94,10 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
     if (p.tpCommOverlap) {
       nlohmann::json& cfg = j["parallelism"]["tp_comm_overlap_cfg"];
       for (const auto& [name, t] : p.tpCommOverlapCfg.slots())
-        cfg[name] = {{"method", t->method}, {"num_sm", t->numSm}, {"set_sm_margin", t->smMargin}};
+        cfg[name] = {{"method", t->method},
+                     {"num_sm", t->numSm},
+                     {"set_sm_margin", t->smMargin},
+                     {"num_splits", t->numSplits}};
     }
     j["iterations"] = tr.iterations;
     j["dtype"] = tr.dtype;

@@ -15,12 +15,13 @@ void readTpOverlapConfig(YamlReader& r, const YAML::Node& parallelism, TpOverlap
     const YAML::Node s = n[name];
     const std::string p = YamlReader::join(path, name);
     if (!r.expectMap(s, p)) continue;
-    r.checkKeys(s, p, {"method", "num_sm", "set_sm_margin"});
+    r.checkKeys(s, p, {"method", "num_sm", "set_sm_margin", "num_splits"});
     r.getChoice(s, p, "method", slot->method, {"ring_exchange", "pipeline", "bulk"});
     // TE caps a communication kernel at 32 SMs (UB_MAX_SM); the GPU's count bounds it again
     // when the job is built.
     r.getInt(s, p, "num_sm", slot->numSm, 1, 32);
     r.getBool(s, p, "set_sm_margin", slot->smMargin);
+    r.getInt(s, p, "num_splits", slot->numSplits, 1, 64);
   }
 }
 

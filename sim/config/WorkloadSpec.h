@@ -267,6 +267,9 @@ struct TpOverlapSlot {
   std::string method;  ///< ring_exchange | pipeline | bulk
   int numSm = 1;
   bool smMargin = false;
+  /// Chunks of a pipelined GEMM (TE's num_splits; default 4). Ring exchange always runs tp
+  /// chunks (TE ignores the key there); bulk does not chunk.
+  int numSplits = 4;
 };
 
 /// Transformer Engine's ten overlap slots of a layer (names as TE's ub config). Defaults are

@@ -124,10 +124,17 @@ class StageBuilder {
     // first GEMM's weight gradient (TE's bulk all-gather beside its data gradient).
     if (shares.regather && plan_.sp)
       tpCollective(CollectiveOp::AllGather, gatherBytes, shares.regatherShare, "tp-regather");
-    tpReduce(reduceBytes, shares.reduce);
+    // A chunked output projection (TpShares::reduceSplits): its last chunk's reduce-scatter
+    // follows the GEMM; the rest overlaps it.
+    const Bytes tail = shares.reduceSplits > 0 ? reduceBytes / shares.reduceSplits : 0;
+    if (tail == 0 || reduceBytes > tail) tpReduce(reduceBytes - tail, shares.reduce);
     const std::vector<uint32_t> ringOps = ring(ringBytes, blockDeps_);
     overlapped_.insert(overlapped_.end(), ringOps.begin(), ringOps.end());
     const uint32_t op = computeOp(label, duration);
+    if (tail > 0) {
+      blockDeps_ = {op};
+      tpReduce(tail, shares.reduce);
+    }
     pending_ = std::move(overlapped_);
     overlapped_.clear();
     return op;

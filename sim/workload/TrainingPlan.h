@@ -43,6 +43,10 @@ struct TrainingPlan {
     /// fc1_dgrad's bulk all-gather) and its share.
     bool regather = false;
     double regatherShare = -1.0;
+    /// Forward blocks: the chunks of the output projection's pipelined or ring-exchange
+    /// reduce-scatter. Its last chunk can only leave once the GEMM's last chunk is done, so
+    /// 1/reduceSplits of the reduce-scatter follows the block's compute; 0: all of it overlaps.
+    int reduceSplits = 0;
   };
   TpShares attnFwdShares, mlpFwdShares, attnBwdShares, mlpBwdShares;
   int64_t paramsPerLayer = 0, embeddingParams = 0, outputParams = 0;

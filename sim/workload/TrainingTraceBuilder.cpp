@@ -142,6 +142,13 @@ double movingShare(const TpOverlapSlot& slot, int sms) {
   return static_cast<double>(slot.numSm) / static_cast<double>(sms);
 }
 
+/// The chunks of an output projection's overlapped reduce-scatter: tp for ring exchange (one
+/// per rank), num_splits for pipeline; bulk does not chunk (0: no tail).
+int reduceChunks(const TpOverlapSlot& slot, int tp) {
+  if (slot.method == "ring_exchange") return tp;
+  return slot.method == "pipeline" ? slot.numSplits : 0;
+}
+
 /// TP overlap: adds the GEMMs' SM margins to the blocks' durations and sets the shares of the
 /// TP kernels beside them. Forward: a block's gather is its first GEMM's slot (qkv_fprop,
 /// fc1_fprop), its reduce-scatter its last's (proj_fprop, fc2_fprop). Backward: the output
@@ -174,8 +181,11 @@ void applyTpOverlap(const TrainingSpec& spec, const TransformerModel& model, con
     plan.chunkFwd[j] += (attnF + mlpF) * plan.layersOfVirtual[j];
     plan.chunkBwd[j] += (attnB + mlpB) * plan.layersOfVirtual[j];
   }
+  const int tp = spec.parallelism.tp;
   plan.attnFwdShares = {movingShare(c.qkvFprop, sms), movingShare(c.projFprop, sms)};
+  plan.attnFwdShares.reduceSplits = reduceChunks(c.projFprop, tp);
   plan.mlpFwdShares = {movingShare(c.fc1Fprop, sms), movingShare(c.fc2Fprop, sms)};
+  plan.mlpFwdShares.reduceSplits = plan.moe ? 0 : reduceChunks(c.fc2Fprop, tp);
   plan.attnBwdShares = {movingShare(c.projDgrad, sms), movingShare(c.qkvWgrad, sms), true,
                         movingShare(c.qkvDgrad, sms)};
   plan.mlpBwdShares = {movingShare(c.fc2Dgrad, sms), movingShare(c.fc1Wgrad, sms), true,

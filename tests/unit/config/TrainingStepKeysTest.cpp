@@ -77,7 +77,7 @@ parallelism:
   sequence_parallel: true
   tp_comm_overlap: true
   tp_comm_overlap_cfg:
-    proj_fprop: {method: pipeline, num_sm: 24, set_sm_margin: true}
+    proj_fprop: {method: pipeline, num_sm: 24, set_sm_margin: true, num_splits: 2}
     qkv_wgrad: {num_sm: 4, set_sm_margin: false}
 )",
                                            "w.yaml", {});
@@ -87,6 +87,8 @@ parallelism:
   EXPECT_EQ(c.projFprop.method, "pipeline");
   EXPECT_EQ(c.projFprop.numSm, 24);
   EXPECT_TRUE(c.projFprop.smMargin);
+  EXPECT_EQ(c.projFprop.numSplits, 2);
+  EXPECT_EQ(c.fc2Fprop.numSplits, 4);    // TE's default
   EXPECT_EQ(c.qkvWgrad.method, "bulk");  // TE's default method for the slot, kept
   EXPECT_EQ(c.qkvWgrad.numSm, 4);
   EXPECT_FALSE(c.qkvWgrad.smMargin);
@@ -111,6 +113,9 @@ parallelism:
             "parallelism.tp_comm_overlap_cfg.fc3_fprop@8");
   EXPECT_EQ(first(head + "  tp_comm_overlap: true\n  tp_comm_overlap_cfg:\n    fc1_wgrad: {num_sm: 40}\n"),
             "parallelism.tp_comm_overlap_cfg.fc1_wgrad.num_sm@8");
+  EXPECT_EQ(
+      first(head + "  tp_comm_overlap: true\n  tp_comm_overlap_cfg:\n    proj_fprop: {num_splits: 0}\n"),
+      "parallelism.tp_comm_overlap_cfg.proj_fprop.num_splits@8");
   EXPECT_EQ(first(head + "  tp_comm_overlap: true\n  tp_comm_overlap_cfg:\n    fc1_wgrad: {method: ring}\n"),
             "parallelism.tp_comm_overlap_cfg.fc1_wgrad.method@8");
   EXPECT_EQ(first(head + "  tp_comm_overlap: true\n  tp_comm_overlap_cfg:\n    fc1_wgrad: {cga_size: 2}\n"),

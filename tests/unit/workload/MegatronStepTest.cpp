@@ -19,6 +19,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/config/ModelPresets.h"
@@ -210,6 +211,46 @@ TEST(MegatronStep, TpCommOverlapMovesTheCollectivesBesideTheCompute) {
     }
   }
   EXPECT_EQ(overlappedCompute, blockingCompute);
+}
+
+// An output projection overlapped in chunks cannot send its last chunk before its GEMM is done:
+// with ring exchange (tp = 4 chunks) 1/4 of each forward block's reduce-scatter (b s h x 2 bytes
+// / 4) follows the block's compute and the next compute waits for it; pipeline with num_splits 2
+// leaves half; the other 3/4 (1/2) run beside the compute. Backward (bulk) leaves nothing.
+TEST(MegatronStep, ChunkedOutputProjectionExposesItsLastReduceScatterChunk) {
+  for (const auto& [method, splits, tailDiv] :
+       std::vector<std::tuple<std::string, int, int64_t>>{{"ring_exchange", 4, 4}, {"pipeline", 2, 2}}) {
+    TrainingSpec s = spec(4, 1, 1, 2, 2);  // 2 layers, 2 micro-batches
+    s.parallelism.sequenceParallel = true;
+    s.parallelism.tpCommOverlap = true;
+    TpOverlapConfig& c = s.parallelism.tpCommOverlapCfg;
+    c.projFprop = {method, 1, false, splits};
+    c.fc2Fprop = {method, 1, false, splits};
+    const JobTrace t = build(s);
+    const Program& o = t.programs[0];
+    const int64_t act = kSeq * kHidden * 2;
+    int tails = 0;
+    for (uint32_t i = 0; i < o.ops.size(); ++i) {
+      const TraceOp& op = o.ops[i];
+      if (op.type != OpType::Collective || o.labels[op.label] != "tp-reducescatter") continue;
+      const bool afterCompute = op.deps.size() == 1 && o.ops[op.deps[0]].type == OpType::Compute;
+      if (!afterCompute) continue;
+      ++tails;
+      EXPECT_EQ(op.bytes, act / tailDiv) << method;
+      EXPECT_EQ(o.ops[op.deps[0]].type, OpType::Compute);
+      bool waited = false;  // a later compute op waits for the tail
+      for (uint32_t j = i + 1; j < o.ops.size() && !waited; ++j)
+        if (o.ops[j].type == OpType::Compute)
+          for (uint32_t d : o.ops[j].deps) waited = waited || d == i;
+      EXPECT_TRUE(waited) << method << ": nothing waits for the tail at op " << i;
+    }
+    EXPECT_EQ(tails, 2 * 2 * 2) << method;  // layers x forward blocks x micro-batches
+    // Every reduce-scatter's bytes together: unchanged (the overlapped part is act - act/div).
+    int64_t total = 0;
+    for (const TraceOp& op : o.ops)
+      if (op.type == OpType::Collective && o.labels[op.label] == "tp-reducescatter") total += op.bytes;
+    EXPECT_EQ(total, 2 * 2 * 2 * 2 * act) << method;  // forward and backward blocks
+  }
 }
 
 TEST(MegatronStep, TpOverlapSmMarginSlowsItsGemmAndABulkKernelTakesItsSms) {
