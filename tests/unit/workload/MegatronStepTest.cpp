@@ -65,6 +65,17 @@ std::map<std::string, int64_t> bytesByLabel(const Program& prog) {
   return out;
 }
 
+/// A layer of round figures for per-layer closed forms: h 1024, 8 heads of 128, ffn 4096, s 4096.
+ModelSpec smallModel() {
+  ModelSpec m;
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.seqLen = 4096;
+  m.ffnHidden = 4096;
+  return m;
+}
+
 /// A GPU of round figures for closed forms: bf16 1000 TFLOP/s (GEMMs at 0.8, attention 0.5), fp8
 /// 2000 TFLOP/s at 0.6, HBM 2 TB/s at 0.5.
 GpuSpec roundGpu() {
@@ -306,12 +317,7 @@ TEST(MegatronStep, TpOverlapSmMarginSlowsItsGemmAndABulkKernelTakesItsSms) {
 }
 
 TEST(MegatronStep, CausalAttentionAndElementwiseBytes) {
-  ModelSpec m;
-  m.layers = 1;
-  m.hidden = 1024;
-  m.heads = 8;
-  m.seqLen = 4096;
-  m.ffnHidden = 4096;
+  ModelSpec m = smallModel();
   m.causal = false;
   const TransformerModel full(m, 2, 4, true);
   m.causal = true;
@@ -358,12 +364,7 @@ TEST(MegatronStep, InStepRateSlowsTensorCoreKernelsOnly) {
 // ffn 4096, s 4096, b 2, tp 4 with sequence parallelism: T = 8192 tokens seen by the GEMMs,
 // T_sp = 2048 held between them.
 TEST(MegatronStep, Fp8CastAndTransposeBytesKernelByKernel) {
-  ModelSpec m;
-  m.layers = 2;
-  m.hidden = 1024;
-  m.heads = 8;
-  m.seqLen = 4096;
-  m.ffnHidden = 4096;
+  const ModelSpec m = smallModel();
   const TransformerModel sp(m, 1, 4, true);
   const double t = 8192, tsp = 2048, h = 1024;
   const double qkvInputTranspose = t * h * (1 + 1);                 // fp8 in, fp8 out
