@@ -286,16 +286,23 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
     }
     slot.stepNv = step(tuning_.stepLatencyNvlink, pathNv, treeNv * protocolLatencyScale(proto), floor);
     slot.stepNet = step(tuning_.stepLatencyNetwork, pathNet, treeNet * protocolLatencyScale(proto, true), floor);
+    // NCCL's channels for the call: the lanes built across hosts; inside a host the lanes are
+    // `nvlinkChannels` (one stands for them all on the NVSwitch) while NCCL still runs its own
+    // channel count, whose per-channel protocol ceilings add up.
+    uint32_t ncclChannels = crossHost ? channels : static_cast<uint32_t>(std::max(1, tuning_.channels));
     if (algo == CollectiveAlgorithm::Ring || algo == CollectiveAlgorithm::Tree || algo == CollectiveAlgorithm::Pat) {
       if (tuning_.callChannels > 0) {
         // Pinned: the channels NCCL ran this call with.
         channels = static_cast<uint32_t>(std::min<Bytes>(tuning_.callChannels, bytes));
+        ncclChannels = channels;
       } else if (const auto choice = tuner_.ncclChoice(call, algo)) {
         // NCCL's channels for this call (enqueue.cc topoGetAlgoInfo): the communicator's, fewer
         // while the bytes are under channels x threads x the protocol's per-thread threshold.
         channels = std::min(channels, static_cast<uint32_t>(std::max(1, choice->channels)));
+        ncclChannels = std::min(ncclChannels, static_cast<uint32_t>(std::max(1, choice->channels)));
       }
     }
+    ncclChannels = std::max(ncclChannels, channels);
     if (proto == CollectiveProtocol::LL || proto == CollectiveProtocol::LL128) {
       // LL: the rank's ceiling shared by its lanes (a tree's 2C instances, else C channels);
       // LL128: each channel's own. GB/s -> bytes per ps.
@@ -303,8 +310,10 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
       for (uint32_t i = 1; i < n; ++i) hosts += slot.members[i] / g != slot.members[i - 1] / g ? 1 : 0;
       const uint32_t perRank =
           algo == CollectiveAlgorithm::Tree ? 2 * channels : channels;
-      double gbps = proto == CollectiveProtocol::LL ? tuning_.llMaxBandwidth(hosts) / perRank
-                                                    : tuning_.ll128ChannelBandwidthGBps;
+      // LL128 per lane: NCCL's channels' ceilings over the lanes that carry them.
+      double gbps = proto == CollectiveProtocol::LL
+                        ? tuning_.llMaxBandwidth(hosts) / perRank
+                        : tuning_.ll128ChannelBandwidthGBps * static_cast<double>(ncclChannels) / channels;
       // LL128 is copied by the same one thread block per channel as Simple, in 128-byte lines of
       // 120 data bytes plus flags: where a ring channel's Simple copy rate across hosts is known,
       // LL128's is at most NCCL's 0.92 of it (tuning.cc: LL128 busBw = min(0.92 busBw, channels x

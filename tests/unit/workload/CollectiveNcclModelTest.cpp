@@ -552,6 +552,25 @@ TEST(CollectiveNcclModel, LowLatencyProtocolsRunAtNcclsThroughputCeilings) {
     }
 }
 
+TEST(CollectiveNcclModel, Ll128InsideAHostRunsAtNcclsChannelsNotItsLanes) {
+  // Inside a host one lane stands for NCCL's channels on the NVSwitch (nvlinkChannels 1), but
+  // NCCL still runs its communicator's channels (here 4), each with LL128's 36.7 GB/s ceiling:
+  // a 256 MiB ring all-reduce on 8 GPUs under LL128 runs at busbw 4 x 36.7 = 146.8 GB/s (under
+  // NVLink's 450 x 0.92), not one channel's 36.7. Tolerance 1%, as above. Both ring models.
+  for (const RingModel model : {RingModel::Steps, RingModel::Pipelined}) {
+    CollectiveTuning t;
+    t.ringModel = model;
+    t.protocol = CollectiveProtocol::LL128;
+    t.channels = 4;
+    t.nvlinkChannels = 1;
+    const Bytes S = 256 * kMiB;
+    FlowBench b(hostsSpec(1, 8));
+    const double us = runUs(b.sim, b.fabric, t, 8, allReduce(CollectiveAlgorithm::Ring, 8, S));
+    const double busbw = 2.0 * 7 / 8 * static_cast<double>(S) / us / 1e3;
+    EXPECT_NEAR(busbw, 4 * 36.7, 0.01 * 4 * 36.7) << (model == RingModel::Steps ? "steps" : "pipelined");
+  }
+}
+
 TEST(CollectiveNcclModel, ARingAcrossHostsPaysTheNetOverheadOnEveryStep) {
   // NCCL's cost model: a ring spanning nodes launches every step through the network proxy,
   // so each hop, NVLink ones included, costs at least the net overhead (x3 under Simple; NCCL's
