@@ -90,6 +90,8 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
                         {"recompute", p.recompute},
                         {"overlap_grad_reduce", p.overlapGradReduce},
                         {"overlap_param_gather", p.overlapParamGather},
+                        {"defer_embedding_wgrad_compute", p.deferEmbeddingWgrad},
+                        {"wgrad_deferral_limit", p.wgradDeferralLimit},
                         {"tp_comm_overlap", p.tpCommOverlap}};
     if (p.tpCommOverlap) {
       nlohmann::json& cfg = j["parallelism"]["tp_comm_overlap_cfg"];

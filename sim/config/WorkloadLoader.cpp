@@ -220,7 +220,8 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
   r.checkKeys(n, path,
               {"tp", "pp", "dp", "cp", "ep", "etp", "micro_batch", "global_batch", "schedule",
                "virtual_stages", "sequence_parallel", "distributed_optimizer", "recompute",
-               "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "tp_comm_overlap_cfg"});
+               "overlap_grad_reduce", "overlap_param_gather", "defer_embedding_wgrad_compute",
+               "wgrad_deferral_limit", "tp_comm_overlap", "tp_comm_overlap_cfg"});
   bool ok = r.getInt(n, path, "tp", p.tp, 1, INT32_MAX) || !YamlReader::has(n, "tp");
   ok = (r.getInt(n, path, "pp", p.pp, 1, INT32_MAX) || !YamlReader::has(n, "pp")) && ok;
   ok = (r.getInt(n, path, "dp", p.dp, 1, INT32_MAX) || !YamlReader::has(n, "dp")) && ok;
@@ -262,6 +263,17 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
     r.error(n["overlap_param_gather"], "parallelism.overlap_param_gather",
             "overlap_param_gather needs distributed_optimizer: true (only the distributed optimizer "
             "all-gathers parameters)");
+  }
+  if (r.getBool(n, path, "defer_embedding_wgrad_compute", p.deferEmbeddingWgrad) && p.deferEmbeddingWgrad &&
+      p.pp == 1) {
+    r.error(n["defer_embedding_wgrad_compute"], "parallelism.defer_embedding_wgrad_compute",
+            "defer_embedding_wgrad_compute needs pipeline parallelism (pp > 1), found pp 1: the deferred "
+            "GEMMs run in the pipeline flush (Megatron refuses it too)");
+  }
+  if (r.getInt(n, path, "wgrad_deferral_limit", p.wgradDeferralLimit, 0, INT32_MAX) &&
+      !p.deferEmbeddingWgrad) {
+    r.error(n["wgrad_deferral_limit"], "parallelism.wgrad_deferral_limit",
+            "wgrad_deferral_limit applies only with defer_embedding_wgrad_compute: true");
   }
   if (r.getBool(n, path, "tp_comm_overlap", p.tpCommOverlap) && p.tpCommOverlap && p.tp == 1) {
     r.error(n["tp_comm_overlap"], "parallelism.tp_comm_overlap",

@@ -340,6 +340,11 @@ struct ParallelismSpec {
   /// under the next forward, each bucket before the first layer that needs it; false: all
   /// of them after the optimizer step, before the next iteration starts.
   bool overlapParamGather = false;
+  /// Megatron --defer-embedding-wgrad-compute: the output layer's weight-gradient GEMMs of the
+  /// first `wgradDeferralLimit` micro-batches (0: all) are skipped in their backward and run
+  /// together after the last stage's last backward, in the pipeline flush (needs pp > 1).
+  bool deferEmbeddingWgrad = false;
+  int wgradDeferralLimit = 0;  ///< Megatron --wgrad-deferral-limit; 0: no limit
   /// Megatron --tp-comm-overlap (Transformer Engine userbuffers): each TP all-gather /
   /// reduce-scatter runs concurrently with the GEMMs beside it instead of blocking them.
   bool tpCommOverlap = false;

@@ -8,7 +8,7 @@ namespace fabricsim {
 GradientBuckets::GradientBuckets(std::vector<Segment> segments, int64_t bucketElements, bool split,
                                  int chunks, const std::function<int64_t(int64_t)>& elementsOf)
     : segments_(std::move(segments)) {
-  std::vector<int64_t> boundary;  // per segment: the rank's elements up to its end
+  std::vector<int64_t>& boundary = segmentEnd_;
   for (const Segment& seg : segments_) {
     totalParams_ += seg.params;
     boundary.push_back(elementsOf(totalParams_));
@@ -34,6 +34,12 @@ GradientBuckets::GradientBuckets(std::vector<Segment> segments, int64_t bucketEl
     if (it != bucketEnd_.end())
       chunkBucket_[static_cast<size_t>(segments_[i].chunk)] = static_cast<int>(it - bucketEnd_.begin());
   }
+}
+
+bool GradientBuckets::holds(size_t k, size_t i) const {
+  const int64_t bucketStart = k == 0 ? 0 : bucketEnd_[k - 1];
+  const int64_t segmentStart = i == 0 ? 0 : segmentEnd_[i - 1];
+  return segmentStart < bucketEnd_[k] && bucketStart < segmentEnd_[i];
 }
 
 }  // namespace fabricsim

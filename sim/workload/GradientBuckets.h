@@ -35,6 +35,9 @@ class GradientBuckets {
   int64_t elements(size_t k) const { return bucketEnd_[k] - (k == 0 ? 0 : bucketEnd_[k - 1]); }
   /// The segment holding bucket k's last element (the bucket is ready when it is final).
   size_t lastSegment(size_t k) const { return lastSegment_[k]; }
+  /// Whether bucket k holds any element of segment i (a bucket waits for all of its segments;
+  /// the one holding its last element is the last final unless a gradient is deferred).
+  bool holds(size_t k, size_t i) const;
   /// The bucket holding chunk c's first parameters in forward order, or -1 (no buckets).
   int chunkBucket(int chunk) const { return chunkBucket_[static_cast<size_t>(chunk)]; }
 
@@ -42,6 +45,7 @@ class GradientBuckets {
   std::vector<Segment> segments_;
   int64_t totalParams_ = 0;
   std::vector<int64_t> bucketEnd_;  ///< the rank's elements up to the end of each bucket
+  std::vector<int64_t> segmentEnd_;  ///< the rank's elements up to the end of each segment
   std::vector<size_t> lastSegment_;
   std::vector<int> chunkBucket_;
 };

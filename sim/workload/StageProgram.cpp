@@ -37,6 +37,7 @@ class StageBuilder {
   Program build() {
     if (plan_.overlapParam) paramGatherAhead();
     schedule();
+    drainDeferredWgrads();
     dataParallel();
     return std::move(prog_);
   }
@@ -305,7 +306,9 @@ class StageBuilder {
     const Bytes s = plan_.tpBytes;
     if (!last) pending_ = {p2p(OpType::Recv, recvBwd_, +1, {})};
     if (last && plan_.vocab) {
-      logitsDone_ = computeOp("logits", plan_.logitsBwd);
+      // Deferred (the first deferredWgrads backwards): the data gradient only.
+      const bool deferred = logitsBackwards_++ < plan_.deferredWgrads;
+      logitsDone_ = computeOp("logits", deferred ? plan_.logitsBwd - plan_.logitsWgrad : plan_.logitsBwd);
       tpReduce(s);  // conjugate of the identity before the column-parallel output layer
     }
     std::vector<uint32_t>& done = layerDone_[static_cast<size_t>(chunk)];
@@ -417,6 +420,16 @@ class StageBuilder {
     gatherWaited_.assign(static_cast<size_t>(plan_.v), 0);
   }
 
+  /// Megatron's finish_embedding_wgrad_compute: after the last stage's last backward, the
+  /// deferred output-layer weight gradients in one go (their gradient bucket waits for them).
+  /// The all-gathers of their sequence-parallel inputs pipeline with the GEMMs and are left out.
+  void drainDeferredWgrads() {
+    if (plan_.deferredWgrads == 0 || stage_ != plan_.pp - 1 || !plan_.vocab) return;
+    pending_.clear();
+    logitsDone_ = computeOp("logits-wgrad", plan_.logitsWgrad * plan_.deferredWgrads);
+    drained_ = true;
+  }
+
   /// Megatron --overlap-param-gather: the previous step's parameter all-gathers, one per bucket
   /// in forward order (the last bucket first), issued at the start of the iteration; each
   /// chunk's first forward waits for the bucket holding its first parameters.
@@ -449,9 +462,15 @@ class StageBuilder {
     for (const BucketSet& set : sets_) {
       const GradientBuckets& b = set.buckets;
       for (size_t k = 0; k < b.buckets(); ++k) {
-        const uint32_t dep = plan_.overlapGrad ? doneOf(b.segments()[b.lastSegment(k)]) : backwardDone;
-        dpOps.push_back(dpCollective(set, plan_.distOpt ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
-                                     b.elements(k) * plan_.gradBytes, {dep}));
+        std::vector<uint32_t> deps = {plan_.overlapGrad ? doneOf(b.segments()[b.lastSegment(k)])
+                                                        : backwardDone};
+        // A deferred output-layer gradient is final after the drain, after every layer's.
+        if (drained_)
+          for (size_t i = 0; i < b.segments().size(); ++i)
+            if (b.segments()[i].layer == -1 && b.holds(k, i)) deps.push_back(logitsDone_);
+        dpOps.push_back(dpCollective(set,
+                                     plan_.distOpt ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
+                                     b.elements(k) * plan_.gradBytes, std::move(deps)));
       }
     }
     if (plan_.tied && plan_.pp > 1 && plan_.vocab && (stage_ == 0 || stage_ == plan_.pp - 1)) {
@@ -516,6 +535,8 @@ class StageBuilder {
   std::vector<uint8_t> gatherWaited_;
   std::vector<std::vector<uint32_t>> layerDone_;  ///< [chunk][layer in chunk]: last backward op
   uint32_t logitsDone_ = 0;
+  int logitsBackwards_ = 0;  ///< backwards of the output layer so far (deferred wgrads)
+  bool drained_ = false;     ///< the deferred wgrads were drained (logitsDone_ is the drain)
   uint32_t embeddingDone_ = 0;
 };
 

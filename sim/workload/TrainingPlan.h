@@ -55,6 +55,11 @@ struct TrainingPlan {
   /// All layers of virtual stage j ("stage" granularity), indexed like layersOfVirtual.
   std::vector<Time> chunkFwd, chunkBwd;
   Time logitsFwd, logitsBwd, embedding;
+  /// Megatron's defer_embedding_wgrad_compute: the output layer's weight-gradient GEMM of one
+  /// micro-batch (part of logitsBwd), and how many backwards leave it for the pipeline flush
+  /// (0: none deferred).
+  Time logitsWgrad;
+  int deferredWgrads = 0;
   const TransformerModel* model = nullptr;
   const ComputeModel* compute = nullptr;
 };

@@ -118,6 +118,9 @@ void validate(const TrainingSpec& spec, const std::string& source) {
        "all-gather and reduce-scatter)");
   need(!par.overlapParamGather || par.distributedOptimizer, "parallelism.overlap_param_gather",
        "overlap_param_gather needs distributed_optimizer: true");
+  need(!par.deferEmbeddingWgrad || par.pp > 1, "parallelism.defer_embedding_wgrad_compute",
+       "defer_embedding_wgrad_compute needs pipeline parallelism (pp > 1)");
+  need(par.wgradDeferralLimit >= 0, "parallelism.wgrad_deferral_limit", "expected a count >= 0");
   need(gpu.sms >= 2, "gpu.sms", "expected at least 2 SMs");
   if (par.tpCommOverlap) {
     for (const auto& [name, slot] : par.tpCommOverlapCfg.slots())
@@ -210,6 +213,9 @@ std::string describe(const TrainingSpec& spec, int m) {
   if (par.tpCommOverlap) out += " tp-overlap";
   if (!par.overlapGradReduce) out += " no-grad-overlap";
   if (par.overlapParamGather) out += " param-overlap";
+  if (par.deferEmbeddingWgrad)
+    out += " defer-wgrad" +
+           (par.wgradDeferralLimit > 0 ? std::to_string(par.wgradDeferralLimit) : std::string());
   if (spec.model.tiedEmbeddings) out += " tied";
   if (spec.model.causal) out += " causal";
   if (spec.elementwise) out += " elementwise";
@@ -316,6 +322,12 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   const ComputeModel bf16Compute(spec.gpu, false);
   plan.logitsFwd = bf16Compute.computeTime(model.logitsForward(b));
   plan.logitsBwd = bf16Compute.computeTime(TransformerModel::backwardOf(model.logitsForward(b)));
+  // Megatron's deferred output-layer wgrad: the weight-gradient GEMM has the forward's FLOPs
+  // (2 T h V / tp); the first min(limit, m) backwards leave it for the flush (limit 0: all).
+  if (par.deferEmbeddingWgrad && plan.vocab && plan.pp > 1) {
+    plan.logitsWgrad = bf16Compute.computeTime(model.logitsForward(b));
+    plan.deferredWgrads = par.wgradDeferralLimit > 0 ? std::min(par.wgradDeferralLimit, plan.m) : plan.m;
+  }
   // Lookup (vocab-parallel: every TP rank writes the full b*s*h output) and, in backward, the
   // scatter-add of the gradient rows: read + write of one activation.
   plan.embedding = compute.memoryTime(2.0 * static_cast<double>(model.activationBytes(b)));

@@ -31,7 +31,8 @@ model: {preset: gpt3-175b, causal: true, tied_embeddings: true}
 gpu: {preset: h100-sxm, peak_fp8: 1900TFLOPS, comm_sm_share: 0.25, in_step_rate: 0.8,
       efficiency: {gemm: 0.75, fp8_gemm: 0.6, attention: 0.4, memory: 0.5}}
 parallelism: {tp: 4, pp: 8, dp: 4, global_batch: 256, sequence_parallel: true, distributed_optimizer: true,
-              overlap_grad_reduce: false, overlap_param_gather: true, tp_comm_overlap: true}
+              overlap_grad_reduce: false, overlap_param_gather: true, tp_comm_overlap: true,
+              defer_embedding_wgrad_compute: true, wgrad_deferral_limit: 22}
 grad_reduce_dtype: fp32
 elementwise: true
 )",
@@ -47,6 +48,8 @@ elementwise: true
   EXPECT_FALSE(t.parallelism.overlapGradReduce);
   EXPECT_TRUE(t.parallelism.overlapParamGather);
   EXPECT_TRUE(t.parallelism.tpCommOverlap);
+  EXPECT_TRUE(t.parallelism.deferEmbeddingWgrad);
+  EXPECT_EQ(t.parallelism.wgradDeferralLimit, 22);
   EXPECT_EQ(t.gradReduceBytes, 4);
   EXPECT_TRUE(t.elementwise);
   // Defaults are Megatron-LM's (arguments.py): causal GPT attention, the output layer tied to
@@ -56,6 +59,8 @@ elementwise: true
   const WorkloadSpec d = parseWorkloadYaml("kind: training\nmodel: gpt3-175b\n", "w.yaml", {});
   EXPECT_TRUE(d.training.model.causal && d.training.model.tiedEmbeddings && d.training.elementwise);
   EXPECT_FALSE(d.training.parallelism.overlapGradReduce);
+  EXPECT_FALSE(d.training.parallelism.deferEmbeddingWgrad);
+  EXPECT_EQ(d.training.parallelism.wgradDeferralLimit, 0);
   EXPECT_FALSE(d.training.parallelism.overlapParamGather || d.training.parallelism.tpCommOverlap ||
                d.training.parallelism.sequenceParallel || d.training.parallelism.distributedOptimizer);
   EXPECT_EQ(d.training.gradientReduceBytes(), 4);
@@ -150,6 +155,16 @@ TEST(TrainingStepKeys, BadValuesAndCombinationsNameTheirLine) {
             "parallelism.tp_comm_overlap@5");
   EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism:\n  dp: 2\n  overlap_param_gather: true\n"),
             "parallelism.overlap_param_gather@5");
+  EXPECT_EQ(
+      first(
+          "kind: training\nmodel: gpt3-175b\nparallelism:\n  dp: 2\n  defer_embedding_wgrad_compute: true\n"),
+      "parallelism.defer_embedding_wgrad_compute@5");
+  EXPECT_EQ(first("kind: training\nmodel: gpt3-175b\nparallelism:\n  pp: 2\n  wgrad_deferral_limit: 4\n"),
+            "parallelism.wgrad_deferral_limit@5");
+  EXPECT_EQ(
+      first("kind: training\nmodel: gpt3-175b\nparallelism:\n  pp: 2\n  defer_embedding_wgrad_compute: true\n"
+            "  wgrad_deferral_limit: -1\n"),
+      "parallelism.wgrad_deferral_limit@6");
   EXPECT_EQ(first("kind: training\nmodel: {preset: gpt3-175b, causal: maybe}\n"), "model.causal@2");
   // Experts: ep must divide them, tp > 1 needs sequence parallelism, top_k at most experts.
   const auto ep = diagnosticsOf("kind: training\nmodel: mixtral-8x7b\nparallelism:\n  ep: 3\n");

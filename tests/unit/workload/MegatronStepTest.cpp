@@ -7,7 +7,7 @@
 // Transformer Engine's SM margin slowed by sms / (sms - num_sm), a bulk kernel's share), causal attention
 // FLOPs (half the square), the element-wise bytes per layer, fp8 GEMMs at the fp8 peak, Transformer
 // Engine's fp8 casts and transposes kernel by kernel, the bf16 output layer of an fp8 job, the
-// in-step rate, context parallelism
+// in-step rate, the deferred output-layer weight gradient, context parallelism
 // (ranks, ring attention bytes, s/cp tokens), expert parallelism (groups, all-to-all bytes, expert gradients)
 // and Mixtral's parameter counts, FLOPs per token (6N plus attention) and the published MFU reproduced from
 // the published step times, and the bad combinations refused.
@@ -409,6 +409,54 @@ TEST(MegatronStep, Fp8JobKeepsTheOutputLayerInBf16) {
   EXPECT_EQ(logits[1], Time::ps(std::llround(2 * fwdSeconds * 1e12)));
 }
 
+// Megatron's defer_embedding_wgrad_compute with wgrad_deferral_limit 3 of m = 5 micro-batches
+// (pp 2, tp 2): on the last stage the first 3 output-layer backwards are the data gradient only
+// (2 b s h V / tp / rate, as the forward), the last 2 the full backward (twice that), and after
+// the last backward one drain of the 3 deferred weight gradients (3 x the forward); the output
+// layer's gradient bucket waits for the drain. The first stage is unchanged.
+TEST(MegatronStep, DeferredOutputLayerWgradRunsInTheFlush) {
+  TrainingSpec s = spec(2, 2, 2, 10, 2);
+  s.model.vocab = 1024;
+  s.gpu.peakFlops = 1000e12;
+  s.gpu.gemmEfficiency = 0.5;
+  s.parallelism.overlapGradReduce = true;
+  s.parallelism.deferEmbeddingWgrad = true;
+  s.parallelism.wgradDeferralLimit = 3;
+  const JobTrace t = build(s);
+  const Program& last = t.programs[1];
+  const Time fwd = Time::ps(std::llround(2.0 * kSeq * kHidden * 1024 / 2 / (1000e12 * 0.5) * 1e12));
+  std::vector<Time> logits;
+  int drain = -1, lastBwd = -1;
+  for (size_t i = 0; i < last.ops.size(); ++i) {
+    const TraceOp& op = last.ops[i];
+    if (op.type != OpType::Compute) continue;
+    const std::string& label = last.labels[op.label];
+    if (label == "logits") logits.push_back(op.duration);
+    if (label == "bwd") lastBwd = static_cast<int>(i);
+    if (label == "logits-wgrad") {
+      EXPECT_EQ(drain, -1);
+      drain = static_cast<int>(i);
+      EXPECT_NEAR(static_cast<double>(op.duration.picos()), static_cast<double>((fwd * 3).picos()), 3.0);
+    }
+  }
+  // 1F1B on the last stage of 2: forward, backward, ... The backwards, in order: 3 deferred
+  // (the data gradient, the forward's FLOPs), then 2 in full (twice).
+  ASSERT_EQ(logits.size(), 10u);
+  // Tolerance 1 ps: each duration is rounded to the picosecond on its own, and a deferred
+  // backward is the full backward less the weight gradient (two roundings).
+  for (size_t i = 0; i < logits.size(); ++i)
+    EXPECT_NEAR(static_cast<double>(logits[i].picos()),
+                static_cast<double>((i % 2 == 0 || i < 6 ? fwd : fwd * 2).picos()), 1.0)
+        << "logits op " << i;
+  ASSERT_GT(drain, lastBwd) << "the drain follows the stage's last backward";
+  bool bucketWaits = false;
+  for (const TraceOp& op : last.ops)
+    if (op.type == OpType::Collective && last.labels[op.label] == "dp-allreduce")
+      for (const uint32_t d : op.deps) bucketWaits = bucketWaits || d == static_cast<uint32_t>(drain);
+  EXPECT_TRUE(bucketWaits) << "the output layer's gradient bucket waits for the deferred GEMMs";
+  for (const TraceOp& op : t.programs[0].ops) EXPECT_NE(t.programs[0].labels[op.label], "logits-wgrad");
+}
+
 TEST(MegatronStep, RefusesCombinationsMegatronRefuses) {
   TrainingSpec s = spec(4, 1, 2, 2, 2);
   s.parallelism.tpCommOverlap = true;  // without sequence parallelism
@@ -422,6 +470,9 @@ TEST(MegatronStep, RefusesCombinationsMegatronRefuses) {
   TrainingSpec r = spec(1, 1, 2, 2, 2);
   r.gpu.inStepRate = 1.25;  // faster in a step than alone
   EXPECT_EQ(inputErrorKey([&] { build(r); }), "gpu.in_step_rate");
+  TrainingSpec d = spec(1, 1, 2, 2, 2);
+  d.parallelism.deferEmbeddingWgrad = true;  // without pipeline parallelism
+  EXPECT_EQ(inputErrorKey([&] { build(d); }), "parallelism.defer_embedding_wgrad_compute");
 }
 
 // Context parallelism: Megatron's rank order tp-cp-dp-pp, a "cp" ring per (tp, dp, pp) index,
