@@ -8,7 +8,7 @@ Reads rows in the layout of validation/data/nvidia_dgxc_gpt3_175b_128gpu_step_ti
 (model, precision, gpus, TP, PP, CP, VP, MBS, GBS, seq_len, step_time_s, ...), runs each
 supported row's recipe workload (validation/training/<model>.yaml) with its data-parallel size
 and global batch on an H100 NDR rail-optimized fabric sized for it (validation/cases/
-h100-ndr-su32.yaml, one rail leaf per 32 hosts, up to 8), one iteration on the flow backend, and
+h100-ndr-su32.yaml, one rail leaf per 32 hosts, up to 16), one iteration on the flow backend, and
 prints a markdown table: published and predicted step time, error, and the step's split into
 compute, pipeline bubble/idle and exposed communication. A row whose model has no recipe, or
 whose parallelism the recipe cannot express, is printed as unsupported (and counts as a
@@ -96,31 +96,31 @@ def run_row(binary, row, extra_sets=()):
         return "gpus not a multiple of tp x pp x cp"
     dp = gpus // (tp * pp * cp)
     hosts = gpus // GPUS_PER_HOST
-    # Rail leaves of 32 hosts, a power of two of them (up to 8: 2048 GPUs), with 4 spines per
-    # leaf of each rail and the leaf's 32 uplinks spread over them (non-blocking; spine ports
-    # stay at 64, under InfiniBand's 254).
+    # Rail leaves of 32 hosts, a power of two of them, their 32 uplinks spread over spines that
+    # every rail shares (non-blocking): up to 8 leaves a rail (2048 GPUs) 4 spines per leaf of a
+    # rail with 8 / leaves links each (spine ports stay at 64); 16 leaves (4096 GPUs) 32 spines
+    # of 128 ports with one link per leaf (a SuperPOD of that size has a third tier; two tiers of
+    # the same bisection stand for it). InfiniBand allows up to 254 ports a switch.
     leaves = 1
     while leaves * HOSTS_PER_LEAF < hosts:
         leaves *= 2
-    if leaves > 8:
-        return "more than 2048 GPUs: no testbed sized for it"
+    if leaves > 16:
+        return "more than 4096 GPUs: no testbed sized for it"
+    spines, links = (4 * leaves, 8 // leaves) if leaves <= 8 else (32, 1)
     sets = [f"parallelism.tp={tp}", f"parallelism.pp={pp}", f"parallelism.cp={cp}", f"parallelism.dp={dp}",
             f"parallelism.micro_batch={mbs}", f"parallelism.global_batch={gbs}",
             f"parallelism.schedule={'interleaved' if vp > 1 else '1f1b'}", f"parallelism.virtual_stages={vp}",
             f"model.seq_len={row['seq_len']}",
             f"dtype={'fp8' if row['precision'].upper() == 'FP8' else 'bf16'}"]
-    if row["precision"].upper() == "FP8":
-        # NeMo's fp8 H100 userbuffers configs (GPT-3 175B, Llama 3.1 70B and 405B alike) overlap
-        # the output projections by ring exchange on 1 SM with the margin; the rest as bf16.
-        for slot in ("proj_fprop", "fc2_fprop"):
-            key = f"parallelism.tp_comm_overlap_cfg.{slot}"
-            sets += [f"{key}.method=ring_exchange", f"{key}.num_sm=1", f"{key}.set_sm_margin=true"]
+    # The benchmarks behind the published rows run one userbuffers config for both precisions:
+    # dgxc-benchmarking's GPT-3 175B hydra file (nemo_megatron/gpt3_175b_hydra.yaml, 35a9aec) is
+    # the fp8 run's, and its Llama 3.1 configure.sh (143b90d) switches only fp8 and fp8_buf.
     sets += list(extra_sets)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
         cmd = [binary, "run", TOPOLOGY, "--workload", os.path.join(HERE, recipe), "--backend", "flow", "-q",
-               "--set", f"topology.rail.leaves={leaves}", "--set", f"topology.rail.spines={4 * leaves}",
-               "--set", f"topology.rail.links_per_spine={8 // leaves}", "--out", out]
+               "--set", f"topology.rail.leaves={leaves}", "--set", f"topology.rail.spines={spines}",
+               "--set", f"topology.rail.links_per_spine={links}", "--out", out]
         for s in sets:
             cmd += ["--workload-set", s]
         p = subprocess.run(cmd, capture_output=True, text=True)
