@@ -107,6 +107,7 @@ nlohmann::json jobJson(const WorkloadSpec& spec) {
     j["dp_bucket_bytes"] = tr.dpBucketBytes;
     j["grad_reduce_dtype"] = tr.gradientReduceDtype();
     j["elementwise"] = tr.elementwise;
+    j["sp_regather"] = tr.spRegather;
     j["communication"] = tr.communication;
     j["tp_granularity"] = tr.tpGranularity;
   } else if (spec.kind == "trace") {

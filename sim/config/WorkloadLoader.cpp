@@ -320,6 +320,7 @@ void readTraining(YamlReader& r, const Node& root, TrainingSpec& t) {
   if (r.getChoice(root, "", "grad_reduce_dtype", t.gradReduceDtype, {"fp32", "bf16", "fp16"}))
     t.gradReduceBytes = t.gradReduceDtype == "fp32" ? 4 : 2;
   r.getBool(root, "", "elementwise", t.elementwise);
+  r.getBool(root, "", "sp_regather", t.spRegather);
   r.getBool(root, "", "communication", t.communication);
   r.getChoice(root, "", "tp_granularity", t.tpGranularity, {"layer", "stage"});
 }
@@ -412,7 +413,7 @@ void readJob(YamlReader& r, const Node& root, WorkloadSpec& spec, std::vector<Di
     r.checkKeys(root, "",
                 {"kind", "name", "start", "collectives", "placement", "calibration", "model", "gpu",
                  "parallelism", "iterations", "dtype", "dp_bucket", "communication", "tp_granularity",
-                 "grad_reduce_dtype", "elementwise"});
+                 "grad_reduce_dtype", "elementwise", "sp_regather"});
   } else if (spec.kind == "chakra") {
     r.checkKeys(root, "",
                 {"kind", "name", "start", "collectives", "placement", "calibration", "chakra", "comm_groups",

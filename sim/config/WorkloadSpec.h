@@ -388,6 +388,12 @@ struct TrainingSpec {
   /// Model the memory-bound kernels of every layer (layer norms, activation, dropout, residual
   /// adds; TransformerModel::elementwiseBytes) at the GPU's memory rate; false leaves them out.
   bool elementwise = true;
+  /// Sequence parallelism's backward as Megatron runs it (a modelling switch, not Megatron's):
+  /// each column-parallel GEMM's sharded input all-gathered again for its weight gradient, beside
+  /// its data gradient, and the reduce-scatter of that data gradient beside the weight gradient
+  /// (both asynchronous in Megatron and Transformer Engine). false leaves both out, as fabricsim
+  /// did before (the shipped workloads pin it until their figures are regenerated).
+  bool spRegather = true;
   /// false: every communication takes zero time (isolates compute and the pipeline bubble).
   bool communication = true;
   /// Collectives per layer and pass at layer granularity ("layer") or one merged collective per

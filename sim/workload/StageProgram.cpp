@@ -25,6 +25,8 @@ class StageBuilder {
     sendBwd_ = prog_.stream("pp-send-bwd");
     dpStream_ = prog_.stream("dp");
     if (plan_.tpOverlap && plan_.tp > 1) tpStream_ = prog_.stream("tp-overlap");
+    if (!plan_.tpOverlap && plan_.sp && plan_.attnBwdShares.columnGrad > Time::zero())
+      tpAsyncStream_ = prog_.stream("tp-async");
     if (plan_.cp > 1) {
       cpSend_ = prog_.stream("cp-send");
       cpRecv_ = prog_.stream("cp-recv");
@@ -113,6 +115,8 @@ class StageBuilder {
       tpGather(gatherBytes);
       if (ringHere && prog_.ops.size() != before) inputs = {lastOp()};
       const std::vector<uint32_t> ringOps = ringHere ? ring(ringBytes, inputs) : std::vector<uint32_t>{};
+      if (shares.regather && plan_.sp && shares.columnGrad > Time::zero())
+        return asyncBackward(label, duration, gatherBytes, reduceBytes, ringOps, shares.columnGrad);
       const uint32_t op = computeOp(label, duration);
       pending_.insert(pending_.end(), ringOps.begin(), ringOps.end());
       tpReduce(reduceBytes);
@@ -139,6 +143,43 @@ class StageBuilder {
     pending_ = std::move(overlapped_);
     overlapped_.clear();
     return op;
+  }
+
+  /// A backward block with sequence parallelism and no TP overlap, as Megatron's
+  /// LinearWithGradAccumulationAndAsyncCommunication (and Transformer Engine's column-parallel
+  /// modules) run its column-parallel GEMM: the block's compute up to that GEMM; then the
+  /// re-gather of the GEMM's sharded input (`gatherBytes`, asynchronous, on the TP side stream)
+  /// beside its data gradient; then the reduce-scatter of the data gradient (asynchronous) beside
+  /// its weight gradient, which needs the gathered input. What follows waits for the
+  /// reduce-scatter. Ring-attention messages finish before the column GEMM (attention's backward
+  /// comes first). Returns the weight-gradient op.
+  uint32_t asyncBackward(const char* label, Time duration, Bytes gatherBytes, Bytes reduceBytes,
+                         const std::vector<uint32_t>& ringOps, Time columnGrad) {
+    const Time before = std::max(Time::zero(), duration - columnGrad * 2);
+    const uint32_t pre = computeOp(label, before);
+    pending_.insert(pending_.end(), ringOps.begin(), ringOps.end());
+    const uint32_t regather = tpAsync(CollectiveOp::AllGather, gatherBytes, "tp-regather", {pre});
+    const uint32_t dgrad = computeOp(label, columnGrad);
+    const uint32_t reduce =
+        tpAsync(CollectiveOp::ReduceScatter, reduceBytes, "tp-reducescatter", {dgrad, regather});
+    pending_ = {regather};
+    const uint32_t wgrad = computeOp(label, columnGrad);
+    pending_ = {reduce};
+    return wgrad;
+  }
+
+  /// A TP collective on the side stream of Megatron's asynchronous backward communication.
+  uint32_t tpAsync(CollectiveOp kind, Bytes bytes, const char* label, std::vector<uint32_t> deps) {
+    TraceOp op;
+    op.type = OpType::Collective;
+    op.collective = kind;
+    op.comm = plan_.tpComm;
+    op.bytes = bytes;
+    op.stream = tpAsyncStream_;
+    op.label = prog_.label(label);
+    op.deps = std::move(deps);
+    prog_.ops.push_back(std::move(op));
+    return lastOp();
   }
 
   /// Megatron's "g" after a block in forward (and "f" in backward): all-reduce, or
@@ -316,7 +357,8 @@ class StageBuilder {
     if (plan_.stageGranularity && !plan_.tpOverlap && plan_.cp <= 1) {
       const int perLayer = plan_.recompute ? 4 : 2;
       const Bytes total = perLayer * s * layers(chunk);
-      tpGather(total);
+      // With it, sequence parallelism's re-gathers (qkv's and fc1's input) join the merged gather.
+      tpGather(total + (plan_.attnBwdShares.regather ? 2 * s * layers(chunk) : 0));
       if (plan_.recompute) computeOp("recompute", plan_.chunkFwd[virtualStage(chunk)]);
       const uint32_t op = computeOp("bwd", plan_.chunkBwd[virtualStage(chunk)]);
       tpReduce(total);
@@ -523,7 +565,8 @@ class StageBuilder {
   const TrainingPlan& plan_;
   const int stage_;
   Program prog_;
-  uint8_t compute_ = 0, recvFwd_ = 0, sendFwd_ = 0, recvBwd_ = 0, sendBwd_ = 0, dpStream_ = 0, tpStream_ = 0;
+  uint8_t compute_ = 0, recvFwd_ = 0, sendFwd_ = 0, recvBwd_ = 0, sendBwd_ = 0, dpStream_ = 0, tpStream_ = 0,
+          tpAsyncStream_ = 0;
   uint8_t cpSend_ = 0, cpRecv_ = 0, edpStream_ = 0;
   std::vector<uint32_t> pending_;
   std::vector<uint32_t> blockDeps_;   ///< inputs of the block being emitted (TP overlap)

@@ -43,6 +43,9 @@ struct TrainingPlan {
     /// fc1_dgrad's bulk all-gather) and its share.
     bool regather = false;
     double regatherShare = -1.0;
+    /// Backward blocks without TP overlap: the data (= weight) gradient GEMM time of the block's
+    /// column-parallel GEMM (qkv, fc1), which the re-gather and the reduce-scatter run beside.
+    Time columnGrad;
     /// Forward blocks: the chunks of the output projection's pipelined or ring-exchange
     /// reduce-scatter. Its last chunk can only leave once the GEMM's last chunk is done, so
     /// 1/reduceSplits of the reduce-scatter follows the block's compute; 0: all of it overlaps.

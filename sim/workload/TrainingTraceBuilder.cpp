@@ -219,6 +219,7 @@ std::string describe(const TrainingSpec& spec, int m) {
   if (spec.model.tiedEmbeddings) out += " tied";
   if (spec.model.causal) out += " causal";
   if (spec.elementwise) out += " elementwise";
+  if (par.sequenceParallel && !spec.spRegather) out += " no-sp-regather";
   if (spec.gradientReduceBytes() != spec.dtypeBytes) out += " grads-" + spec.gradientReduceDtype();
   if (spec.dtype == "fp8") out += " fp8";
   return out;
@@ -332,6 +333,13 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   // scatter-add of the gradient rows: read + write of one activation.
   plan.embedding = compute.memoryTime(2.0 * static_cast<double>(model.activationBytes(b)));
   if (plan.tpOverlap) applyTpOverlap(spec, model, compute, plan);
+  // Sequence parallelism's backward re-gather (both paths) and, without TP overlap, the column
+  // GEMM's gradient times the asynchronous gather and reduce-scatter run beside.
+  plan.attnBwdShares.regather = plan.mlpBwdShares.regather = plan.sp && spec.spRegather;
+  if (plan.sp && spec.spRegather && !plan.tpOverlap) {
+    plan.attnBwdShares.columnGrad = compute.computeTime(Flops{model.qkvGemmFlops(b), 0.0});
+    plan.mlpBwdShares.columnGrad = compute.computeTime(Flops{model.fc1GemmFlops(b), 0.0});
+  }
   plan.model = &model;
   plan.compute = &compute;
 

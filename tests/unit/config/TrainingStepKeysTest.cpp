@@ -35,6 +35,7 @@ parallelism: {tp: 4, pp: 8, dp: 4, global_batch: 256, sequence_parallel: true, d
               defer_embedding_wgrad_compute: true, wgrad_deferral_limit: 22}
 grad_reduce_dtype: fp32
 elementwise: true
+sp_regather: false
 )",
                                            "w.yaml", {});
   const TrainingSpec& t = w.training;
@@ -52,12 +53,14 @@ elementwise: true
   EXPECT_EQ(t.parallelism.wgradDeferralLimit, 22);
   EXPECT_EQ(t.gradReduceBytes, 4);
   EXPECT_TRUE(t.elementwise);
+  EXPECT_FALSE(t.spRegather);
   // Defaults are Megatron-LM's (arguments.py): causal GPT attention, the output layer tied to
   // the embedding (untie_embeddings_and_output_weights off; the Llama 3 preset unties, as its
   // release does), --overlap-grad-reduce off, bf16 gradients reduced in fp32 (--bf16 sets
   // accumulate_allreduce_grads_in_fp32), fp16 ones in fp16; element-wise kernels modelled.
   const WorkloadSpec d = parseWorkloadYaml("kind: training\nmodel: gpt3-175b\n", "w.yaml", {});
-  EXPECT_TRUE(d.training.model.causal && d.training.model.tiedEmbeddings && d.training.elementwise);
+  EXPECT_TRUE(d.training.model.causal && d.training.model.tiedEmbeddings && d.training.elementwise &&
+              d.training.spRegather);
   EXPECT_FALSE(d.training.parallelism.overlapGradReduce);
   EXPECT_FALSE(d.training.parallelism.deferEmbeddingWgrad);
   EXPECT_EQ(d.training.parallelism.wgradDeferralLimit, 0);

@@ -7,10 +7,10 @@
 // Transformer Engine's SM margin slowed by sms / (sms - num_sm), a bulk kernel's share), causal attention
 // FLOPs (half the square), the element-wise bytes per layer, fp8 GEMMs at the fp8 peak, Transformer
 // Engine's fp8 casts and transposes kernel by kernel, the bf16 output layer of an fp8 job, the
-// in-step rate, the deferred output-layer weight gradient, context parallelism
-// (ranks, ring attention bytes, s/cp tokens), expert parallelism (groups, all-to-all bytes, expert gradients)
-// and Mixtral's parameter counts, FLOPs per token (6N plus attention) and the published MFU reproduced from
-// the published step times, and the bad combinations refused.
+// in-step rate, the deferred output-layer weight gradient, sequence parallelism's backward, context
+// parallelism (ranks, ring attention bytes, s/cp tokens), expert parallelism (groups, all-to-all bytes,
+// expert gradients) and Mixtral's parameter counts, FLOPs per token (6N plus attention) and the published MFU
+// reproduced from the published step times, and the bad combinations refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -455,6 +455,74 @@ TEST(MegatronStep, DeferredOutputLayerWgradRunsInTheFlush) {
       for (const uint32_t d : op.deps) bucketWaits = bucketWaits || d == static_cast<uint32_t>(drain);
   EXPECT_TRUE(bucketWaits) << "the output layer's gradient bucket waits for the deferred GEMMs";
   for (const TraceOp& op : t.programs[0].ops) EXPECT_NE(t.programs[0].labels[op.label], "logits-wgrad");
+}
+
+// Sequence parallelism without TP overlap, one layer (h 1024, 8 heads, s 4096) on tp 2: each
+// backward block runs as Megatron's LinearWithGradAccumulationAndAsyncCommunication runs its
+// column-parallel GEMM: the compute up to it, then the re-gather of the GEMM's input (b s h x 2
+// bytes, on a side stream) beside its data gradient, then the data gradient's reduce-scatter
+// beside its weight gradient (which waits for the gathered input); what follows waits for the
+// reduce-scatter. Data and weight gradients of qkv: 2 s h 3h / tp FLOPs each; of fc1 (ffn 4096):
+// 2 s h ffn / tp; at 1000 TFLOP/s x 0.8. sp_regather: false leaves all of it out.
+TEST(MegatronStep, SequenceParallelBackwardReGathersBesideTheDataGradient) {
+  TrainingSpec s = spec(2, 1, 1, 1, 1);
+  s.model = smallModel();
+  s.model.layers = 1;
+  s.gpu = roundGpu();
+  s.parallelism.sequenceParallel = true;
+  const JobTrace t = build(s);
+  const Program& prog = t.programs[0];
+  const double rate = 1000e12 * 0.8;
+  const Time qkvGrad = Time::ps(std::llround(2.0 * 4096 * 1024 * 3 * 1024 / 2 / rate * 1e12));
+  const Time fc1Grad = Time::ps(std::llround(2.0 * 4096 * 1024 * 4096 / 2 / rate * 1e12));
+  const Bytes act = 4096 * 1024 * 2;
+  std::vector<size_t> regathers;
+  for (size_t i = 0; i < prog.ops.size(); ++i)
+    if (prog.labels[prog.ops[i].label] == "tp-regather") regathers.push_back(i);
+  ASSERT_EQ(regathers.size(), 2u);  // the MLP block's backward, then the attention block's
+  for (size_t k = 0; k < 2; ++k) {
+    SCOPED_TRACE(k == 0 ? "mlp block" : "attention block");
+    const size_t g = regathers[k];
+    ASSERT_LT(g + 4, prog.ops.size());
+    const TraceOp& pre = prog.ops[g - 1];
+    const TraceOp& gather = prog.ops[g];
+    const TraceOp& dgrad = prog.ops[g + 1];
+    const TraceOp& reduce = prog.ops[g + 2];
+    const TraceOp& wgrad = prog.ops[g + 3];
+    const Time grad = k == 0 ? fc1Grad : qkvGrad;
+    EXPECT_EQ(pre.type, OpType::Compute);
+    EXPECT_EQ(gather.collective, CollectiveOp::AllGather);
+    EXPECT_EQ(gather.bytes, act);
+    EXPECT_EQ(prog.streams[gather.stream], "tp-async");
+    EXPECT_EQ(gather.deps, (std::vector<uint32_t>{static_cast<uint32_t>(g - 1)}));
+    EXPECT_EQ(dgrad.type, OpType::Compute);
+    EXPECT_NEAR(static_cast<double>(dgrad.duration.picos()), static_cast<double>(grad.picos()), 1.0);
+    EXPECT_EQ(reduce.collective, CollectiveOp::ReduceScatter);
+    EXPECT_EQ(reduce.bytes, act);
+    EXPECT_EQ(prog.streams[reduce.stream], "tp-async");
+    EXPECT_EQ(reduce.deps, (std::vector<uint32_t>{static_cast<uint32_t>(g + 1), static_cast<uint32_t>(g)}));
+    EXPECT_EQ(wgrad.type, OpType::Compute);
+    EXPECT_NEAR(static_cast<double>(wgrad.duration.picos()), static_cast<double>(grad.picos()), 1.0);
+    EXPECT_EQ(wgrad.deps, (std::vector<uint32_t>{static_cast<uint32_t>(g)}));
+    // The block's three compute ops add up to its backward (a rounding of a picosecond each).
+    const TransformerModel model(s.model, 2, 2, true);
+    const ComputeModel cm(s.gpu);
+    const Time whole = cm.computeTime(
+        TransformerModel::backwardOf(k == 0 ? model.mlpForward(1) : model.attentionForward(1)));
+    EXPECT_NEAR(static_cast<double>((pre.duration + dgrad.duration + wgrad.duration).picos()),
+                static_cast<double>(whole.picos()), 3.0);
+    // The next block's first op on the compute stream waits for the reduce-scatter (the
+    // attention block is the layer's last: the optimizer follows it).
+    for (size_t j = g + 4; k == 0 && j < prog.ops.size(); ++j)
+      if (prog.ops[j].stream == pre.stream) {
+        EXPECT_EQ(prog.ops[j].deps, (std::vector<uint32_t>{static_cast<uint32_t>(g + 2)}));
+        break;
+      }
+  }
+  s.spRegather = false;
+  const JobTrace off = build(s);
+  for (const TraceOp& op : off.programs[0].ops) EXPECT_NE(off.programs[0].labels[op.label], "tp-regather");
+  for (const std::string& stream : off.programs[0].streams) EXPECT_NE(stream, "tp-async");
 }
 
 TEST(MegatronStep, RefusesCombinationsMegatronRefuses) {

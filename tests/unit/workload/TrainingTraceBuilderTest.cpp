@@ -154,8 +154,13 @@ TEST_P(TrainingBytes, PerGpuBytesMatchClosedForm) {
     auto bytes = bytesByLabel(prog);
     SCOPED_TRACE("stage " + std::to_string(stage));
     if (c.sp) {
+      // Megatron re-gathers each column-parallel GEMM's sharded input (qkv's, fc1's) for its
+      // weight gradient (Korthikanti et al. 2022, section 4.2.2): two more all-gathers of one
+      // activation per layer and backward, merged into the stage's gather at stage granularity.
+      const int64_t regather = c.tp > 1 ? m * layersPerStage * 2 * act : 0;
       EXPECT_EQ(bytes["tp-reducescatter"], tpBytes);
-      EXPECT_EQ(bytes["tp-allgather"], tpBytes);
+      EXPECT_EQ(bytes["tp-allgather"], tpBytes + (c.stage ? regather : 0));
+      EXPECT_EQ(bytes["tp-regather"], c.stage ? 0 : regather);
       EXPECT_EQ(bytes["tp-allreduce"], 0);
     } else {
       EXPECT_EQ(bytes["tp-allreduce"], tpBytes);
@@ -425,9 +430,10 @@ TEST(TrainingTraceBuilder, Llama405BOverSixteenStages) {
     auto bytes = bytesByLabel(prog);
     // Per-GPU DP bytes follow the stage's parameter count.
     EXPECT_EQ(bytes["dp-allreduce"], model.gradientBytesPerRank(params));
-    // One merged forward per micro-batch of the stage's n layers: 2 n activations gathered.
+    // Per micro-batch, merged: 2 n activations gathered in forward, 2 n in backward and the 2 n
+    // re-gathers of the column-parallel GEMMs' inputs.
     const int64_t vocabGathers = (s == 0 || s == 15) ? 1 : 0;
-    EXPECT_EQ(bytes["tp-allgather"], m * (4 * n + vocabGathers) * act);
+    EXPECT_EQ(bytes["tp-allgather"], m * (6 * n + vocabGathers) * act);
     for (const TraceOp& op : prog.ops) {
       if (op.type == OpType::Compute && prog.labels[op.label] == "fwd") {
         EXPECT_EQ(op.duration, cm.computeTime(model.layerForward(1) * n));
