@@ -70,18 +70,25 @@ class StageBuilder {
     return emitCompute(std::move(op));
   }
 
-  void tpCollective(CollectiveOp kind, Bytes bytes, double smShare = -1.0, const char* label = nullptr) {
-    if (plan_.tp == 1) return;
+  /// A collective of `bytes` over communicator `comm`, labelled `label` (no stream, no deps).
+  TraceOp collectiveOp(CollectiveOp kind, uint16_t comm, Bytes bytes, const char* label) {
     TraceOp op;
     op.type = OpType::Collective;
     op.collective = kind;
-    op.comm = plan_.tpComm;
+    op.comm = comm;
     op.bytes = bytes;
+    op.label = prog_.label(label);
+    return op;
+  }
+
+  void tpCollective(CollectiveOp kind, Bytes bytes, double smShare = -1.0, const char* label = nullptr) {
+    if (plan_.tp == 1) return;
+    TraceOp op = collectiveOp(kind, plan_.tpComm, bytes,
+                              label != nullptr                      ? label
+                              : kind == CollectiveOp::AllReduce     ? "tp-allreduce"
+                              : kind == CollectiveOp::ReduceScatter ? "tp-reducescatter"
+                                                                    : "tp-allgather");
     op.smShare = smShare;
-    op.label = prog_.label(label != nullptr                      ? label
-                           : kind == CollectiveOp::AllReduce     ? "tp-allreduce"
-                           : kind == CollectiveOp::ReduceScatter ? "tp-reducescatter"
-                                                                 : "tp-allgather");
     if (!plan_.tpOverlap) {
       emitCompute(std::move(op));
       return;
@@ -170,13 +177,8 @@ class StageBuilder {
 
   /// A TP collective on the side stream of Megatron's asynchronous backward communication.
   uint32_t tpAsync(CollectiveOp kind, Bytes bytes, const char* label, std::vector<uint32_t> deps) {
-    TraceOp op;
-    op.type = OpType::Collective;
-    op.collective = kind;
-    op.comm = plan_.tpComm;
-    op.bytes = bytes;
+    TraceOp op = collectiveOp(kind, plan_.tpComm, bytes, label);
     op.stream = tpAsyncStream_;
-    op.label = prog_.label(label);
     op.deps = std::move(deps);
     prog_.ops.push_back(std::move(op));
     return lastOp();
@@ -249,13 +251,8 @@ class StageBuilder {
   /// blocking; nccl-tests size: the whole gathered tensor, tp x one rank's dispatched tokens.
   void expertTp(CollectiveOp kind) {
     if (plan_.etp <= 1) return;
-    TraceOp op;
-    op.type = OpType::Collective;
-    op.collective = kind;
-    op.comm = plan_.tpComm;
-    op.bytes = plan_.dispatchBytes * plan_.etp;
-    op.label = prog_.label(kind == CollectiveOp::AllGather ? "etp-allgather" : "etp-reducescatter");
-    emitCompute(std::move(op));
+    emitCompute(collectiveOp(kind, plan_.tpComm, plan_.dispatchBytes * plan_.etp,
+                             kind == CollectiveOp::AllGather ? "etp-allgather" : "etp-reducescatter"));
   }
 
   /// The MoE block of a layer in forward (also the recomputation): the router, the dispatch
@@ -450,9 +447,10 @@ class StageBuilder {
 
   void planBuckets() {
     const int tp = plan_.tp;
-    sets_.push_back({GradientBuckets(segments(false), plan_.bucketElements, plan_.dp * plan_.cp * plan_.ep > 1,
-                                     plan_.v, [tp](int64_t params) { return (params + tp - 1) / tp; }),
-                     plan_.dpComm, dpStream_, "dp"});
+    sets_.push_back(
+        {GradientBuckets(segments(false), plan_.bucketElements, plan_.dp * plan_.cp * plan_.ep > 1, plan_.v,
+                         [tp](int64_t params) { return (params + tp - 1) / tp; }),
+         plan_.dpComm, dpStream_, "dp"});
     if (plan_.expertParamsPerLayerRank > 0) {
       sets_.push_back({GradientBuckets(segments(true), plan_.bucketElements, plan_.dp * plan_.cp > 1, plan_.v,
                                        [](int64_t params) { return params; }),
@@ -532,10 +530,13 @@ class StageBuilder {
     // Each rank's optimizer updates its dense parameters / tp and its experts, each divided
     // over its data-parallel group with the distributed optimizer.
     int64_t optimizerParams = (sets_[0].buckets.totalParams() + plan_.tp - 1) / plan_.tp;
-    if (plan_.distOpt) optimizerParams = (optimizerParams + plan_.dp * plan_.cp * plan_.ep - 1) / (plan_.dp * plan_.cp * plan_.ep);
+    if (plan_.distOpt)
+      optimizerParams =
+          (optimizerParams + plan_.dp * plan_.cp * plan_.ep - 1) / (plan_.dp * plan_.cp * plan_.ep);
     if (sets_.size() > 1) {
       const int64_t experts = sets_[1].buckets.totalParams();
-      optimizerParams += plan_.distOpt ? (experts + plan_.dp * plan_.cp - 1) / (plan_.dp * plan_.cp) : experts;
+      optimizerParams +=
+          plan_.distOpt ? (experts + plan_.dp * plan_.cp - 1) / (plan_.dp * plan_.cp) : experts;
     }
     pending_ = dpOps;
     const uint32_t optimizer = computeOp("optimizer", plan_.compute->optimizerTime(optimizerParams));
@@ -547,16 +548,12 @@ class StageBuilder {
   }
 
   uint32_t dpCollective(const BucketSet& set, CollectiveOp kind, Bytes bytes, std::vector<uint32_t> deps) {
-    TraceOp op;
-    op.type = OpType::Collective;
+    const std::string name =
+        std::string(set.prefix) + (kind == CollectiveOp::AllReduce       ? "-allreduce"
+                                   : kind == CollectiveOp::ReduceScatter ? "-reducescatter"
+                                                                         : "-allgather");
+    TraceOp op = collectiveOp(kind, set.comm, bytes, name.c_str());
     op.stream = set.stream;
-    op.collective = kind;
-    op.comm = set.comm;
-    op.bytes = bytes;
-    const std::string name = kind == CollectiveOp::AllReduce       ? "-allreduce"
-                             : kind == CollectiveOp::ReduceScatter ? "-reducescatter"
-                                                                   : "-allgather";
-    op.label = prog_.label(set.prefix + name);
     op.deps = std::move(deps);
     prog_.ops.push_back(std::move(op));
     return lastOp();
@@ -585,6 +582,8 @@ class StageBuilder {
 
 }  // namespace
 
-Program buildStageProgram(const TrainingPlan& plan, int stage) { return StageBuilder(plan, stage).build(); }
+Program buildStageProgram(const TrainingPlan& plan, int stage) {
+  return StageBuilder(plan, stage).build();
+}
 
 }  // namespace fabricsim
