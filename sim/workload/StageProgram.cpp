@@ -354,8 +354,10 @@ class StageBuilder {
     if (plan_.stageGranularity && !plan_.tpOverlap && plan_.cp <= 1) {
       const int perLayer = plan_.recompute ? 4 : 2;
       const Bytes total = perLayer * s * layers(chunk);
-      // With it, sequence parallelism's re-gathers (qkv's and fc1's input) join the merged gather.
-      tpGather(total + (plan_.attnBwdShares.regather ? 2 * s * layers(chunk) : 0));
+      // With it, sequence parallelism's re-gathers (qkv's input, and fc1's unless the MLP is
+      // experts) join the merged gather.
+      const int regathers = plan_.attnBwdShares.regather ? (plan_.moe ? 1 : 2) : 0;
+      tpGather(total + regathers * s * layers(chunk));
       if (plan_.recompute) computeOp("recompute", plan_.chunkFwd[virtualStage(chunk)]);
       const uint32_t op = computeOp("bwd", plan_.chunkBwd[virtualStage(chunk)]);
       tpReduce(total);
