@@ -624,6 +624,9 @@ TEST(MegatronStep, ExpertParallelDispatchAndCombine) {
     EXPECT_EQ(bytes.at("edp-reducescatter"), layers * expertsPerRank * expertParams * 2);
     EXPECT_EQ(bytes.at("dp-reducescatter"), layers * denseLayer / 2 * 2);
     EXPECT_EQ(bytes.count("tp-allreduce"), 0u);
+    // Sequence parallelism's backward re-gather: qkv's input only (the experts get their tokens
+    // by the all-to-all), b s h x 2 bytes per layer and micro-batch.
+    EXPECT_EQ(bytes.at("tp-regather"), m * layers * kSeq * kHidden * 2);
   }
   // ep must divide the experts; experts with tp > 1 need sequence parallelism.
   TrainingSpec bad = s;
