@@ -326,7 +326,7 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   // Megatron's deferred output-layer wgrad: the weight-gradient GEMM has the forward's FLOPs
   // (2 T h V / tp); the first min(limit, m) backwards leave it for the flush (limit 0: all).
   if (par.deferEmbeddingWgrad && plan.vocab && plan.pp > 1) {
-    plan.logitsWgrad = bf16Compute.computeTime(model.logitsForward(b));
+    plan.logitsWgrad = plan.logitsFwd;
     plan.deferredWgrads = par.wgradDeferralLimit > 0 ? std::min(par.wgradDeferralLimit, plan.m) : plan.m;
   }
   // Lookup (vocab-parallel: every TP rank writes the full b*s*h output) and, in backward, the

@@ -436,6 +436,7 @@ TEST(MegatronStep, DeferredOutputLayerWgradRunsInTheFlush) {
     if (label == "logits-wgrad") {
       EXPECT_EQ(drain, -1);
       drain = static_cast<int>(i);
+      // Tolerance 3 ps: three weight gradients, each rounded to the picosecond on its own.
       EXPECT_NEAR(static_cast<double>(op.duration.picos()), static_cast<double>((fwd * 3).picos()), 3.0);
     }
   }
