@@ -168,10 +168,14 @@ TEST(BackendAgreement, SprayFctDistributionsAgree) {
 
 TEST(BackendAgreement, TrainingOnTheDefaultFabric) {
   // topologies/default.yaml (64 GPUs, 8 rails, 400G RoCE) with its GPT-1.3B job shrunk to
-  // 4 layers and 8 sequences per iteration (2 micro-batches per pipeline).
-  // Measured (2026-11-26): flow 4.9043 ms, packet 4.9145 ms (-0.21%); the full job: 48.887 vs
-  // 48.917 ms.
+  // 4 layers and 8 sequences per iteration (2 micro-batches per pipeline), made lossless (PFC):
+  // the default fabric is lossy without congestion control, and there the tied embedding's
+  // all-reduce between the first and the last stage collides under ECMP on the leaves' uplinks
+  // and drops packets, which the flow backend does not model. Under PFC the colliding flows
+  // share the uplink as the fluid's max-min shares do, and nothing may be dropped.
+  // Measured (2026-11-28): flow 9.081 ms, packet 9.096 ms (-0.17%).
   const Pair p = runBoth(quoted(kRoot + "topologies/default.yaml") +
+                         " --set switch.pfc.enabled=true --set switch.pfc.xoff=60KB --set switch.pfc.xon=48KB"
                          " --workload-set model.layers=4 --workload-set parallelism.global_batch=8");
   expectJctAgreement(p, "default-training", 0.05);
 }
@@ -221,7 +225,7 @@ TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithNcclsChoice) {
 
 TEST(BackendAgreement, TrainingOnRailOptimized256) {
   // rail-optimized-256 (32 hosts x 8 GPUs, 400G) with gpt-small (TP 4, PP 2, DP 4) at 4 layers.
-  // Measured (2026-11-26): flow 8.8639 ms, packet 8.8914 ms (-0.31%).
+  // Measured (2026-11-28): flow 12.3568 ms, packet 12.3789 ms (-0.18%).
   const Pair p = runBoth(quoted(kRoot + "topologies/rail-optimized-256.yaml") + " --workload " +
                          quoted(kRoot + "workloads/gpt-small.yaml") + " --workload-set model.layers=4");
   expectJctAgreement(p, "gpt-small-rail256", 0.05);
