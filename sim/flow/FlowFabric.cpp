@@ -49,6 +49,7 @@ FlowFabric::FlowFabric(Simulator& sim, const Topology& topo, const TopologySpec&
                     "max-min shares, without queueing delay): remove nic.window or use --backend packet");
   solver_.trackLoad(selection_ == Selection::Flowlet);  // only flowlet placement reads loads
   pfcClasses_ = PfcSpreading::pausingClasses(spec);
+  solver_.logChanges(pfcClasses_ != 0);  // applyPfcSpreading redoes the components it reaches
   // Payload capacity: a full MTU of payload costs its framed size on the wire.
   const double efficiency = static_cast<double>(mtu_) / framing_.dataWireBytes(mtu_);
   for (PortId p = 0; p < topo.portCount(); ++p)

@@ -196,7 +196,8 @@ class FlowFabric final : public Fabric, public EventHandler {
   };
   const Coupling& coupling() const { return coupling_; }
   /// Lossless classes without congestion control (PfcSpreading): recomputations in which a
-  /// congested switch egress paused the ports feeding it, and flows slowed there as victims.
+  /// congested switch egress of the components they changed paused the ports feeding it, and
+  /// the flows slowed there as victims (summed over those recomputations).
   uint64_t pfcPausedRecomputations() const { return pfcPausedRecomputations_; }
   uint64_t pfcVictims() const { return pfcVictims_; }
 
@@ -480,7 +481,9 @@ class FlowFabric final : public Fabric, public EventHandler {
   PfcSpreading pfc_;
   std::vector<MaxMinSolver::Hop> pfcHops_;  ///< scratch: a split flow's hops, NIC uplink first
   uint8_t pfcClasses_ = 0;                  ///< PfcSpreading::pausingClasses of the spec (0: never applied)
-  bool pfcOverride_ = false;                ///< the flows' rates are PfcSpreading's, not the solver's
+  // applyPfcSpreading's scratch: the components its fill redoes (stamped, never cleared).
+  std::vector<uint32_t> pfcRes_, pfcFlows_, pfcResStamp_, pfcFlowStamp_;
+  uint32_t pfcEpoch_ = 0;
   uint64_t pfcPausedRecomputations_ = 0;
   uint64_t pfcVictims_ = 0;
   double ackWeight_ = 0;  ///< share of a flow's rate its ACKs take on the reverse NIC links

@@ -28,6 +28,7 @@ void MaxMinSolver::setCapacity(uint32_t r, double capacity) {
   SIM_CHECK(capacity > 0, "a resource needs a positive capacity");
   if (res_[r].capacity == capacity) return;
   res_[r].capacity = capacity;
+  if (logChanges_) changed_.push_back(r);
   // The flows at its top rate take the new share (those tied here with a bottleneck elsewhere
   // too: a lower capacity may bind them here); flows below join the set only if the new share
   // falls below their rate (the fill's edge check).
@@ -76,6 +77,7 @@ uint32_t MaxMinSolver::addFlow(std::span<const Hop> hops) {
     if (trackLoad_) weightSum_[h.resource] += h.weight;
   }
   newFlows_.push_back(f);
+  if (logChanges_) changed_.push_back(hops[0].resource);  // reaches its whole component
   peakActive_ = std::max(peakActive_, ++active_);
   return f;
 }
@@ -95,6 +97,7 @@ void MaxMinSolver::removeFlow(uint32_t f) {
   }
   for (uint32_t i = 0; i < fl.count; ++i) {
     const Hop h = hops_[fl.offset + i];
+    if (logChanges_) changed_.push_back(h.resource);
     // Flows bottlenecked where this one leaves may now grow: that resource must be expanded.
     if (saturated(h.resource)) expand_.push_back(h.resource);
     auto& users = users_[h.resource];

@@ -72,6 +72,17 @@ class MaxMinSolver {
     }
   }
   bool pending() const { return !expand_.empty() || !newFlows_.empty(); }
+  /// Turns on (or off) a log of the resources each change reaches: a flow's, when it is added or
+  /// removed, and a resource whose capacity changes. A component of flows sharing resources none
+  /// of whose flows or capacities is in the log is the same as when the log was last cleared, and
+  /// so are its max-min rates: a caller whose own results decompose by component (FlowFabric's
+  /// PfcSpreading) redoes only the components the log reaches. Off by default.
+  void logChanges(bool on) {
+    logChanges_ = on;
+    changed_.clear();
+  }
+  std::span<const uint32_t> changedResources() const { return changed_; }
+  void clearChanges() { changed_.clear(); }
   /// True when the committed rates on `r` use its whole capacity (a bottleneck).
   bool saturated(uint32_t r) const { return res_[r].usage >= res_[r].capacity * (1 - kSaturation); }
   /// Sum of rate x weight of the flows on `r` at the last solve.
@@ -169,6 +180,8 @@ class MaxMinSolver {
   std::vector<uint32_t> expand_;      ///< resources the next solve must expand
   std::vector<uint32_t> newFlows_;    ///< flows added since the last solve
   std::vector<uint32_t> extraFlows_;  ///< flows a round found above a new bottleneck's share
+  bool logChanges_ = false;
+  std::vector<uint32_t> changed_;  ///< the change log (logChanges), resources may repeat
   size_t active_ = 0;
   size_t peakActive_ = 0;
   uint64_t solves_ = 0;

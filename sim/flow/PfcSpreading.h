@@ -40,7 +40,8 @@
 // are left out).
 // Units: capacities and rates in bytes per picosecond (double); weights dimensionless.
 // Cost: a fill from scratch over the flows given, O(F H log R) plus the sorting of each root's
-// ingress tree (FlowFabric runs it at every recomputation while a lossless class is in use).
+// ingress tree. The fill decomposes over connected components (flows sharing a resource): FlowFabric
+// gives it, at each recomputation, only the components that changed.
 #pragma once
 
 #include <cstdint>

@@ -356,3 +356,69 @@ TEST(PfcSpreadingAgreement, ResultsSayWhenPfcSpreadingIsModelled) {
     EXPECT_TRUE(listed) << dcqcn["backend_model"]["not_modelled"].dump();
   }
 }
+
+// A pause spreads only along the paths of the flows that share resources with the congested
+// port (its connected component), so what happens on another leaf cannot move a flow's rate:
+// the flow backend refills only the components a change reaches. Leaf 0 holds an incast with
+// victims (senders 1-4 send 256 KiB x k to host 0 and 1 MiB each to an idle host on leaf 2,
+// through the spines, which leaf 1's flows never cross); leaf 1
+// an incast of five flows of 128 KiB x (k + 2) whose staggered ends refill its own component five
+// times while leaf 0's flows are live. Leaf 0's completion times with leaf 1 busy must be those
+// of leaf 0 alone, exactly: neither fill reads the other's state (a refill of everything gives
+// the same rates up to rounding; this one gives them bit for bit). And leaf 0 alone against a
+// hand-worked fill (rate C of the receiver's port, s = 256 KiB): the four incast flows share the
+// receiver's port per ingress, C/4 each, and each sender's paused NIC holds its victim to the
+// same rate; incast 1 ends at 4s/C, then C/3 each to 7s/C, C/2 each to 9s/C (victims 2-4 have
+// sent s, 2s and 3s by then). Incast 4 is then alone at the port with s left, no longer paused,
+// and shares its NIC with its victim (s left too): C/2 each, both end at 11s/C. Differences
+// from incast 1's end cancel the fixed path latency: 3s, 5s and 7s over C, ratios 5/3 and 7/3
+// to the first; within 1% (nothing else enters a fluid with exact event times).
+TEST(PfcSpreadingComponents, AnIncastOnAnotherLeafLeavesTheRatesAlone) {
+  const TopologySpec s = losslessSpec();
+  auto runLeaves = [&](bool withLeaf1) {
+    auto topo = buildTopology(s);
+    Simulator sim(1);
+    EcmpFib fib(*topo, 1);
+    FlowFabric fabric(sim, *topo, s, fib);
+    fabric.keepFlowRecords(true);
+    std::map<NodeId, std::vector<uint32_t>> byLeaf;
+    for (uint32_t g = 0; g < topo->gpuCount(); ++g)
+      byLeaf[topo->attachedSwitch(topo->nicOfGpu(g))].push_back(g);
+    const std::vector<uint32_t>& leaf0 = byLeaf.begin()->second;
+    const std::vector<uint32_t>& leaf1 = std::next(byLeaf.begin())->second;
+    const std::vector<uint32_t>& leaf2 = std::next(byLeaf.begin(), 2)->second;
+    auto send = [&](uint32_t src, uint32_t dst, Bytes bytes, uint16_t qp) {
+      TransferRequest r;
+      r.srcGpu = src;
+      r.dstGpu = dst;
+      r.bytes = bytes;
+      r.qp = qp;
+      fabric.send(r, nullptr);
+    };
+    for (uint32_t k = 1; k <= 4; ++k) {
+      send(leaf0.at(k), leaf0.at(0), Bytes{256 << 10} * k, 0);
+      send(leaf0.at(k), leaf2.at(k), Bytes{1} << 20, 1);  // a victim behind the paused NIC
+    }
+    if (withLeaf1)
+      for (uint32_t k = 1; k <= 5; ++k) send(leaf1.at(k), leaf1.at(0), Bytes{128 << 10} * (k + 2), 0);
+    sim.run();
+    EXPECT_GT(fabric.pfcPausedRecomputations(), 0u) << "no pause was modelled";
+    std::vector<int64_t> finish;
+    for (const FlowRecord& rec : fabric.flowRecords()) {
+      EXPECT_TRUE(rec.done());
+      finish.push_back(rec.finish.picos());
+    }
+    return finish;
+  };
+  const std::vector<int64_t> alone = runLeaves(false), busy = runLeaves(true);
+  ASSERT_EQ(alone.size(), 8u);
+  ASSERT_EQ(busy.size(), 13u);
+  for (size_t i = 0; i < alone.size(); ++i) EXPECT_EQ(busy[i], alone[i]) << "leaf 0's flow " << i;
+  // Leaf 1's flows end while leaf 0's run: its refills happen in the window that matters.
+  EXPECT_LT(busy[8], *std::max_element(alone.begin(), alone.end()));
+  const double step = static_cast<double>(alone[2] - alone[0]);  // incast 2's end less incast 1's
+  const double expected[] = {5.0 / 3, 7.0 / 3};
+  for (size_t k = 2; k < 4; ++k)
+    EXPECT_NEAR(static_cast<double>(alone[2 * k] - alone[0]) / step, expected[k - 2], 0.01 * expected[k - 2])
+        << "incast flow " << k + 1;
+}

@@ -430,3 +430,31 @@ TEST(MaxMinSolver, LoweringABottleneckSlowsItsFlowsAndRestoringItGivesTheRatesBa
   EXPECT_DOUBLE_EQ(s.rate(f1), 3.5);
   EXPECT_DOUBLE_EQ(s.rate(f3), 3.5);
 }
+
+// The change log (logChanges) that lets a caller redo only the components a change reached:
+// a new flow logs a resource of its own (which reaches its whole component), a removed flow
+// every resource it held (its component may split), a capacity change its resource; nothing
+// else, and nothing while the log is off. Resources 0-3, flows a: {0, 1}, b: {2}, c: {3}.
+TEST(MaxMinSolver, ChangeLogHoldsWhatEachChangeReached) {
+  MaxMinSolver s;
+  for (int i = 0; i < 4; ++i) s.addResource(1.0);
+  const std::vector<Hop> ha{{0, 1.0f}, {1, 1.0f}}, hb{{2, 1.0f}}, hc{{3, 1.0f}};
+  s.addFlow(hb);  // before the log: not in it
+  s.logChanges(true);
+  EXPECT_TRUE(s.changedResources().empty());
+  const uint32_t a = s.addFlow(ha);
+  solveAll(s);
+  auto logged = [&] { return std::set<uint32_t>(s.changedResources().begin(), s.changedResources().end()); };
+  EXPECT_EQ(logged(), (std::set<uint32_t>{0}));  // a solve adds nothing
+  s.clearChanges();
+  s.setCapacity(3, 2.0);
+  EXPECT_EQ(logged(), (std::set<uint32_t>{3}));
+  s.setCapacity(3, 2.0);  // no change: not logged again
+  EXPECT_EQ(s.changedResources().size(), 1u);
+  s.clearChanges();
+  s.removeFlow(a);
+  EXPECT_EQ(logged(), (std::set<uint32_t>{0, 1}));
+  s.logChanges(false);
+  s.addFlow(hc);
+  EXPECT_TRUE(s.changedResources().empty());
+}
