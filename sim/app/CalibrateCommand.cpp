@@ -19,6 +19,7 @@
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
 #include "sim/core/Units.h"
+#include "sim/report/ResultsFile.h"
 
 namespace po = boost::program_options;
 
@@ -85,6 +86,7 @@ int calibrateCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: fabricsim calibrate: expected MEASUREMENTS... and --out calibration.yaml\n");
     return 2;
   }
+  ResultsFile::checkOutputPath(out, "--out");
   const auto min = parseBytes(minSize);
   if (!min.value) throw InputError("", 0, 0, "--min-size", min.error);
   const std::vector<Measurement> ms = MeasurementReader::readAll(files, op, ranks, gpusPerHost);
@@ -172,14 +174,7 @@ int calibrateCommand(const std::vector<std::string>& args) {
   if (!overlap.empty()) sources.push_back(overlap);
   const std::string text =
       CalibrationWriter::yaml(fit, sources, testbedName, backend, fo.minSizeBytes, cf, cv);
-  {
-    std::ofstream f(out);
-    f << text;
-    if (!f) {
-      std::fprintf(stderr, "fabricsim calibrate: cannot write '%s'\n", out.c_str());
-      return 1;
-    }
-  }
+  ResultsFile::writeBytes(out, text);
   // What was written must read back (as a workload's `calibration:` and as validate's).
   GpuSpec gcheck;
   CollectiveTuning tcheck;

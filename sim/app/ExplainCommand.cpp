@@ -58,6 +58,8 @@ int explainCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: fabricsim explain: missing TOPOLOGY.yaml\n");
     return 2;
   }
+  ResultsFile::checkOutputPath(out, "--out");
+  ResultsFile::checkOutputPath(opt.timelinePath, "--timeline");
   opt.progress = false;
   Experiment full(opt);
   full.run();

@@ -54,6 +54,9 @@ int runCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: fabricsim run: missing TOPOLOGY.yaml\n");
     return 2;
   }
+  // Where the outputs go is checked before the run that fills them.
+  ResultsFile::checkOutputPath(out, "--out");
+  ResultsFile::checkOutputPath(opt.timelinePath, "--timeline");
   opt.progress = !quiet;
   Experiment exp(opt);
   exp.run();

@@ -54,6 +54,8 @@ int traceCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: fabricsim trace: needs TOPOLOGY.yaml, --workload and --out (see --help)\n");
     return 2;
   }
+  // Chakra's --out is the files' prefix: its folder is what must take them.
+  ResultsFile::checkOutputPath(format == "chakra" ? out + ".comm_groups.json" : out, "--out");
   if (format != "json" && format != "chakra") {
     std::fprintf(stderr, "error: fabricsim trace: --format: expected json or chakra, found '%s'\n", format.c_str());
     return 2;

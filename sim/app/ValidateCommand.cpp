@@ -81,6 +81,10 @@ int validateCommand(const std::vector<std::string>& args) {
   }
   const auto min = parseBytes(minSize);
   if (!min.value) throw InputError("", 0, 0, "--min-size", min.error);
+  ResultsFile::checkOutputPath(out, "--out");
+  ResultsFile::checkOutputPath(markdown, "--markdown");
+  ResultsFile::checkOutputPath(plot, "--plot");
+  if (out.empty()) ResultsFile::checkOutputPath(plot.empty() ? "" : plot + ".json", "--plot");
   const std::vector<Measurement> ms = MeasurementReader::readAll(files, op, ranks, gpusPerHost);
 
   const TopologySpec testbed = loadTopologyFile(topology, calibrationTopologySets(calibration));
@@ -94,14 +98,7 @@ int validateCommand(const std::vector<std::string>& args) {
   std::string jsonPath = out;
   if (jsonPath.empty() && !plot.empty()) jsonPath = plot + ".json";
   if (!jsonPath.empty()) ResultsFile::writeJson(jsonPath, json);
-  if (!markdown.empty()) {
-    std::ofstream f(markdown);
-    f << report.markdown();
-    if (!f) {
-      std::fprintf(stderr, "fabricsim validate: cannot write '%s'\n", markdown.c_str());
-      return 1;
-    }
-  }
+  if (!markdown.empty()) ResultsFile::writeBytes(markdown, report.markdown());
   if (!quiet) {
     std::printf("%-64s %-14s %5s %14s %10s %10s %8s\n", "measurement", "op", "ranks", "size (B)", "measured",
                 "simulated", "error %");

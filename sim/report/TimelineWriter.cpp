@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/Error.h"
+#include "sim/report/ResultsFile.h"
 
 namespace fabricsim {
 
@@ -46,18 +47,11 @@ void TimelineWriter::span(uint32_t pid, uint32_t tid, const std::string& name, c
 }
 
 void TimelineWriter::write(const std::string& path) const {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw SimError("cannot write the timeline to '" + tmp + "'");
+  ResultsFile::writeWith(path, [&](std::ostream& out) {
     out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     for (size_t i = 0; i < events_.size(); ++i) out << events_[i] << (i + 1 < events_.size() ? ",\n" : "\n");
     out << "]}\n";
-    if (!out) throw SimError("cannot write the timeline to '" + tmp + "'");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw SimError("cannot rename '" + tmp + "' to '" + path + "': " + ec.message());
+  });
 }
 
 }  // namespace fabricsim

@@ -102,19 +102,6 @@ std::string formatDuration(double s) {
   return buf;
 }
 
-void writeTextAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("error while writing " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot rename " + tmp + " to " + path);
-}
-
 /// The last `maxBytes` of a file (from a line start where possible).
 std::string fileTail(const std::string& path, size_t maxBytes) {
   std::ifstream in(path, std::ios::binary);
@@ -685,7 +672,7 @@ void SweepRunner::writeSummary(const SweepSpec& spec, const std::vector<SweepPoi
     }
     row(cells);
   }
-  writeTextAtomically((fs::path(outDir) / "summary.csv").string(), out);
+  ResultsFile::writeBytes((fs::path(outDir) / "summary.csv").string(), out);
 }
 
 }  // namespace fabricsim

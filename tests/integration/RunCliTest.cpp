@@ -343,6 +343,26 @@ TEST(RunCli, MissingWorkloadFileAndBadOptionsExitTwo) {
   EXPECT_EQ(runCli("run").status, 2);
 }
 
+// Outputs that cannot be written are found before the simulation, not after it: --out in a
+// missing folder or naming a folder, --timeline in a missing folder. Exit 2, the path and the
+// option named, nothing simulated (no summary) and nothing left behind.
+TEST(RunCli, AnOutputThatCannotBeWrittenExitsTwoBeforeTheRun) {
+  TempDir dir;
+  const std::string base = "run " + quoted(kTopo) + " --workload " + quoted(kWorkload);
+  for (const auto& [option, path] :
+       std::vector<std::pair<std::string, std::string>>{{"--out", dir.file("missing/r.json")},
+                                                        {"--out", dir.path()},
+                                                        {"--timeline", dir.file("missing/t.json")}}) {
+    SCOPED_TRACE(option + " " + path);
+    const CliResult r = runCli(base + " " + option + " " + quoted(path));
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find(path), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(option), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("simulated"), std::string::npos) << "the run went ahead:\n" << r.out;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
 TEST(RunCli, HelpExitsZero) {
   const CliResult r = runCli("run --help");
   EXPECT_EQ(r.status, 0) << r.out;
