@@ -2,19 +2,13 @@
 
 #include <algorithm>
 
+#include "sim/config/JsonInput.h"
 #include "sim/core/Error.h"
 
 namespace fabricsim {
 
 nlohmann::json HarnessJson::parse(const std::string& text, const std::string& file) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const size_t upto = std::min(e.byte, text.size());
-    const int line =
-        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
-    throw InputError(file, line, 0, "", std::string("invalid JSON: ") + e.what());
-  }
+  return JsonInput::parse(text, file);
 }
 
 int HarnessJson::lineOf(const std::string& text, const std::string& key) {
@@ -38,7 +32,8 @@ void HarnessJson::require(const nlohmann::json& j, const std::string& text, cons
   if (!j.contains("schema") || !j["schema"].is_number_integer() || j["schema"].get<int64_t>() != schema)
     throw InputError(file, lineOf(text, "schema"), 0, "schema",
                      "expected schema " + std::to_string(schema) + " (this fabricsim reads " + what +
-                         "), found " + (j.contains("schema") ? j["schema"].dump() : std::string("none")) +
+                         "), found " +
+                         (j.contains("schema") ? JsonInput::brief(j["schema"]) : std::string("none")) +
                          ": rerun the harness of this version");
 }
 

@@ -671,9 +671,21 @@ const char* toString(TopologyKind k) {
 }
 
 std::string readInputFile(const std::string& path) {
+  // Only a regular file: a FIFO would block until a writer came, a device such as /dev/zero
+  // never ends. And one that fits in memory with room to spare (the largest inputs, traces of
+  // 100K ranks, are a few hundred MiB).
+  constexpr uintmax_t kMaxBytes = uintmax_t{4} << 30;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(path, 0, 0, "", "is a directory, expected a file");
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) throw InputError(path, 0, 0, "", "cannot open file: no such file");
+  if (std::filesystem::is_directory(st)) throw InputError(path, 0, 0, "", "is a directory, expected a file");
+  if (!std::filesystem::is_regular_file(st))
+    throw InputError(path, 0, 0, "", "is not a regular file (a device, FIFO or socket); expected a file");
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxBytes)
+    throw InputError(path, 0, 0, "",
+                     "is " + std::to_string(size >> 20) + " MiB; expected an input file of at most " +
+                         std::to_string(kMaxBytes >> 20) + " MiB");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, "", "cannot open file");
   std::ostringstream ss;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <cmath>
 
 #include <yaml-cpp/yaml.h>
 
@@ -368,6 +369,24 @@ void readCollective(YamlReader& r, const Node& root, WorkloadSpec& spec) {
                 "'factor' and 'step' are mutually exclusive (multiply or add between sizes); give one");
       } else {
         r.getBytes(s, "sizes", "step", c.stepBytes, false, 1);
+      }
+      // Each size is simulated (warm-up and timed calls): a factor barely above 1 or a step far
+      // below the range would ask for millions of them. Counted as the sweep steps (a step of
+      // at least one byte), up to the limit.
+      constexpr uint64_t kMaxSizes = 10'000;
+      uint64_t count = 0;
+      for (double at = static_cast<double>(c.minBytes);
+           at <= static_cast<double>(c.maxBytes) && count <= kMaxSizes; ++count) {
+        const double next =
+            c.stepBytes > 0 ? at + static_cast<double>(c.stepBytes) : std::round(at * c.factor);
+        at = std::max(next, at + 1);
+      }
+      if (count > kMaxSizes) {
+        const char* key = YamlReader::has(s, "step") ? "step" : "factor";
+        r.error(nodeOr(s, key), std::string("sizes.") + key,
+                "the range " + std::to_string(c.minBytes) + ".." + std::to_string(c.maxBytes) +
+                    " bytes would hold more than " + std::to_string(kMaxSizes) +
+                    " sizes; expected a larger " + key + " (nccl-tests' -f 2 gives one size per doubling)");
       }
     }
   }

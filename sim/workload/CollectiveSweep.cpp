@@ -51,10 +51,12 @@ std::vector<std::pair<Bytes, uint64_t>> CollectiveSweep::sizes(const CollectiveS
     }
     if (size > 0 && size != prev) out.push_back({size, count});
     prev = size;
-    Bytes next = c.stepBytes > 0 ? s + c.stepBytes
-                                 : static_cast<Bytes>(std::llround(static_cast<double>(s) * c.factor));
-    if (next <= s) next = s + 1;
-    s = next;
+    // In doubles: the step past the largest size may not fit in 64 bits.
+    const double next = std::max(c.stepBytes > 0 ? static_cast<double>(s) + static_cast<double>(c.stepBytes)
+                                                 : std::round(static_cast<double>(s) * c.factor),
+                                 static_cast<double>(s) + 1);
+    if (next > static_cast<double>(c.maxBytes) || next >= 0x1p63) break;
+    s = static_cast<Bytes>(next);
   }
   return out;
 }

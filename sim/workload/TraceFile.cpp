@@ -1,9 +1,12 @@
 #include "sim/workload/TraceFile.h"
 
 #include <fstream>
+#include <limits>
 #include <tuple>
 
+#include "sim/config/JsonInput.h"
 #include "sim/config/SpecJson.h"
+#include "sim/config/TopologyLoader.h"
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
 
@@ -40,19 +43,28 @@ struct Reader {
   }
   uint64_t uint(const nlohmann::json& j, const std::string& path) const {
     if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<int64_t>() >= 0))
-      fail(path, "expected a non-negative integer, found " + j.dump());
+      fail(path, "expected a non-negative integer, found " + JsonInput::brief(j));
     return j.get<uint64_t>();
   }
+  /// A non-negative integer that fits T (a rank count, a byte count): never truncated.
+  template <class T>
+  T as(const nlohmann::json& j, const std::string& path) const {
+    const uint64_t v = uint(j, path);
+    if (v > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+      fail(path, "expected at most " + std::to_string(std::numeric_limits<T>::max()) + ", found " +
+                     std::to_string(v));
+    return static_cast<T>(v);
+  }
   int64_t integer(const nlohmann::json& j, const std::string& path) const {
-    if (!j.is_number_integer()) fail(path, "expected an integer, found " + j.dump());
+    if (!j.is_number_integer()) fail(path, "expected an integer, found " + JsonInput::brief(j));
     return j.get<int64_t>();
   }
   std::string string(const nlohmann::json& j, const std::string& path) const {
-    if (!j.is_string()) fail(path, "expected a string, found " + j.dump());
+    if (!j.is_string()) fail(path, "expected a string, found " + JsonInput::brief(j));
     return j.get<std::string>();
   }
   const nlohmann::json& array(const nlohmann::json& j, const std::string& path) const {
-    if (!j.is_array()) fail(path, "expected an array, found " + j.dump().substr(0, 40));
+    if (!j.is_array()) fail(path, "expected an array, found " + JsonInput::brief(j));
     return j;
   }
 };
@@ -145,24 +157,31 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
   if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat)
     r.fail("format", std::string("expected a fabricsim trace (\"format\": \"") + kFormat + "\")");
   if (r.integer(r.at(doc, "version", ""), "version") != kVersion)
-    r.fail("version", "expected version " + std::to_string(kVersion) + ", found " + doc["version"].dump());
+    r.fail("version",
+           "expected version " + std::to_string(kVersion) + ", found " + JsonInput::brief(doc["version"]));
   auto t = std::make_shared<JobTrace>();
   t->name = doc.contains("name") ? r.string(doc["name"], "name") : std::string();
   t->generator = doc.contains("generator") ? r.string(doc["generator"], "generator") : std::string();
-  t->ranks = static_cast<uint32_t>(r.uint(r.at(doc, "ranks", ""), "ranks"));
-  t->iterations = static_cast<int>(r.uint(r.at(doc, "iterations", ""), "iterations"));
+  t->ranks = r.as<uint32_t>(r.at(doc, "ranks", ""), "ranks");
+  // A job on the largest fabric (100K GPUs) with room to spare; a rank count beyond it is a
+  // corrupt file, not a job (4e9 ranks in a 344-byte file asked for 16 GB of tables).
+  constexpr uint32_t kMaxRanks = 1u << 20;
+  if (t->ranks > kMaxRanks)
+    r.fail("ranks",
+           "expected at most " + std::to_string(kMaxRanks) + " ranks, found " + std::to_string(t->ranks));
+  t->iterations = r.as<int>(r.at(doc, "iterations", ""), "iterations");
   if (t->iterations < 1) r.fail("iterations", "expected at least 1");
-  if (doc.contains("microbatches")) t->microbatches = static_cast<int>(r.uint(doc["microbatches"], "microbatches"));
+  if (doc.contains("microbatches")) t->microbatches = r.as<int>(doc["microbatches"], "microbatches");
   if (doc.contains("pipeline_stages"))
-    t->pipelineStages = static_cast<int>(r.uint(doc["pipeline_stages"], "pipeline_stages"));
+    t->pipelineStages = r.as<int>(doc["pipeline_stages"], "pipeline_stages");
   if (doc.contains("virtual_stages")) {
-    t->virtualStages = static_cast<int>(r.uint(doc["virtual_stages"], "virtual_stages"));
+    t->virtualStages = r.as<int>(doc["virtual_stages"], "virtual_stages");
     if (t->virtualStages < 1) r.fail("virtual_stages", "expected at least 1");
   }
   if (doc.contains("comm_sm_share")) {
     const auto& v = doc["comm_sm_share"];
     if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() < 1))
-      r.fail("comm_sm_share", "expected a number in [0, 1), found " + v.dump());
+      r.fail("comm_sm_share", "expected a number in [0, 1), found " + JsonInput::brief(v));
     t->commSmShare = v.get<double>();
   }
   if (doc.contains("microbatch_forward_ps"))
@@ -174,8 +193,8 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
     const std::string p = "collectives";
     CollectiveTuning& tu = t->tuning;
     algorithmFromName(r, r.string(r.at(c, "algorithm", p), p + ".algorithm"), p + ".algorithm", tu);
-    tu.channels = static_cast<int>(r.uint(r.at(c, "channels", p), p + ".channels"));
-    tu.nvlinkChannels = static_cast<int>(r.uint(r.at(c, "nvlink_channels", p), p + ".nvlink_channels"));
+    tu.channels = r.as<int>(r.at(c, "channels", p), p + ".channels");
+    tu.nvlinkChannels = r.as<int>(r.at(c, "nvlink_channels", p), p + ".nvlink_channels");
     if (c.contains("call_channels")) {  // absent in traces written before it existed: NCCL's rule
       const uint64_t cc = r.uint(c["call_channels"], p + ".call_channels");
       if (cc > 64) r.fail(p + ".call_channels", "expected 0 (NCCL's rule) to 64, found " + std::to_string(cc));
@@ -185,10 +204,10 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
     tu.stepLatencyNetwork = Time::ps(r.integer(r.at(c, "step_latency_network_ps", p), p + ".step_latency_network_ps"));
     const auto& eff = r.at(c, "protocol_efficiency", p);
     if (!eff.is_number() || eff.get<double>() <= 0 || eff.get<double>() > 1)
-      r.fail(p + ".protocol_efficiency", "expected a number in (0, 1], found " + eff.dump());
+      r.fail(p + ".protocol_efficiency", "expected a number in (0, 1], found " + JsonInput::brief(eff));
     tu.protocolEfficiency = eff.get<double>();
-    tu.chunkSize = static_cast<Bytes>(r.uint(r.at(c, "chunk_size_bytes", p), p + ".chunk_size_bytes"));
-    tu.trafficClass = static_cast<int>(r.uint(r.at(c, "traffic_class", p), p + ".traffic_class"));
+    tu.chunkSize = r.as<Bytes>(r.at(c, "chunk_size_bytes", p), p + ".chunk_size_bytes");
+    tu.trafficClass = r.as<int>(r.at(c, "traffic_class", p), p + ".traffic_class");
     if (c.contains("ring_model")) {  // absent in traces written before it existed: auto
       const std::string m = r.string(c["ring_model"], p + ".ring_model");
       if (m != "auto" && m != "steps" && m != "pipelined")
@@ -216,7 +235,7 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
       const std::string gp = path + ".groups[" + std::to_string(g) + "]";
       std::vector<uint32_t> members;
       for (size_t k = 0; k < r.array(groups[g], gp).size(); ++k)
-        members.push_back(static_cast<uint32_t>(r.uint(groups[g][k], gp + "[" + std::to_string(k) + "]")));
+        members.push_back(r.as<uint32_t>(groups[g][k], gp + "[" + std::to_string(k) + "]"));
       comm.groups.push_back(std::move(members));
     }
     t->communicators.push_back(std::move(comm));
@@ -236,8 +255,8 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
       const auto& o = ops[i];
       TraceOp x;
       const std::string type = r.string(r.at(o, "type", op), op + ".type");
-      x.stream = static_cast<uint8_t>(r.uint(r.at(o, "stream", op), op + ".stream"));
-      x.label = static_cast<uint32_t>(r.uint(r.at(o, "label", op), op + ".label"));
+      x.stream = r.as<uint8_t>(r.at(o, "stream", op), op + ".stream");
+      x.label = r.as<uint32_t>(r.at(o, "label", op), op + ".label");
       if (type == "compute") {
         x.type = OpType::Compute;
         x.duration = Time::ps(r.integer(r.at(o, "duration_ps", op), op + ".duration_ps"));
@@ -250,14 +269,14 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
         x.collective = *c;
         x.algorithm = o.contains("algorithm") ? oneAlgorithm(r, r.string(o["algorithm"], op + ".algorithm"), op + ".algorithm")
                                               : CollectiveAlgorithm::Auto;
-        x.comm = static_cast<uint16_t>(r.uint(r.at(o, "comm", op), op + ".comm"));
-        x.bytes = static_cast<Bytes>(r.uint(r.at(o, "bytes", op), op + ".bytes"));
-        if (o.contains("root")) x.root = static_cast<uint32_t>(r.uint(o["root"], op + ".root"));
+        x.comm = r.as<uint16_t>(r.at(o, "comm", op), op + ".comm");
+        x.bytes = r.as<Bytes>(r.at(o, "bytes", op), op + ".bytes");
+        if (o.contains("root")) x.root = r.as<uint32_t>(o["root"], op + ".root");
       } else if (type == "send" || type == "recv") {
         x.type = type == "send" ? OpType::Send : OpType::Recv;
-        x.comm = static_cast<uint16_t>(r.uint(r.at(o, "comm", op), op + ".comm"));
+        x.comm = r.as<uint16_t>(r.at(o, "comm", op), op + ".comm");
         x.peerOffset = static_cast<int32_t>(r.integer(r.at(o, "peer_offset", op), op + ".peer_offset"));
-        x.bytes = static_cast<Bytes>(r.uint(r.at(o, "bytes", op), op + ".bytes"));
+        x.bytes = r.as<Bytes>(r.at(o, "bytes", op), op + ".bytes");
       } else {
         r.fail(op + ".type", "expected compute | collective | send | recv, found '" + type + "'");
       }
@@ -265,12 +284,12 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
         const auto& v = o["sm_share"];
         if (x.type == OpType::Compute || !v.is_number() || !(v.get<double>() >= 0 && v.get<double>() < 1))
           r.fail(op + ".sm_share",
-                 "expected a number in [0, 1) on a collective, send or recv, found " + v.dump());
+                 "expected a number in [0, 1) on a collective, send or recv, found " + JsonInput::brief(v));
         x.smShare = v.get<double>();
       }
       if (o.contains("deps"))
         for (const auto& d : r.array(o["deps"], op + ".deps"))
-          x.deps.push_back(static_cast<uint32_t>(r.uint(d, op + ".deps")));
+          x.deps.push_back(r.as<uint32_t>(d, op + ".deps"));
       prog.ops.push_back(std::move(x));
     }
     t->programs.push_back(std::move(prog));
@@ -279,14 +298,15 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
   for (size_t i = 0; i < rle.size(); ++i) {
     const std::string path = "program_of_rank[" + std::to_string(i) + "]";
     if (!rle[i].is_array() || rle[i].size() != 2) r.fail(path, "expected [program, count]");
-    const auto p = static_cast<uint32_t>(r.uint(rle[i][0], path));
+    const auto p = r.as<uint32_t>(rle[i][0], path);
     const auto n = r.uint(rle[i][1], path);
-    if (t->programOfRank.size() + n > t->ranks) r.fail(path, "more ranks than 'ranks' (" + std::to_string(t->ranks) + ")");
+    if (n > t->ranks - t->programOfRank.size())
+      r.fail(path, "more ranks than 'ranks' (" + std::to_string(t->ranks) + ")");
     t->programOfRank.insert(t->programOfRank.end(), n, p);
   }
   if (doc.contains("placement"))
     for (const auto& g : r.array(doc["placement"], "placement"))
-      t->placement.push_back(static_cast<uint32_t>(r.uint(g, "placement")));
+      t->placement.push_back(r.as<uint32_t>(g, "placement"));
   if (!t->placement.empty() && t->placement.size() != t->ranks)
     r.fail("placement", "expected one GPU per rank (" + std::to_string(t->ranks) + "), found " +
                             std::to_string(t->placement.size()));
@@ -295,15 +315,7 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
 }
 
 std::shared_ptr<JobTrace> readTraceFile(const std::string& path, TraceSource* source) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, 0, "", "cannot open the trace file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, 0, 0, "", std::string("invalid JSON: ") + e.what());
-  }
-  return traceFromJson(doc, path, source);
+  return traceFromJson(JsonInput::parse(readInputFile(path), path), path, source);
 }
 
 bool isTraceFile(const std::string& path) {

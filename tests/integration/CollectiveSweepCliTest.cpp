@@ -81,6 +81,25 @@ TEST(CollectiveSweepCliTest, SizesAreRoundedAsNcclTestsRoundsThem) {
   EXPECT_EQ(ar[3].second, 2000u);
 }
 
+// The step past the largest size need not fit in 64 bits (issue 21: the product overflowed):
+// sizes from 2^62 up to 2^63 - 1 doubling are the one size 2^62, and 3 x 2^61 by a factor 1.5
+// ends the list there too (its next, 4.5 x 2^61, is past the maximum).
+TEST(CollectiveSweepCliTest, SizesNear2To63DoNotOverflow) {
+  CollectiveSweepSpec s;
+  s.op = CollectiveOp::AllReduce;
+  s.elementBytes = 4;
+  s.minBytes = Bytes{1} << 62;
+  s.maxBytes = INT64_MAX;
+  s.factor = 2;
+  auto sizes = CollectiveSweep::sizes(s, 8);
+  ASSERT_EQ(sizes.size(), 1u);
+  EXPECT_EQ(sizes[0].first, Bytes{1} << 62);
+  s.factor = 1.5;
+  sizes = CollectiveSweep::sizes(s, 8);
+  ASSERT_EQ(sizes.size(), 2u);
+  EXPECT_EQ(sizes[1].first, 3 * (Bytes{1} << 61));
+}
+
 TEST(CollectiveSweepCliTest, TimelineIsAPerfettoTraceOfEveryRankAndStream) {
   TempDir dir;
   const auto topo = dir.write("t.yaml", kTopo);

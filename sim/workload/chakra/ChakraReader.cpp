@@ -11,6 +11,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "sim/config/JsonInput.h"
 #include "sim/config/TopologyLoader.h"
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
@@ -115,12 +116,7 @@ std::map<std::string, std::vector<uint32_t>> readCommGroups(const std::string& p
   std::map<std::string, std::vector<uint32_t>> out;
   if (path.empty()) return out;
   const std::string text = readInputFile(path);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path, 0, 0, "comm_groups", std::string("not valid JSON: ") + e.what());
-  }
+  const nlohmann::json doc = JsonInput::parse(text, path);
   if (!doc.is_object())
     throw InputError(path, 0, 0, "comm_groups", "expected an object {\"pg_name\": [ranks, ...]}");
   for (const auto& [name, list] : doc.items()) {
@@ -130,8 +126,9 @@ std::map<std::string, std::vector<uint32_t>> readCommGroups(const std::string& p
     std::vector<bool> seen(ranks, false);
     for (const auto& v : list) {
       if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= static_cast<int64_t>(ranks))
-        throw InputError(path, 0, 0, name,
-                         "expected ranks from 0 to " + std::to_string(ranks - 1) + ", found " + v.dump());
+        throw InputError(
+            path, 0, 0, name,
+            "expected ranks from 0 to " + std::to_string(ranks - 1) + ", found " + JsonInput::brief(v));
       const auto r = v.get<uint32_t>();
       if (seen[r]) throw InputError(path, 0, 0, name, "rank " + std::to_string(r) + " is listed twice");
       seen[r] = true;

@@ -223,6 +223,23 @@ TEST(WorkloadLoaderTest, CollectiveMissingOperationAndBadValues) {
   }
 }
 
+// A size list that would hold more sizes than anyone simulates (issue 21: a factor of 1.0000001
+// or a step of 1 KiB over 1 GiB grew until memory ran out) is refused at its key and line; the
+// limit is 10,000 sizes (1 KiB steps over 1-9 MiB pass: 8,193 sizes).
+TEST(WorkloadLoaderTest, SizeListsOfMillionsOfSizesAreRefused) {
+  auto d = diagnosticsOf(
+      "kind: collective\noperation: all_reduce\nsizes: {min: 1KiB, max: 1GiB, factor: 1.0000001}\n");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].key, "sizes.factor");
+  EXPECT_EQ(d[0].line, 3);
+  EXPECT_NE(d[0].message.find("more than 10000 sizes"), std::string::npos) << d[0].message;
+  d = diagnosticsOf("kind: collective\noperation: all_reduce\nsizes: {min: 1KiB, max: 1GiB, step: 1KiB}\n");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].key, "sizes.step");
+  EXPECT_NO_THROW(parseWorkloadYaml(
+      "kind: collective\noperation: all_reduce\nsizes: {min: 1MiB, max: 9MiB, step: 1KiB}\n", "w.yaml"));
+}
+
 TEST(WorkloadLoaderTest, AlgorithmShorthandAgreeingWithBlockIsFine) {
   const WorkloadSpec w = parseWorkloadYaml(
       "kind: collective\noperation: all_reduce\nalgorithm: tree\ncollectives: {algorithm: tree}\n", "w.yaml");

@@ -315,6 +315,20 @@ TEST(JobExecutorTest, MalformedTracesAreRefusedWithTheJsonPath) {
   d = good;
   d["programs"][0]["ops"][0]["sm_share"] = 0.5;  // only communication takes SMs
   EXPECT_EQ(keyOf(d), "programs[0].ops[0].sm_share");
+  // Issue 21: values that did not fit were truncated or wrapped, and were built.
+  d = good;
+  d["ranks"] = 4'000'000'000u;  // fits 32 bits, but is no job (the tables would take 16 GB)
+  EXPECT_EQ(keyOf(d), "ranks");
+  d = good;
+  d["iterations"] = 1ull << 32;  // was truncated to 0
+  EXPECT_EQ(keyOf(d), "iterations");
+  d = good;
+  d["program_of_rank"] =
+      nlohmann::json::array({nlohmann::json::array({0, 1}), nlohmann::json::array({0, UINT64_MAX})});
+  EXPECT_EQ(keyOf(d), "program_of_rank[1]");  // the run length wrapped the sum
+  d = good;
+  d["name"] = nlohmann::json::array({nlohmann::json::array({nlohmann::json::array({1})})});
+  EXPECT_EQ(keyOf(d), "name");  // described by its size in the message, not dumped
 }
 
 }  // namespace
