@@ -114,6 +114,18 @@ double csvNumber(const std::string& file, int line, const std::string& col, cons
   return x;
 }
 
+/// A whole number in [least, 2^53] (exact in a double; sizes and counts of real runs are far
+/// below): 'N/A', a fraction or anything beyond is an error, never cast.
+double csvWhole(const std::string& file, int line, const std::string& col, const std::string& v, double least,
+                const char* what) {
+  const double x = csvNumber(file, line, col, v);
+  if (!(x >= least) || x > 0x1p53 || x != std::floor(x))
+    throw InputError(file, line, 0, col,
+                     std::string("expected ") + what + " from " + std::to_string(static_cast<int>(least)) +
+                         " to 2^53, found '" + v + "'");
+  return x;
+}
+
 std::vector<Measurement> parseCsv(const std::string& text, const std::string& file,
                                   const MeasurementReader::Overrides& o) {
   Measurement m;
@@ -153,12 +165,9 @@ std::vector<Measurement> parseCsv(const std::string& text, const std::string& fi
     for (size_t i = 0; i < f.size(); ++i) {
       const std::string& c = header[i];
       if (c == "size_bytes" || c == "size_bytes_assumed") {
-        const double s = csvNumber(file, lineNo, c, f[i]);
-        if (!(s >= 1) || s != std::floor(s))
-          throw InputError(file, lineNo, 0, c, "expected a whole number of bytes, found '" + f[i] + "'");
-        p.sizeBytes = static_cast<int64_t>(s);
+        p.sizeBytes = static_cast<int64_t>(csvWhole(file, lineNo, c, f[i], 1, "a whole number of bytes"));
       } else if (c == "count") {
-        p.count = static_cast<uint64_t>(csvNumber(file, lineNo, c, f[i]));
+        p.count = static_cast<uint64_t>(csvWhole(file, lineNo, c, f[i], 0, "a whole element count"));
       } else if (c == "type") {
         m.dataType = f[i];
       } else if (c == "oop_time_us") {

@@ -25,6 +25,9 @@ std::vector<std::string> splitWs(const std::string& s) {
   return out;
 }
 
+/// Longest line the regular expressions read (nccl-tests' lines are a few hundred characters).
+constexpr size_t kMaxLine = 4096;
+
 bool allDigits(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
 }
@@ -71,8 +74,14 @@ bool wrongCount(const std::string& s, int64_t& out) {
 }  // namespace
 
 bool NcclTestsParser::looksLikeNcclTests(const std::string& text) {
-  return text.find("out-of-place") != std::string::npos ||
-         std::regex_search(text, std::regex("#\\s+Rank\\s+\\d+\\s+(Group\\s+\\d+\\s+)?Pid"));
+  if (text.find("out-of-place") != std::string::npos) return true;
+  static const std::regex rank("#\\s+Rank\\s+\\d+\\s+(Group\\s+\\d+\\s+)?Pid");
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.size() <= kMaxLine && line.find("Rank") != std::string::npos && std::regex_search(line, rank))
+      return true;
+  return false;
 }
 
 Measurement NcclTestsParser::parseFile(const std::string& path, std::optional<CollectiveOp> op) {
@@ -105,15 +114,19 @@ Measurement NcclTestsParser::parse(const std::string& text, const std::string& f
     ++lineNo;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     std::smatch sm;
-    if (!textOp) textOp = perfBinary(line);
-    if (std::regex_search(line, sm, algoRe)) {
+    // nccl-tests and NCCL write short lines; std::regex recurses over what it matches, so a
+    // longer line (none of theirs) is read only as a possible data row (a 50,000-character
+    // '# Rank' line overflowed the stack).
+    const bool short_ = line.size() <= kMaxLine;
+    if (!textOp && short_) textOp = perfBinary(line);
+    if (short_ && std::regex_search(line, sm, algoRe)) {
       std::string a = sm[1].str();
       std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
       m.algorithm = a;
     }
-    if (line.size() < 4096 && line.find("NCCL_PROTO") != std::string::npos && std::regex_search(line, sm, protoRe))
+    if (short_ && line.find("NCCL_PROTO") != std::string::npos && std::regex_search(line, sm, protoRe))
       m.protocol = sm[1].str();
-    if (line.size() < 4096 && line.find("NCCL_M") != std::string::npos && std::regex_search(line, sm, boundRe)) {
+    if (short_ && line.find("NCCL_M") != std::string::npos && std::regex_search(line, sm, boundRe)) {
       std::string v = sm[2].str();
       while (!v.empty() && (v.back() == '.' || v.back() == ',')) v.pop_back();
       if (!m.setChannelBound(sm[1].str(), v))
@@ -122,8 +135,14 @@ Measurement NcclTestsParser::parse(const std::string& text, const std::string& f
     const size_t first = line.find_first_not_of(" \t");
     if (first == std::string::npos) continue;
     if (line[first] == '#') {
+      if (!short_) continue;
       const std::string body = line.substr(first);
       if (std::regex_match(body, sm, rankRe)) {
+        if (sm[1].length() > 9) {
+          error(lineNo,
+                "expected a rank number below 10^9, found " + std::to_string(sm[1].length()) + " digits");
+          continue;
+        }
         const auto rank = static_cast<uint32_t>(std::stoul(sm[1].str()));
         if (rankHost.count(rank))
           error(lineNo, "rank " + sm[1].str() + " is listed twice (one run per file)");

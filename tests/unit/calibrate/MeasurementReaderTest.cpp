@@ -110,5 +110,22 @@ TEST(MeasurementReader, CsvErrorsNameTheLine) {
   }
 }
 
+// Issue 21: 'N/A' as a count was cast from NaN to an integer, a size of 1e300 from a double
+// beyond int64: each is an error at its line and column.
+TEST(MeasurementReader, CsvCountsAndSizesAreWholeNumbersNeverCast) {
+  for (const auto& [row, column] : std::vector<std::pair<std::string, std::string>>{
+           {"1048576,N/A,27.37", "count"}, {"1e300,1,27.37", "size_bytes"}, {"1048576,2.5,27.37", "count"}}) {
+    SCOPED_TRACE(row);
+    const std::string csv = "# fabricsim: op=all_reduce ranks=8\nsize_bytes,count,oop_time_us\n" + row + "\n";
+    try {
+      MeasurementReader::parse(csv, "t.csv");
+      ADD_FAILURE() << "expected an InputError";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.diagnostics()[0].line, 3);
+      EXPECT_EQ(e.diagnostics()[0].key, column);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fabricsim

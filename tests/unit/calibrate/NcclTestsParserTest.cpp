@@ -173,4 +173,25 @@ TEST(NcclTestsParser, UnsimulatedOpAndSecondRunAreErrors) {
 }
 
 }  // namespace
+// Issue 21: a 50,000-character '# Rank' line overflowed std::regex's stack, and a rank number of
+// 29 digits escaped std::stoul as a raw exception. The long line is not read as a rank line (the
+// missing rank lines are reported), the long number is an error at its line.
+TEST(NcclTestsParser, OverlongLinesAndRankNumbersAreErrorsNotCrashes) {
+  const std::string longLine = "# Using devices\n#  Rank  0 Group  0 Pid 1 on " + std::string(50'000, 'h') +
+                               " device  0 [0x1b] NVIDIA H100\n";
+  EXPECT_THROW(NcclTestsParser::parse(longLine, "log.txt", CollectiveOp::AllReduce), InputError);
+  const std::string longRank =
+      "# Using devices\n#  Rank  00000000000000000000000000001 Group  0 Pid 1 on h device  0 "
+      "[0x1b] NVIDIA H100\n";
+  try {
+    NcclTestsParser::parse(longRank, "log.txt", CollectiveOp::AllReduce);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    bool named = false;
+    for (const auto& d : e.diagnostics())
+      named |= d.line == 2 && d.message.find("rank number") != std::string::npos;
+    EXPECT_TRUE(named);
+  }
+}
+
 }  // namespace fabricsim
