@@ -18,7 +18,13 @@ ComputeModel::ComputeModel(const GpuSpec& gpu, bool fp8Gemms) : gpu_(gpu), fp8_(
 }
 
 Time ComputeModel::fromSeconds(double seconds) {
-  SIM_CHECK(seconds >= 0 && seconds < 9.2e6, "compute time out of range");
+  SIM_CHECK(seconds >= 0, "negative compute time");
+  // A kernel longer than 106 days (the picosecond clock's range is 107) is no job's: the
+  // workload's sizes are wrong, which is the input's fault.
+  if (!(seconds < 9.2e6))
+    throw InputError("", 0, 0, "model",
+                     "a compute kernel of " + std::to_string(seconds) +
+                         " s (over 106 days): expected model and batch sizes of a real job");
   return Time::ps(std::llround(seconds * 1e12));
 }
 

@@ -31,6 +31,22 @@ void validate(const TrainingSpec& spec, const std::string& source) {
   positive(model.hidden, "model.hidden");
   positive(model.heads, "model.heads");
   positive(model.seqLen, "model.seq_len");
+  // Ten to a hundred times the largest published models (hidden 25,600, FFN 53,248 and 128 layers
+  // at the most; contexts of 1M tokens, vocabularies of 256K): sizes past these are not a job and
+  // overflow the step's integer arithmetic (4 x hidden did).
+  auto atMost = [&](int64_t value, int64_t limit, const std::string& key) {
+    need(value <= limit, key,
+         "expected at most " + std::to_string(limit) + " (beyond any real model), found " +
+             std::to_string(value));
+  };
+  atMost(model.hidden, int64_t{1} << 20, "model.hidden");
+  atMost(model.ffnHidden, int64_t{1} << 22, "model.ffn_hidden");
+  atMost(model.moeFfnHidden, int64_t{1} << 22, "model.moe_ffn_hidden");
+  atMost(model.heads, int64_t{1} << 16, "model.heads");
+  atMost(model.layers, int64_t{1} << 16, "model.layers");
+  atMost(model.seqLen, int64_t{1} << 24, "model.seq_len");
+  atMost(model.vocab, int64_t{1} << 24, "model.vocab");
+  atMost(par.microBatch, int64_t{1} << 16, "parallelism.micro_batch");
   need(model.ffnHidden >= 0, "model.ffn_hidden", "expected 0 (4 * hidden) or a positive integer");
   need(model.kvHeads >= 0, "model.kv_heads", "expected 0 (= heads) or a positive integer");
   need(model.vocab >= 0, "model.vocab", "expected 0 (no embedding) or a positive integer");
@@ -239,10 +255,42 @@ std::vector<int> layersOfVirtualStages(int layers, int virtualStages) {
   return out;
 }
 
+namespace {
+JobTrace buildValidated(const TrainingSpec& spec, const std::string& name);
+}  // namespace
+
 JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tuning,
                             const std::string& name) {
   (void)tuning;  // collectives use Auto: the run's tuning decides
   validate(spec, name);
+  try {
+    JobTrace trace = buildValidated(spec, name);
+    // The simulated clock spans 106 days (picoseconds in 64 bits): a rank whose compute alone
+    // outlasts that would wrap it (the sums overflowed: a job of 0 ps).
+    for (const Program& p : trace.programs) {
+      double seconds = 0;
+      for (const TraceOp& op : p.ops)
+        if (op.type == OpType::Compute) seconds += op.duration.seconds();
+      seconds *= trace.iterations;
+      if (!(seconds < 9.0e6))
+        throw InputError(
+            name, 0, 0, "model",
+            "a rank's compute adds up to " + std::to_string(seconds) +
+                " s over the iterations, beyond the 106 days the simulated clock spans: expected "
+                "model and batch sizes of a real job");
+    }
+    return trace;
+  } catch (const InputError& e) {
+    // A kernel beyond the compute model's range (ComputeModel::fromSeconds) names no workload.
+    std::vector<Diagnostic> d = e.diagnostics();
+    for (Diagnostic& x : d)
+      if (x.file.empty()) x.file = name;
+    throw InputError(std::move(d));
+  }
+}
+
+namespace {
+JobTrace buildValidated(const TrainingSpec& spec, const std::string& name) {
   const ParallelismSpec& par = spec.parallelism;
   const TransformerModel model(spec.model, spec.dtypeBytes, par.tp, par.sequenceParallel, par.cp);
   const ComputeModel compute(spec.gpu, spec.dtype == "fp8");
@@ -465,5 +513,7 @@ JobTrace buildTrainingTrace(const TrainingSpec& spec, const CollectiveTuning& tu
   trace.finalize(name);
   return trace;
 }
+
+}  // namespace
 
 }  // namespace fabricsim

@@ -374,6 +374,37 @@ TEST(TrainingTraceBuilder, RejectsBadSpecs) {
             "parallelism.recompute");
 }
 
+// Issue 21: sizes no job has overflowed the step's arithmetic (4 x hidden as an int) or the
+// picosecond clock (a rank's compute summed past 106 days: a JCT of 0 ps, exit 0). Each is an
+// input error at the key: a dimension past its bound, a kernel or a rank's sum past the clock.
+TEST(TrainingTraceBuilder, SizesBeyondAnyJobAreInputErrors) {
+  EXPECT_EQ(inputErrorKey([] {
+              TrainingSpec s = smallSpec(1, 1, 2, 1, 2);
+              s.model.hidden = 1 << 30;
+              build(s);
+            }),
+            "model.hidden");
+  EXPECT_EQ(inputErrorKey([] {
+              TrainingSpec s = smallSpec(1, 1, 2, 1, 2);
+              s.model.layers = 2'000'000'000;
+              build(s);
+            }),
+            "model.layers");
+  // Within every bound, but one rank's compute exceeds the clock's 9.2e6 s: 6 x 6.6e12 parameters
+  // (12 h^2 L) x 6.4e7 tokens is 2.5e21 FLOPs per iteration, attention's s^2 term 6e21 more, at
+  // about 1e15 FLOP/s some 9e6 s; three iterations 2.7e7 s.
+  EXPECT_EQ(inputErrorKey([] {
+              TrainingSpec s = smallSpec(1, 1, 2, 64, 128);
+              s.model.layers = 128;
+              s.model.hidden = 65536;
+              s.model.heads = 64;
+              s.model.seqLen = 1'000'000;
+              s.iterations = 3;
+              build(s);
+            }),
+            "model");
+}
+
 TEST(TrainingTraceBuilder, UnevenLayerSplitRule) {
   EXPECT_EQ(layersOfVirtualStages(8, 4), (std::vector<int>{2, 2, 2, 2}));
   EXPECT_EQ(layersOfVirtualStages(10, 4), (std::vector<int>{2, 3, 3, 2}));
