@@ -146,8 +146,9 @@ struct NetworkCounters {
   uint64_t pausedPorts = 0;                  ///< ports paused at least once
   Bytes maxQueueBytes = 0;                   ///< largest switch egress queue seen
   uint64_t linkTransmissions = 0;            ///< packets put on any link (each hop counts)
-  /// Time of the last delivery: the end of network activity (trailing retransmission timers
-  /// that find nothing to do are not activity). Utilisation is measured over [0, activeTime].
+  /// The end of network activity: the last delivery, or the end of the last transmission on any
+  /// link where that is later (retransmissions after a failure; trailing retransmission timers
+  /// that find nothing to send are not activity). Utilisation is measured over [0, activeTime].
   Time activeTime;
   double linkUtilMean = 0;
   double linkUtilMax = 0;

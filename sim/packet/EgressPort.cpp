@@ -285,6 +285,7 @@ void EgressPort::transmitNext() {
   }
   const Time ser = lastSer_;
   busyUntil_ = now + ser;
+  if (busyUntil_ > counters_->lastTransmitEnd) counters_->lastTransmitEnd = busyUntil_;
   busyTime_ += ser;
   wireBytes_ += wire;
   ++packets_;

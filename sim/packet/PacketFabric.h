@@ -64,6 +64,9 @@ class PacketFabric final : public Fabric {
   const TransferTable& transfers() const override { return transfers_; }
   void keepFlowRecords(bool keep) override { transfers_.keepAll(keep); }
   NetworkCounters networkCounters() const override;
+  /// The end of network activity (NetworkCounters::activeTime): the last delivery or the end of
+  /// the last transmission, whichever is later, and no later than the clock.
+  Time activityEnd() const;
   std::vector<TransferFailure> failures() const override { return failures_; }
   void setLinkUp(uint32_t link, bool up) override;
   /// Tables of the fault-free fabric, for unloaded latencies and ideal times (default: the live
