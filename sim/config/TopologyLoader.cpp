@@ -23,8 +23,13 @@ using YAML::Node;
 // Bounds that keep a typo from asking for an absurd graph (ids are 32-bit).
 constexpr int64_t kMaxCount = 1'000'000;
 constexpr int64_t kMaxRadix = 1024;
-constexpr int64_t kMaxHostsTotal = 2'000'000;
-constexpr int64_t kMaxLinksTotal = 50'000'000;
+// The largest fabric fabricsim is built for has 100K GPUs (the 98,304-GPU rail-optimized
+// fabric: 12,288 hosts, 294,912 links; a k=64 fat-tree, 65,536 hosts, builds its routes in 5 s).
+// The limits leave 2.6x (GPUs, hosts) and 14x (links) of room; beyond them a fabric took minutes
+// and gigabytes before failing (a k=128 fat-tree; a 45M-link leaf-spine ran out of memory).
+constexpr int64_t kMaxGpusTotal = 262'144;
+constexpr int64_t kMaxHostsTotal = 262'144;
+constexpr int64_t kMaxLinksTotal = 4'194'304;
 
 bool readKind(YamlReader& r, const Node& m, const std::string& p, TopologyKind& out, bool railLevel) {
   std::string s;
@@ -754,12 +759,15 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
   readEpisodes(r, root, spec);
 
   if (kindOk && !r.hasErrors()) {
-    if (size.hosts * spec.hosts.gpusPerHost > kMaxHostsTotal * 8 || size.hosts > kMaxHostsTotal ||
-        size.links > kMaxLinksTotal) {
+    const int64_t gpus = size.hosts * spec.hosts.gpusPerHost;
+    if (gpus > kMaxGpusTotal || size.hosts > kMaxHostsTotal || size.links > kMaxLinksTotal) {
       r.error(root["topology"], "topology",
-              "the fabric is too large to build: " + std::to_string(size.hosts) + " hosts and about " +
-                  std::to_string(size.links) + " links (limits: " + std::to_string(kMaxHostsTotal) +
-                  " hosts, " + std::to_string(kMaxLinksTotal) + " links)");
+              "the fabric is too large to build: " + std::to_string(gpus) + " GPUs on " +
+                  std::to_string(size.hosts) + " hosts and about " + std::to_string(size.links) +
+                  " links (limits: " + std::to_string(kMaxGpusTotal) + " GPUs, " +
+                  std::to_string(kMaxHostsTotal) + " hosts, " + std::to_string(kMaxLinksTotal) +
+                  " links: 2.6 times the 100K-GPU fabrics it is "
+                  "built for)");
     }
   }
   r.throwIfErrors();

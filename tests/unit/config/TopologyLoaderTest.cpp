@@ -168,6 +168,18 @@ TEST(TopologyLoaderTest, ValueErrorsNameKeyAndLine) {
                       "topology", 1, "too large"));
 }
 
+// Issue 21: fabrics past 2.6 times the 100K-GPU ones fabricsim is built for took minutes and
+// gigabytes before failing; they are refused at the topology key. The largest shipped kinds
+// (a k=64 fat-tree, 65,536 hosts) pass; k=128 (524,288 hosts) and a leaf-spine of 45M links
+// (3,000 x 3,000 x 5) do not.
+TEST(TopologyLoaderTest, FabricsBeyondTheBuiltForSizesAreRefused) {
+  EXPECT_NO_THROW(parseTopologyYaml("topology: {kind: fat-tree, radix: 64}\n", "t.yaml"));
+  EXPECT_TRUE(hasDiag(diagnosticsOf("topology: {kind: fat-tree, radix: 128}\n"), "topology", 1, "too large"));
+  EXPECT_TRUE(hasDiag(diagnosticsOf("topology: {kind: leaf-spine, leaves: 3000, spines: 3000, "
+                                    "hosts_per_leaf: 4, links_per_spine: 5}\n"),
+                      "topology", 1, "too large"));
+}
+
 TEST(TopologyLoaderTest, DuplicateKeysAreErrors) {
   EXPECT_TRUE(hasDiag(diagnosticsOf(kLeafSpine + "name: a\nname: b\n"), "name", 7, "duplicate"));
 }
