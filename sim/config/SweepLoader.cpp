@@ -302,6 +302,11 @@ SweepSpec parseSweepYaml(const std::string& yamlText, const std::string& file) {
     } else {
       std::set<std::string> seen;
       for (size_t i = 0; i < axes.size(); ++i) readAxis(r, axes[i], YamlReader::index("axes", i), seen, spec);
+      if (spec.pointCount() > SweepSpec::kMaxPoints)
+        r.error(axes, "axes",
+                "the axes give more than " + std::to_string(SweepSpec::kMaxPoints) +
+                    " points (the product of their value counts; each point is a whole run): expected fewer "
+                    "axes or values");
     }
   }
   r.throwIfErrors();

@@ -11,6 +11,7 @@
 // Units: none; paths are absolute and normalised, seeds are plain integers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,11 +53,18 @@ struct SweepSpec {
   SweepOverrides base;  ///< topology is always set after loading
   std::vector<SweepAxis> axes;
 
-  /// Number of points: the product of the axes' value counts (1 with no axes).
+  /// Most points a sweep may have: each is a whole simulation run (100,000 runs of a second
+  /// each are a day on 1 core).
+  static constexpr size_t kMaxPoints = 100'000;
+  /// Number of points: the product of the axes' value counts (1 with no axes), saturating at
+  /// kMaxPoints + 1 (64 axes of two values wrapped the product to 0).
   size_t pointCount() const {
     size_t n = 1;
-    for (const auto& a : axes) n *= a.values.size();
-    return n;
+    for (const auto& a : axes) {
+      if (a.values.empty()) return 0;
+      n = n > (kMaxPoints + 1) / a.values.size() ? kMaxPoints + 1 : n * a.values.size();
+    }
+    return std::min(n, kMaxPoints + 1);
   }
 };
 

@@ -91,6 +91,25 @@ TEST(SweepLoaderTest, MissingTopologyAndEmptyValuesNameTheLine) {
   EXPECT_NE(e.find("sweep.yaml:4:5: 'axes[1].values': missing"), std::string::npos) << e;
 }
 
+// Issue 21: 64 axes of two values wrapped the point count to 0 ("0 points", exit 0), 26 axes
+// (67M points) grew until memory ran out. More than 100,000 points is an error at `axes`; 16
+// axes of two values (65,536 points) pass.
+TEST(SweepLoaderTest, GridsOfMoreThan100000PointsAreErrors) {
+  TempDir dir;
+  auto sweep = [&](int axes) {
+    std::string t = "topology: " + kTopo + "\naxes:\n";
+    for (int i = 0; i < axes; ++i) t += "  - name: workload.x" + std::to_string(i) + "\n    values: [1, 2]\n";
+    return t;
+  };
+  for (int axes : {17, 26, 64}) {
+    const std::string e = errorsOf(dir, sweep(axes));
+    EXPECT_NE(e.find("sweep.yaml:3:3: 'axes': the axes give more than 100000 points"), std::string::npos)
+        << axes << " axes: " << e;
+  }
+  EXPECT_EQ(errorsOf(dir, sweep(16)), "");
+  EXPECT_EQ(parseSweepYaml(sweep(16), dir.file("sweep.yaml")).pointCount(), 65536u);
+}
+
 TEST(SweepLoaderTest, UnknownKeysAreErrors) {
   TempDir dir;
   const std::string e = errorsOf(dir, "topology: " + kTopo +
