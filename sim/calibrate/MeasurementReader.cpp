@@ -219,6 +219,8 @@ std::vector<Measurement> parseYamlTables(const std::string& text, const std::str
                "ip_time_us, ip_algbw, ip_busbw])");
     Measurement m;
     m.file = file;
+    if (tab["id"] && !tab["id"].IsScalar())
+      throw at(tab["id"], key + ".id", "expected a table name (a string), found a list or map");
     m.label = file + "#" + (tab["id"] ? tab["id"].as<std::string>() : key);
     try {
       if (tab["ranks"]) m.ranks = tab["ranks"].as<uint32_t>();

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <limits>
 #include <tuple>
+#include <unordered_map>
 
 #include "sim/config/JsonInput.h"
 #include "sim/config/SpecJson.h"
@@ -311,6 +312,29 @@ std::shared_ptr<JobTrace> traceFromJson(const nlohmann::json& doc, const std::st
     r.fail("placement", "expected one GPU per rank (" + std::to_string(t->ranks) + "), found " +
                             std::to_string(t->placement.size()));
   t->finalize(file);
+  // Every send meets a receive: per communicator and ordered pair of ranks, as many receives as
+  // sends (the executor pairs them in order; an unpaired send left its job unfinished, found only
+  // by an internal check after the whole run). Read traces only: built ones pair by construction.
+  std::unordered_map<uint64_t, int64_t> unpaired;  // (comm, src, dst): sends less receives
+  for (uint32_t rank = 0; rank < t->ranks; ++rank)
+    for (const TraceOp& op : t->programs[t->programOfRank[rank]].ops) {
+      if (op.type != OpType::Send && op.type != OpType::Recv) continue;
+      const Communicator& c = t->communicators[op.comm];
+      const auto& group = c.groups[c.groupOfRank[rank]];
+      const auto n = static_cast<int64_t>(group.size());
+      const auto peer = group[static_cast<size_t>(((c.indexInGroup[rank] + op.peerOffset) % n + n) % n)];
+      const bool send = op.type == OpType::Send;
+      const uint64_t src = send ? rank : peer, dst = send ? peer : rank;
+      unpaired[(uint64_t{op.comm} << 42) | (src << 21) | dst] += send ? 1 : -1;
+    }
+  for (const auto& [key, count] : unpaired)
+    if (count != 0) {
+      const uint64_t comm = key >> 42, src = (key >> 21) & 0x1FFFFF, dst = key & 0x1FFFFF;
+      r.fail("programs", "rank " + std::to_string(src) + " sends " + (count > 0 ? "more" : "fewer") +
+                             " messages to rank " + std::to_string(dst) + " on communicator '" +
+                             t->communicators[comm].name + "' than that rank receives (" +
+                             std::to_string(count > 0 ? count : -count) + " unpaired)");
+    }
   return t;
 }
 

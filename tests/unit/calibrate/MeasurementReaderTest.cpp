@@ -110,6 +110,22 @@ TEST(MeasurementReader, CsvErrorsNameTheLine) {
   }
 }
 
+// Issue 21: a table `id` that is a map escaped yaml-cpp's conversion as a raw exception (exit 1);
+// it is an error at the table's id.
+TEST(MeasurementReader, AYamlTableIdThatIsAMapIsAnError) {
+  const std::string yaml =
+      "tables:\n  - id: {a: 1}\n    ranks: 8\n    nodes: 1\n    rows:\n      - [1048576, 262144, 27.4, 38.3, "
+      "67.0, "
+      "27.3, 38.4, 67.2]\n";
+  try {
+    MeasurementReader::parse(yaml, "t.yaml");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.diagnostics()[0].key, "tables[0].id");
+    EXPECT_EQ(e.diagnostics()[0].line, 2);
+  }
+}
+
 // Issue 21: 'N/A' as a count was cast from NaN to an integer, a size of 1e300 from a double
 // beyond int64: each is an error at its line and column.
 TEST(MeasurementReader, CsvCountsAndSizesAreWholeNumbersNeverCast) {

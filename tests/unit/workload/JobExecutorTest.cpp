@@ -329,6 +329,17 @@ TEST(JobExecutorTest, MalformedTracesAreRefusedWithTheJsonPath) {
   d = good;
   d["name"] = nlohmann::json::array({nlohmann::json::array({nlohmann::json::array({1})})});
   EXPECT_EQ(keyOf(d), "name");  // described by its size in the message, not dumped
+  // A send without its receive left the job unfinished and failed an internal check after the
+  // whole run: rank 0 sends to rank 1, which posts nothing.
+  Program sender, idle;
+  sender.streams = idle.streams = {"compute"};
+  sender.ops.push_back(message(OpType::Send, 0, +1, 4096));
+  idle.ops.push_back(compute(0, Time::us(1)));
+  EXPECT_EQ(keyOf(traceToJson(*makeTrace(2, {sender, idle}, {0, 1}), {})), "programs");
+  // Paired, it reads.
+  Program receiver = idle;
+  receiver.ops.push_back(message(OpType::Recv, 0, -1, 4096));
+  EXPECT_NO_THROW(traceFromJson(traceToJson(*makeTrace(2, {sender, receiver}, {0, 1}), {}), "ok.json"));
 }
 
 }  // namespace
