@@ -12,8 +12,7 @@ int JsonInput::lineAt(const std::string& text, size_t byte) {
 }
 
 nlohmann::json JsonInput::parse(const std::string& text, const std::string& file) {
-  // The parser calls back at each value with its depth: a nesting past the limit stops it there
-  // (the offset is where the deep value started).
+  // The parser calls back at each value with its depth: a nesting past the limit stops it there.
   const auto callback = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
     if (depth > kMaxDepth && (event == nlohmann::json::parse_event_t::object_start ||
                               event == nlohmann::json::parse_event_t::array_start))
@@ -36,8 +35,12 @@ std::string JsonInput::brief(const nlohmann::json& j) {
   if (j.is_array()) return "an array of " + std::to_string(j.size()) + " values";
   if (j.is_object()) return "an object of " + std::to_string(j.size()) + " keys";
   if (j.is_string()) {
+    // Cut at 40 bytes, which may split a UTF-8 character: replaced, never an exception.
     const std::string& s = j.get_ref<const std::string&>();
-    return s.size() <= 40 ? nlohmann::json(s).dump() : nlohmann::json(s.substr(0, 40)).dump() + "...";
+    const auto quoted = [](const std::string& x) {
+      return nlohmann::json(x).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    };
+    return s.size() <= 40 ? quoted(s) : quoted(s.substr(0, 40)) + "...";
   }
   return j.dump();  // a number, bool or null: no recursion
 }

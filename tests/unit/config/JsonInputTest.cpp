@@ -60,6 +60,8 @@ TEST(JsonInput, BriefDescribesContainersBySize) {
   EXPECT_EQ(JsonInput::brief(nlohmann::json{{"a", 1}}), "an object of 1 keys");
   EXPECT_EQ(JsonInput::brief(nlohmann::json(2.5)), "2.5");
   EXPECT_EQ(JsonInput::brief(nlohmann::json(std::string(100, 'x'))), "\"" + std::string(40, 'x') + "\"...");
+  // A cut through a two-byte character (39 'x' then 'é'): replaced, not thrown.
+  EXPECT_NO_THROW(JsonInput::brief(nlohmann::json(std::string(39, 'x') + "\xc3\xa9" + std::string(10, 'y'))));
 }
 
 TEST(ReadInputFile, OnlyARegularFileIsRead) {
