@@ -72,5 +72,7 @@ TEST(ReadInputFile, OnlyARegularFileIsRead) {
   EXPECT_THROW(readInputFile(fifo), InputError);  // returns at once: never opened
   EXPECT_THROW(readInputFile(dir.path()), InputError);
   EXPECT_THROW(readInputFile(dir.file("missing.yaml")), InputError);
-  if (::access("/dev/zero", R_OK) == 0) EXPECT_THROW(readInputFile("/dev/zero"), InputError);
+  if (::access("/dev/zero", R_OK) == 0) {
+    EXPECT_THROW(readInputFile("/dev/zero"), InputError);
+  }
 }
