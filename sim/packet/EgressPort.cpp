@@ -285,7 +285,6 @@ void EgressPort::transmitNext() {
   }
   const Time ser = lastSer_;
   busyUntil_ = now + ser;
-  if (busyUntil_ > counters_->lastTransmitEnd) counters_->lastTransmitEnd = busyUntil_;
   busyTime_ += ser;
   wireBytes_ += wire;
   ++packets_;

@@ -174,6 +174,8 @@ class EgressPort final : public EventHandler {
   uint64_t wireBytesSent() const { return wireBytes_; }
   uint64_t packetsSent() const { return packets_; }
   Time busyTime() const { return busyTime_; }
+  /// When the last packet put on the link finishes serialising (zero before the first).
+  Time busyUntil() const { return busyUntil_; }
   uint64_t drops() const { return drops_; }
   void countDrop() { ++drops_; }
   /// Data packets this port's switch marked CE (RoCEv2) or FECN (InfiniBand) for this port's queues.

@@ -36,7 +36,6 @@ struct PacketCounters {
   uint64_t deadLinkBytes = 0;         ///< data payload of those
   Time lastRouteLoss = Time::ps(-1);  ///< when the last packet was black-holed or lost on a dead link
   Time lastDelivery;                  ///< when the last packet reached a NIC (or NVLink delivered)
-  Time lastTransmitEnd;               ///< when the last packet put on any link finished serialising
 };
 
 }  // namespace fabricsim

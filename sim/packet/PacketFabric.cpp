@@ -436,7 +436,10 @@ Time PacketFabric::idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t t
 }
 
 Time PacketFabric::activityEnd() const {
-  return std::min(std::max(counters_.lastDelivery, counters_.lastTransmitEnd), sim_.now());
+  // The ports' own serialisation ends, read once here rather than kept per packet.
+  Time end = counters_.lastDelivery;
+  for (const EgressPort& e : ports_) end = std::max(end, e.busyUntil());
+  return std::min(end, sim_.now());
 }
 
 NetworkCounters PacketFabric::networkCounters() const {
@@ -456,7 +459,8 @@ NetworkCounters PacketFabric::networkCounters() const {
   // Activity ends with the last delivery or the last transmission, whichever is later: after a
   // failure, retransmissions that never arrive are still traffic on the links (utilisation over
   // the last delivery alone came out above 100%); a run stopped by a failure ends with its clock.
-  c.activeTime = activityEnd();
+  const Time end = activityEnd();
+  c.activeTime = end;
   c.ecnMarks = counters_.ecnMarks;
   c.cnps = counters_.cnps;
   c.becns = counters_.becns;
@@ -474,7 +478,6 @@ NetworkCounters PacketFabric::networkCounters() const {
   c.lastRouteLoss = counters_.lastRouteLoss;
 
   // Per tier and direction: 0 host->leaf, 1 leaf->host, then up/down per switch tier.
-  const Time end = activityEnd();
   const double simTime = std::max(1.0, static_cast<double>(end.picos()));
   const int tiers = std::max(1, topo_.tiers());
   std::vector<TierCounters> tc(static_cast<size_t>(2 * tiers));

@@ -75,11 +75,17 @@ double quantile(std::vector<double> v, double q) {  // linear interpolation betw
 /// from senders on the receiver's leaf and on another leaf, without victims (mixed ingress).
 enum class Scenario { NicVictims, MixedIngress, FabricVictims };
 
+/// The GPUs under each leaf, leaves in id order.
+std::map<NodeId, std::vector<uint32_t>> gpusByLeaf(const Topology& topo) {
+  std::map<NodeId, std::vector<uint32_t>> byLeaf;
+  for (uint32_t g = 0; g < topo.gpuCount(); ++g) byLeaf[topo.attachedSwitch(topo.nicOfGpu(g))].push_back(g);
+  return byLeaf;
+}
+
 /// Sends the workload on `fabric`, runs it, and reads the figures from the records.
 Figures run(Fabric& fabric, Simulator& sim, const Topology& topo, Scenario scenario) {
   fabric.keepFlowRecords(true);
-  std::map<NodeId, std::vector<uint32_t>> byLeaf;
-  for (uint32_t g = 0; g < topo.gpuCount(); ++g) byLeaf[topo.attachedSwitch(topo.nicOfGpu(g))].push_back(g);
+  const auto byLeaf = gpusByLeaf(topo);
   EXPECT_EQ(byLeaf.size(), 3u);
   const std::vector<uint32_t>& leaf0 = byLeaf.begin()->second;
   const std::vector<uint32_t>& leaf1 = std::next(byLeaf.begin())->second;
@@ -381,9 +387,7 @@ TEST(PfcSpreadingComponents, AnIncastOnAnotherLeafLeavesTheRatesAlone) {
     EcmpFib fib(*topo, 1);
     FlowFabric fabric(sim, *topo, s, fib);
     fabric.keepFlowRecords(true);
-    std::map<NodeId, std::vector<uint32_t>> byLeaf;
-    for (uint32_t g = 0; g < topo->gpuCount(); ++g)
-      byLeaf[topo->attachedSwitch(topo->nicOfGpu(g))].push_back(g);
+    const auto byLeaf = gpusByLeaf(*topo);
     const std::vector<uint32_t>& leaf0 = byLeaf.begin()->second;
     const std::vector<uint32_t>& leaf1 = std::next(byLeaf.begin())->second;
     const std::vector<uint32_t>& leaf2 = std::next(byLeaf.begin(), 2)->second;
