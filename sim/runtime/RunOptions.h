@@ -16,7 +16,7 @@ struct RunOptions {
   std::string routing;  ///< --routing, overrides routing.algorithm when set
   std::string cc;       ///< --cc, overrides congestion_control.algorithm when set
   uint64_t seed = 1;
-  bool progress = true;  ///< progress line on stderr (when it is a terminal)
+  bool progress = true;  ///< progress on stderr: a status line on a terminal, else timestamped lines
   std::vector<std::string> probes;            ///< --probe queue=NODE:PORT | flow=SRC-DST
   std::string probeInterval = "1us";          ///< --probe-interval
   std::vector<std::string> workloadSets;      ///< --workload-set key.path=value (every workload file)

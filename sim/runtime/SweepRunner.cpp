@@ -20,6 +20,7 @@
 
 #include "sim/core/Time.h"
 #include "sim/core/Units.h"
+#include "sim/report/ProgressReporter.h"
 #include "sim/report/ResultsFile.h"
 
 extern char** environ;
@@ -380,6 +381,11 @@ void SweepRunner::progress(const SweepPoint& p, const std::string& what) {
       "[" + std::to_string(finished_) + "/" + std::to_string(toRun_) + "] " + p.id + labels + ": " + what;
   if (failed_ > 0) line += " | " + std::to_string(failed_) + " failed";
   line += " | elapsed " + formatDuration(elapsed);
+  if (elapsed > 0 && finished_ > 0) {
+    char rate[48];
+    std::snprintf(rate, sizeof rate, " | %.3g points/min", static_cast<double>(finished_) * 60 / elapsed);
+    line += rate;
+  }
   const size_t remaining = toRun_ - finished_;
   if (remaining > 0 && finished_ > 0) {
     const double mean = pointSeconds_ / static_cast<double>(finished_);
@@ -388,7 +394,7 @@ void SweepRunner::progress(const SweepPoint& p, const std::string& what) {
     line += " | ETA " + formatDuration(eta);
   }
   if (options_.mpiSize > 1) line = "rank " + std::to_string(options_.mpiRank) + ": " + line;
-  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fprintf(stderr, "%s %s\n", ProgressReporter::utcTimestamp().c_str(), line.c_str());
 }
 
 void SweepRunner::finish(const Running& r, int status) {
