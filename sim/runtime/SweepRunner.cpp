@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,8 +21,8 @@
 #include "sim/core/Units.h"
 #include "sim/report/ProgressReporter.h"
 #include "sim/report/ResultsFile.h"
-
-extern char** environ;
+#include "sim/runtime/ChildProcess.h"
+#include "sim/runtime/SweepPointKey.h"
 
 namespace fabricsim {
 namespace {
@@ -328,48 +327,40 @@ void SweepRunner::printDryRun() const {
 
 bool SweepRunner::spawn(const SweepPoint& p, Running& out) {
   const std::string dir = pointDir(p);
-  const std::string log = (fs::path(dir) / "log.txt").string();
-  const json pj = pointJson(p);
+  json pj = pointJson(p);
+  pj["config_key"] = SweepPointKey::of(p);
   ResultsFile::writeJson((fs::path(dir) / "point.json").string(), pj);
-  std::vector<std::string> argv = pj["argv"].get<std::vector<std::string>>();
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Its own process group: a terminal's Ctrl-C reaches only the sweep, which stops the children.
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, cargv[0], &fa, &attr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
+  const ChildProcess child =
+      ChildProcess::start(pj["argv"].get<std::vector<std::string>>(), (fs::path(dir) / "log.txt").string());
   out.point = p.index;
   out.start = Clock::now();
-  if (rc != 0) {
-    const std::string msg = "cannot start " + argv[0] + ": " + std::strerror(rc);
-    ResultsFile::writeJson((fs::path(dir) / "failed.json").string(),
-                           {{"exit_code", nullptr}, {"signal", nullptr}, {"error", msg}, {"log_tail", msg}});
+  if (child.pid <= 0) {
+    ResultsFile::writeJson(
+        (fs::path(dir) / "failed.json").string(),
+        {{"exit_code", nullptr}, {"signal", nullptr}, {"error", child.error}, {"log_tail", child.error}});
     ++finished_;
     ++failed_;
-    progress(p, "FAILED: " + msg);
+    progress(p, "FAILED: " + child.error);
     return false;
   }
-  out.pid = pid;
+  out.pid = child.pid;
   return true;
+}
+
+std::string SweepRunner::storedKey(const SweepPoint& p) const {
+  std::error_code ec;
+  const fs::path file = fs::path(pointDir(p)) / "point.json";
+  if (!fs::exists(file, ec)) return "";
+  const json pj = readJson(file.string());
+  const json* k = at(pj, {"config_key"});
+  return k && k->is_string() ? k->get<std::string>() : "";
+}
+
+bool SweepRunner::finishedUnchanged(const SweepPoint& p) const {
+  std::error_code ec;
+  if (!fs::exists(fs::path(pointDir(p)) / "results.json", ec)) return false;
+  const std::string stored = storedKey(p);
+  return !stored.empty() && stored == SweepPointKey::of(p);
 }
 
 void SweepRunner::progress(const SweepPoint& p, const std::string& what) {
@@ -487,14 +478,26 @@ int SweepRunner::run() {
   const size_t rank = static_cast<size_t>(options_.mpiRank);
   std::vector<size_t> mine;
   std::vector<std::string> done;
+  size_t changed = 0;  // finished points whose configuration changed since (--resume)
   for (const auto& p : points_) {
     if (p.index % size != rank) continue;
     std::error_code ec;
     const fs::path dir = pointDir(p);
     const bool ok = fs::exists(dir / "results.json", ec);
     const bool failed = fs::exists(dir / "failed.json", ec);
-    if (ok || (failed && !options_.resume)) done.push_back(p.id);
-    if (!(ok && options_.resume)) mine.push_back(p.index);
+    if (!options_.resume) {
+      if (ok || failed) done.push_back(p.id);
+      mine.push_back(p.index);
+      continue;
+    }
+    if (ok && finishedUnchanged(p)) continue;
+    if (ok) {
+      // Computed from other settings, another binary, or before keys were recorded: its
+      // results go, so that neither the summary nor a later resume takes them for current.
+      ++changed;
+      fs::remove(dir / "results.json", ec);
+    }
+    mine.push_back(p.index);
   }
   if (!done.empty() && !options_.resume) {
     std::string list;
@@ -525,6 +528,10 @@ int SweepRunner::run() {
     if (size > 1) head = "rank " + std::to_string(rank) + "/" + std::to_string(size) + ": " + head;
     head += ", running " + std::to_string(mine.size());
     if (skipped) head += " (" + std::to_string(skipped) + " already done)";
+    if (changed == 1)
+      head += "; 1 changed since it ran (its configuration or the binary)";
+    else if (changed > 1)
+      head += "; " + std::to_string(changed) + " changed since they ran (their configuration or the binary)";
     head += " with --jobs " + std::to_string(options_.jobs) + " into " + options_.outDir;
     std::fprintf(stderr, "%s\n", head.c_str());
   }
@@ -536,8 +543,29 @@ int SweepRunner::run() {
     while (next < mine.size() || !running_.empty()) {
       if (gInterrupt) break;
       while (running_.size() < static_cast<size_t>(options_.jobs) && next < mine.size() && !gInterrupt) {
+        const SweepPoint& p = points_[mine[next++]];
+        std::string holder;
+        std::optional<PointClaim> claim =
+            PointClaim::tryClaim((fs::path(pointDir(p)) / "claim.lock").string(), &holder);
+        if (!claim) {  // another runner has it now
+          --toRun_;
+          ++claimedElsewhere_;
+          if (!options_.quiet)
+            std::fprintf(stderr, "%s %s: running in another runner (%s), skipped\n",
+                         ProgressReporter::utcTimestamp().c_str(), p.id.c_str(),
+                         holder.empty() ? "unknown" : holder.c_str());
+          continue;
+        }
+        if (finishedUnchanged(p)) {  // another runner finished it since this one started
+          --toRun_;
+          ++claimedElsewhere_;
+          continue;
+        }
         Running r;
-        if (spawn(points_[mine[next++]], r)) running_.push_back(r);
+        if (spawn(p, r)) {
+          running_.push_back(r);
+          claims_.emplace(p.index, std::move(*claim));
+        }
       }
       bool reaped = false;
       for (auto it = running_.begin(); it != running_.end();) {
@@ -546,9 +574,11 @@ int SweepRunner::run() {
         if (got == it->pid) {
           const Running r = *it;
           it = running_.erase(it);
-          if (gInterrupt) continue;  // killed along with the sweep: not a failure of the point
-          finish(r, st);
-          reaped = true;
+          if (!gInterrupt) {  // else killed along with the sweep: not a failure of the point
+            finish(r, st);
+            reaped = true;
+          }
+          claims_.erase(r.point);  // released once its outcome is on disk
         } else {
           ++it;
         }
@@ -575,6 +605,7 @@ int SweepRunner::run() {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     std::string tail = "sweep " + spec_.name + ": " + std::to_string(finished_ - failed_) + " ok, " +
                        std::to_string(failed_) + " failed in " + formatDuration(elapsed);
+    if (claimedElsewhere_ > 0) tail += " (" + std::to_string(claimedElsewhere_) + " left to other runners)";
     if (rank == 0) tail += "; summary in " + (fs::path(options_.outDir) / "summary.csv").string();
     if (size > 1) tail = "rank " + std::to_string(rank) + ": " + tail;
     std::fprintf(stderr, "%s\n", tail.c_str());

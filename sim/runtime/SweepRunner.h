@@ -3,14 +3,19 @@
 //
 // Models: expansion of a SweepSpec into points (the cartesian product of the axes in file
 // order, first axis slowest), the exact `run` argv of each point, a pool of at most `jobs`
-// child processes (posix_spawn + waitpid, no threads), resumption (--resume skips points whose
-// results.json exists), interruption (SIGINT/SIGTERM kill the running children and keep what
-// has finished), MPI-style distribution without MPI linkage (rank r of size n runs the points
-// with index % n == r; rank 0 waits for the others' results and writes the summary), progress
-// lines with an ETA, and the output directory layout:
+// child processes (ChildProcess: fork + exec, each in its own process group and killed by the
+// kernel if the sweep dies, SIGKILL included; waitpid, no threads), a claim (PointClaim: a lock
+// on DIR/points/pNNNN/claim.lock) on each point while it runs, so that two runners on one folder
+// never run a point twice, resumption (--resume skips points whose results.json exists and was
+// computed from the point's current configuration and this binary: SweepPointKey, recorded in
+// point.json as config_key; the others rerun and are counted), interruption (SIGINT/SIGTERM kill
+// the running children and keep what has finished), MPI-style distribution without MPI linkage (rank r of
+// size n runs the points with index % n == r; rank 0 waits for the others' results and writes the summary),
+// progress lines with an ETA, and the output directory layout:
 //   DIR/sweep.json                      resolved spec and point list (rank 0)
 //   DIR/summary.csv                     one row per point, in point order (rank 0, atomic)
-//   DIR/points/p0003/point.json         axis values, argv, mpi_rank
+//   DIR/points/p0003/point.json         axis values, argv, mpi_rank, config_key
+//   DIR/points/p0003/claim.lock         held (flock) by the runner running the point
 //   DIR/points/p0003/log.txt            the child's stdout and stderr
 //   DIR/points/p0003/results.json       the child's --out (atomic)
 //   DIR/points/p0003/failed.json        {exit_code, signal, log_tail} when the point failed
@@ -23,11 +28,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "sim/config/SweepSpec.h"
+#include "sim/runtime/PointClaim.h"
 
 namespace fabricsim {
 
@@ -35,7 +42,7 @@ namespace fabricsim {
 struct SweepRunOptions {
   std::string outDir;
   int jobs = 1;            ///< child processes at a time on this rank
-  bool resume = false;     ///< skip points whose results.json exists; re-run failed ones
+  bool resume = false;     ///< skip points whose results.json is current (config_key); re-run the rest
   bool dryRun = false;     ///< print the points and their commands, run nothing
   bool quiet = false;      ///< no progress lines on stderr
   std::string executable;  ///< the fabricsim binary the children run (default /proc/self/exe)
@@ -89,11 +96,17 @@ class SweepRunner {
   /// Rank 0: polls until every point has a result (or the sweep is interrupted).
   bool waitForOtherRanks();
   void progress(const SweepPoint& p, const std::string& what);
+  /// The config_key its point.json recorded ("" when none).
+  std::string storedKey(const SweepPoint& p) const;
+  /// Whether `p` has results computed from its current configuration and this binary.
+  bool finishedUnchanged(const SweepPoint& p) const;
 
   SweepSpec spec_;
   SweepRunOptions options_;
   std::vector<SweepPoint> points_;
   std::vector<Running> running_;
+  std::map<size_t, PointClaim> claims_;  ///< the points this runner runs now, claimed
+  size_t claimedElsewhere_ = 0;          ///< points skipped: another runner ran or runs them
   size_t toRun_ = 0;
   size_t finished_ = 0;
   size_t failed_ = 0;

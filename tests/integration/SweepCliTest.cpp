@@ -2,7 +2,13 @@
 // summary.csv columns), --resume, a failing point, bad input, mpirun -np 2, and
 // scripts/plot_sweep.py on the result.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <cstdlib>
 #include <filesystem>
@@ -136,6 +142,112 @@ TEST(SweepCliTest, ResumeKeepsFinishedPointsAndRerunsMissingOnes) {
       << "p0000 must not be re-run";
   EXPECT_TRUE(fs::exists(out + "/points/p0001/results.json"));
   EXPECT_EQ(lines(readText(out + "/summary.csv")).size(), 3u);
+}
+
+TEST(SweepCliTest, ResumeRerunsExactlyThePointsWhoseConfigurationChanged) {
+  TempDir dir;
+  const std::string file = writeSweep(dir);
+  const std::string out = dir.file("out");
+  ASSERT_EQ(sweep(q(file) + " --out " + q(out) + " --quiet").status, 0);
+  for (const char* p : {"p0000", "p0001"}) {
+    auto doc = readJson(out + "/points/" + p + "/results.json");
+    doc["marker"] = true;
+    std::ofstream(out + "/points/" + p + "/results.json") << doc.dump();
+  }
+  // The same file again: nothing to run.
+  const auto same = sweep(q(file) + " --out " + q(out) + " --resume");
+  ASSERT_EQ(same.status, 0) << same.out;
+  EXPECT_NE(same.out.find("running 0 (2 already done)"), std::string::npos) << same.out;
+  // Only the adaptive point gets another ECN setting.
+  std::string text = readText(file);
+  const std::string from = "values: [ecmp, adaptive]";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(
+      text.find(from), from.size(),
+      "values: [ecmp, {value: adaptive, set: ['switch.ecn={kmin: 50KiB, kmax: 400KiB, pmax: 0.2}']}]");
+  std::ofstream(file) << text;
+  const auto r = sweep(q(file) + " --out " + q(out) + " --resume");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("running 1 (1 already done); 1 changed since it ran"), std::string::npos) << r.out;
+  EXPECT_TRUE(readJson(out + "/points/p0000/results.json").value("marker", false)) << "p0000 did not change";
+  EXPECT_FALSE(readJson(out + "/points/p0001/results.json").value("marker", false)) << "p0001 changed: rerun";
+  EXPECT_EQ(lines(readText(out + "/summary.csv")).size(), 3u);
+}
+
+/// The pids of `parent`'s children (from /proc).
+std::vector<int> childrenOf(int parent) {
+  std::vector<int> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    int ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+/// Whether `pid` is a live process (a zombie, dead but not yet reaped, is not).
+bool alive(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z' &&
+         line[close + 2] != 'X';
+}
+
+TEST(SweepCliTest, ASweepKilledWithSigkillLeavesNoOrphanAndResumesEveryPointOnce) {
+  // Two packet-level points of 0.2 s of CPU each (Release) on a 1,024-host fat-tree: the sweep is
+  // killed milliseconds after its first run starts, and a run that outlived it would finish and
+  // write its results.
+  TempDir dir;
+  const std::string file =
+      dir.write("sweep.yaml", "name: killed\ntopology: " + kSrc +
+                                  "/topologies/fat-tree-k16-100g.yaml\nworkloads: [" + kSrc +
+                                  "/workloads/permutation-2mb.yaml]\n"
+                                  "workload_set: [message_size=128KB]\n"
+                                  "axes:\n  - name: seed\n    values: [1, 2]\n");
+  const std::string out = dir.file("out");
+  const pid_t sweeper = fork();
+  ASSERT_GE(sweeper, 0);
+  if (sweeper == 0) {
+    execl(FABRICSIM_BINARY, FABRICSIM_BINARY, "sweep", file.c_str(), "--out", out.c_str(), "--quiet",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for its first point's run to start, then kill the sweep as the OOM killer would.
+  std::vector<int> kids;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while ((kids = childrenOf(sweeper)).empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kids.size(), 1u) << "the sweep started no run";
+  const int run = kids[0];
+  ASSERT_TRUE(alive(run));
+  ASSERT_EQ(kill(sweeper, SIGKILL), 0);
+  ASSERT_EQ(waitpid(sweeper, nullptr, 0), sweeper);
+  // The kernel kills the orphaned run (at once: allow 10 s for a loaded machine).
+  const auto gone = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (alive(run) && std::chrono::steady_clock::now() < gone)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(alive(run)) << "run " << run << " outlived its sweep";
+  EXPECT_FALSE(fs::exists(out + "/points/p0000/results.json")) << "the run went on after its sweep died";
+  // Resumed: every point once.
+  const auto r = sweep(q(file) + " --out " + q(out) + " --resume");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("running 2"), std::string::npos) << r.out;
+  const auto rows = lines(readText(out + "/summary.csv"));
+  ASSERT_EQ(rows.size(), 3u) << readText(out + "/summary.csv");
+  EXPECT_EQ(rows[1].rfind("p0000,ok,1,", 0), 0u) << rows[1];
+  EXPECT_EQ(rows[2].rfind("p0001,ok,2,", 0), 0u) << rows[2];
 }
 
 TEST(SweepCliTest, AFailingPointWritesFailedJsonAndExitsOne) {
