@@ -18,7 +18,8 @@ int sweepCommand(const std::vector<std::string>& args) {
   po::options_description desc(
       "usage: fabricsim sweep SWEEP.yaml --out DIR [options]\n"
       "       mpirun -np N fabricsim sweep SWEEP.yaml --out DIR [options]   (rank r runs points i % N == "
-      "r)\n\n"
+      "r)\n"
+      "       fabricsim sweep SWEEP.yaml --out DIR --shard I/N [options]   (a job array's task I of N)\n\n"
       "Runs every point of the sweep (the cartesian product of its axes) as `fabricsim run` and writes\n"
       "DIR/points/pNNNN/{point.json,log.txt,results.json|failed.json}, DIR/sweep.json and DIR/summary.csv.\n"
       "Exit status: 0 every point succeeded, 1 some failed or the sweep was interrupted, 2 bad input");
@@ -29,7 +30,10 @@ int sweepCommand(const std::vector<std::string>& args) {
       "continue a sweep in DIR: skip points that have results.json, re-run failed and missing ones")(
       "dry-run,n", po::bool_switch(&opt.dryRun),
       "print the points and their `fabricsim run` commands, run nothing")(
-      "quiet,q", po::bool_switch(&opt.quiet), "no progress lines");
+      "quiet,q", po::bool_switch(&opt.quiet), "no progress lines")(
+      "shard", po::value<std::string>(),
+      "I/N: run only the points i % N == I, without MPI (one task of a job array); each shard "
+      "writes the summary of what has finished");
   po::variables_map vm;
   if (const int status = parseCommandLine(args, desc, sweepPath, "sweep", vm); status >= 0) return status;
   if (sweepPath.empty()) {
@@ -48,6 +52,26 @@ int sweepCommand(const std::vector<std::string>& args) {
   const auto [rank, size] = SweepRunner::mpiRankFromEnvironment();
   opt.mpiRank = rank;
   opt.mpiSize = size;
+  if (vm.count("shard")) {
+    const std::string text = vm["shard"].as<std::string>();
+    int i = -1, n = -1, used = 0;
+    if (std::sscanf(text.c_str(), "%d/%d%n", &i, &n, &used) != 2 || used != static_cast<int>(text.size()) ||
+        n < 1 || n > 100000 || i < 0 || i >= n) {
+      std::fprintf(stderr,
+                   "error: fabricsim sweep: --shard: expected I/N with 0 <= I < N <= 100000, found '%s'\n",
+                   text.c_str());
+      return 2;
+    }
+    if (size > 1) {
+      std::fprintf(stderr,
+                   "error: fabricsim sweep: --shard splits a sweep without MPI; under mpirun the ranks "
+                   "split it already\n");
+      return 2;
+    }
+    opt.mpiRank = i;
+    opt.mpiSize = n;
+    opt.shard = true;
+  }
   SweepRunner runner(loadSweepFile(sweepPath), opt);
   return runner.run();
 }

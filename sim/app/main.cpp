@@ -11,22 +11,26 @@
 namespace {
 
 void usage(FILE* out) {
-  std::fprintf(out,
-               "fabricsim: discrete-event simulator of AI-cluster network fabrics\n\n"
-               "usage:\n"
-               "  fabricsim run TOPOLOGY.yaml [--workload W.yaml ...] [--backend packet|flow|hybrid]\n"
-               "                [--routing R] [--cc C] [--set key.path=value ...] [--workload-set key.path=value ...]\n"
-               "                [--seed N] [--out results.json] [--timeline t.json] [--quiet]\n"
-               "  fabricsim sweep SWEEP.yaml --out DIR [--jobs N] [--resume] [--dry-run] [--quiet]\n"
-               "                (also under mpirun -np N: rank r runs the points i %% N == r)\n"
-               "  fabricsim trace TOPOLOGY.yaml --workload W.yaml|T.json --out trace.json [--format json|chakra]\n"
-               "                [--workload-set k=v ...]\n"
-               "  fabricsim explain TOPOLOGY.yaml --workload W.yaml [--backend B] [--out explain.json] [--timeline t.json]\n"
-               "  fabricsim topo TOPOLOGY.yaml [--json] [--dot out.dot] [--set key.path=value ...]\n"
-               "  fabricsim calibrate MEASUREMENTS... --out calibration.yaml [--topology TESTBED.yaml] [--compute C.json]\n"
-               "  fabricsim validate --calibration C.yaml --topology TESTBED.yaml MEASUREMENTS... [--out R.json]\n"
-               "                [--markdown R.md] [--plot R.png] [--backend flow|packet]\n\n"
-               "Every subcommand has --help.\n");
+  std::fprintf(
+      out,
+      "fabricsim: discrete-event simulator of AI-cluster network fabrics\n\n"
+      "usage:\n"
+      "  fabricsim run TOPOLOGY.yaml [--workload W.yaml ...] [--backend packet|flow|hybrid]\n"
+      "                [--routing R] [--cc C] [--set key.path=value ...] [--workload-set key.path=value "
+      "...]\n"
+      "                [--seed N] [--out results.json] [--timeline t.json] [--quiet]\n"
+      "  fabricsim sweep SWEEP.yaml --out DIR [--jobs N] [--resume] [--dry-run] [--quiet] [--shard I/N]\n"
+      "                (also under mpirun -np N: rank r runs the points i %% N == r)\n"
+      "  fabricsim trace TOPOLOGY.yaml --workload W.yaml|T.json --out trace.json [--format json|chakra]\n"
+      "                [--workload-set k=v ...]\n"
+      "  fabricsim explain TOPOLOGY.yaml --workload W.yaml [--backend B] [--out explain.json] [--timeline "
+      "t.json]\n"
+      "  fabricsim topo TOPOLOGY.yaml [--json] [--dot out.dot] [--set key.path=value ...]\n"
+      "  fabricsim calibrate MEASUREMENTS... --out calibration.yaml [--topology TESTBED.yaml] [--compute "
+      "C.json]\n"
+      "  fabricsim validate --calibration C.yaml --topology TESTBED.yaml MEASUREMENTS... [--out R.json]\n"
+      "                [--markdown R.md] [--plot R.png] [--backend flow|packet]\n\n"
+      "Every subcommand has --help.\n");
 }
 
 }  // namespace

@@ -363,6 +363,10 @@ bool SweepRunner::finishedUnchanged(const SweepPoint& p) const {
   return !stored.empty() && stored == SweepPointKey::of(p);
 }
 
+std::string SweepRunner::who() const {
+  return (options_.shard ? "shard " : "rank ") + std::to_string(options_.mpiRank);
+}
+
 void SweepRunner::progress(const SweepPoint& p, const std::string& what) {
   if (options_.quiet) return;
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
@@ -384,7 +388,7 @@ void SweepRunner::progress(const SweepPoint& p, const std::string& what) {
                        static_cast<double>(std::min<size_t>(static_cast<size_t>(options_.jobs), remaining));
     line += " | ETA " + formatDuration(eta);
   }
-  if (options_.mpiSize > 1) line = "rank " + std::to_string(options_.mpiRank) + ": " + line;
+  if (options_.mpiSize > 1) line = who() + ": " + line;
   std::fprintf(stderr, "%s %s\n", ProgressReporter::utcTimestamp().c_str(), line.c_str());
 }
 
@@ -517,7 +521,8 @@ int SweepRunner::run() {
     std::error_code ec;
     fs::remove(dir / "failed.json", ec);
   }
-  if (rank == 0) ResultsFile::writeJson((fs::path(options_.outDir) / "sweep.json").string(), sweepJson());
+  const bool writesSummary = rank == 0 || options_.shard;
+  if (writesSummary) ResultsFile::writeJson((fs::path(options_.outDir) / "sweep.json").string(), sweepJson());
   toRun_ = mine.size();
   if (!options_.quiet) {
     const size_t skipped =
@@ -525,7 +530,7 @@ int SweepRunner::run() {
                                           [&](const SweepPoint& p) { return p.index % size == rank; })) -
         mine.size();
     std::string head = "sweep " + spec_.name + ": " + std::to_string(points_.size()) + " points";
-    if (size > 1) head = "rank " + std::to_string(rank) + "/" + std::to_string(size) + ": " + head;
+    if (size > 1) head = who() + "/" + std::to_string(size) + ": " + head;
     head += ", running " + std::to_string(mine.size());
     if (skipped) head += " (" + std::to_string(skipped) + " already done)";
     if (changed == 1)
@@ -588,11 +593,11 @@ int SweepRunner::run() {
     if (gInterrupt) {
       interruptedBy = gInterrupt;
       killRunning();
-    } else if (rank == 0 && size > 1 && !waitForOtherRanks()) {
+    } else if (rank == 0 && size > 1 && !options_.shard && !waitForOtherRanks()) {
       interruptedBy = gInterrupt;
     }
   }
-  if (rank == 0) writeSummary(spec_, points_, options_.outDir);
+  if (writesSummary) writeSummary(spec_, points_, options_.outDir);
   if (interruptedBy) {
     std::fprintf(
         stderr,
@@ -606,12 +611,12 @@ int SweepRunner::run() {
     std::string tail = "sweep " + spec_.name + ": " + std::to_string(finished_ - failed_) + " ok, " +
                        std::to_string(failed_) + " failed in " + formatDuration(elapsed);
     if (claimedElsewhere_ > 0) tail += " (" + std::to_string(claimedElsewhere_) + " left to other runners)";
-    if (rank == 0) tail += "; summary in " + (fs::path(options_.outDir) / "summary.csv").string();
-    if (size > 1) tail = "rank " + std::to_string(rank) + ": " + tail;
+    if (writesSummary) tail += "; summary in " + (fs::path(options_.outDir) / "summary.csv").string();
+    if (size > 1) tail = who() + ": " + tail;
     std::fprintf(stderr, "%s\n", tail.c_str());
   }
   if (failed_ > 0) return 1;
-  if (rank == 0) {
+  if (rank == 0 && !options_.shard) {
     // Under MPI the other ranks' points count too.
     for (const auto& p : points_) {
       std::error_code ec;

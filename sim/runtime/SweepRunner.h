@@ -9,9 +9,11 @@
 // never run a point twice, resumption (--resume skips points whose results.json exists and was
 // computed from the point's current configuration and this binary: SweepPointKey, recorded in
 // point.json as config_key; the others rerun and are counted), interruption (SIGINT/SIGTERM kill
-// the running children and keep what has finished), MPI-style distribution without MPI linkage (rank r of
-// size n runs the points with index % n == r; rank 0 waits for the others' results and writes the summary),
-// progress lines with an ETA, and the output directory layout:
+// the running children and keep what has finished), MPI-style distribution without MPI linkage
+// (rank r of size n runs the points with index % n == r; rank 0 waits for the others' results
+// and writes the summary; --shard r/n splits the same way for a job array, every shard writing
+// the summary of what has finished and none waiting), progress lines with an ETA, and the
+// output directory layout:
 //   DIR/sweep.json                      resolved spec and point list (rank 0)
 //   DIR/summary.csv                     one row per point, in point order (rank 0, atomic)
 //   DIR/points/p0003/point.json         axis values, argv, mpi_rank, config_key
@@ -48,6 +50,9 @@ struct SweepRunOptions {
   std::string executable;  ///< the fabricsim binary the children run (default /proc/self/exe)
   int mpiRank = 0;
   int mpiSize = 1;
+  /// --shard mpiRank/mpiSize (a job array, no MPI): no rank waits for the others, and each
+  /// writes sweep.json and the summary of what has finished when its points are done.
+  bool shard = false;
 };
 
 class SweepRunner {
@@ -96,6 +101,8 @@ class SweepRunner {
   /// Rank 0: polls until every point has a result (or the sweep is interrupted).
   bool waitForOtherRanks();
   void progress(const SweepPoint& p, const std::string& what);
+  /// "rank 3" (MPI) or "shard 3" (--shard), for progress lines.
+  std::string who() const;
   /// The config_key its point.json recorded ("" when none).
   std::string storedKey(const SweepPoint& p) const;
   /// Whether `p` has results computed from its current configuration and this binary.

@@ -328,6 +328,35 @@ TEST(SweepCliTest, MpirunSplitsThePointsOverRanks) {
   for (size_t i = 1; i < rows.size(); ++i) EXPECT_NE(rows[i].find(",ok,"), std::string::npos) << rows[i];
 }
 
+TEST(SweepCliTest, ShardsOfAJobArraySplitThePointsAndTheLastLeavesAFullSummary) {
+  TempDir dir;
+  const std::string file = writeSweep(dir, kCcAxis);
+  const std::string out = dir.file("out");
+  const auto first = sweep(q(file) + " --out " + q(out) + " --shard 1/2");
+  ASSERT_EQ(first.status, 0) << first.out;
+  EXPECT_NE(first.out.find("shard 1/2: sweep tiny: 4 points, running 2"), std::string::npos) << first.out;
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(fs::exists(out + "/points/p000" + std::to_string(i) + "/results.json"), i % 2 == 1) << i;
+  auto rows = lines(readText(out + "/summary.csv"));
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[1].rfind("p0000,missing,", 0), 0u) << rows[1];
+  // The other task of the array, later (or at once: they share nothing but the folder).
+  const auto second = sweep(q(file) + " --out " + q(out) + " --shard 0/2");
+  ASSERT_EQ(second.status, 0) << second.out;
+  rows = lines(readText(out + "/summary.csv"));
+  ASSERT_EQ(rows.size(), 5u);
+  for (size_t i = 1; i < rows.size(); ++i) EXPECT_NE(rows[i].find(",ok,"), std::string::npos) << rows[i];
+  // Resumed, a shard reruns nothing of its own that is current.
+  const auto again = sweep(q(file) + " --out " + q(out) + " --shard 0/2 --resume");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_NE(again.out.find("running 0 (2 already done)"), std::string::npos) << again.out;
+  for (const char* bad : {"2/2", "-1/2", "1/0", "1", "1/2x"}) {
+    const auto r = sweep(q(file) + " --out " + q(dir.file("bad")) + " --shard " + bad);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.out.find("--shard: expected I/N"), std::string::npos) << r.out;
+  }
+}
+
 TEST(SweepCliTest, PlotSweepWritesPngs) {
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   if (std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) != 0)
