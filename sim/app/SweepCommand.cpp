@@ -17,8 +17,7 @@ int sweepCommand(const std::vector<std::string>& args) {
   std::string sweepPath;
   po::options_description desc(
       "usage: fabricsim sweep SWEEP.yaml --out DIR [options]\n"
-      "       mpirun -np N fabricsim sweep SWEEP.yaml --out DIR [options]   (rank r runs points i % N == "
-      "r)\n"
+      "       mpirun -np N fabricsim sweep SWEEP.yaml --out DIR [options]   (the ranks share the points)\n"
       "       fabricsim sweep SWEEP.yaml --out DIR --shard I/N [options]   (a job array's task I of N)\n\n"
       "Runs every point of the sweep (the cartesian product of its axes) as `fabricsim run` and writes\n"
       "DIR/points/pNNNN/{point.json,log.txt,results.json|failed.json}, DIR/sweep.json and DIR/summary.csv.\n"
@@ -27,9 +26,9 @@ int sweepCommand(const std::vector<std::string>& args) {
                                                  "output directory (required unless --dry-run)")(
       "jobs,j", po::value<int>(&opt.jobs)->default_value(1), "points run at a time (per MPI rank)")(
       "resume", po::bool_switch(&opt.resume),
-      "continue a sweep in DIR: skip points that have results.json, re-run failed and missing ones")(
-      "dry-run,n", po::bool_switch(&opt.dryRun),
-      "print the points and their `fabricsim run` commands, run nothing")(
+      "continue a sweep in DIR: skip points whose results are current, re-run changed, failed and "
+      "missing ones")("dry-run,n", po::bool_switch(&opt.dryRun),
+                      "print the points and their `fabricsim run` commands, run nothing")(
       "quiet,q", po::bool_switch(&opt.quiet), "no progress lines")(
       "shard", po::value<std::string>(),
       "I/N: run only the points i % N == I, without MPI (one task of a job array); each shard "

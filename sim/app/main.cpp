@@ -20,7 +20,7 @@ void usage(FILE* out) {
       "...]\n"
       "                [--seed N] [--out results.json] [--timeline t.json] [--quiet]\n"
       "  fabricsim sweep SWEEP.yaml --out DIR [--jobs N] [--resume] [--dry-run] [--quiet] [--shard I/N]\n"
-      "                (also under mpirun -np N: rank r runs the points i %% N == r)\n"
+      "                (also under mpirun -np N: the ranks share the points)\n"
       "  fabricsim trace TOPOLOGY.yaml --workload W.yaml|T.json --out trace.json [--format json|chakra]\n"
       "                [--workload-set k=v ...]\n"
       "  fabricsim explain TOPOLOGY.yaml --workload W.yaml [--backend B] [--out explain.json] [--timeline "

@@ -320,7 +320,7 @@ void SweepRunner::printDryRun() const {
     std::string labels;
     for (const auto& [name, label] : p.labels) labels += " " + name + "=" + label;
     std::printf("%s%s", p.id.c_str(), labels.c_str());
-    if (options_.mpiSize > 1) std::printf("  (rank %zu)", p.index % static_cast<size_t>(options_.mpiSize));
+    if (options_.shard) std::printf("  (shard %zu)", p.index % static_cast<size_t>(options_.mpiSize));
     std::printf("\n  %s\n", pointJson(p)["command"].get<std::string>().c_str());
   }
 }
@@ -449,25 +449,27 @@ void SweepRunner::killRunning() {
   }
 }
 
-bool SweepRunner::waitForOtherRanks() {
-  const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(2);
+bool SweepRunner::waitForRankZero() {
+  // Rank 0 writes sweep.json (a new file, by rename) once it has checked and prepared the folder.
+  // One from an earlier sweep is older than this rank's start; mpirun starts the ranks within
+  // seconds of each other, and a file system's clock may be off by some: 60 s of slack.
+  const fs::path file = fs::path(options_.outDir) / "sweep.json";
+  const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(60);
   bool announced = false;
   while (!gInterrupt) {
-    size_t pending = 0;
-    for (const auto& p : points_) {
-      std::error_code ec;
-      const fs::path dir = pointDir(p);
-      if (fs::exists(dir / "results.json", ec)) continue;
-      const auto t = fs::last_write_time(dir / "failed.json", ec);
-      if (!ec && t >= since) continue;
-      ++pending;
+    std::error_code ec;
+    const auto t = fs::last_write_time(file, ec);
+    if (!ec && t >= since) {
+      const json* n = nullptr;
+      const json doc = readJson(file.string());
+      if ((n = at(doc, {"mpi_size"})) && n->is_number_integer() && n->get<int>() == options_.mpiSize)
+        return true;
     }
-    if (pending == 0) return true;
     if (!announced && !options_.quiet) {
-      std::fprintf(stderr, "rank 0: waiting for %zu points of the other ranks\n", pending);
+      std::fprintf(stderr, "%s: waiting for rank 0 to prepare %s\n", who().c_str(), options_.outDir.c_str());
       announced = true;
     }
-    sleepSeconds(0.2);
+    sleepSeconds(0.05);
   }
   return false;
 }
@@ -480,11 +482,20 @@ int SweepRunner::run() {
   start_ = Clock::now();
   const size_t size = static_cast<size_t>(options_.mpiSize);
   const size_t rank = static_cast<size_t>(options_.mpiRank);
+  // Under MPI the ranks share one queue, the points in order, each taken by the first rank to
+  // claim it (PointClaim): a slow point holds up only its own rank. Rank 0 checks the folder
+  // for an earlier run's points and prepares it; the others start once it has (sweep.json).
+  const bool shared = size > 1 && !options_.shard;
+  if (shared && rank != 0 && !waitForRankZero()) return 128 + gInterrupt;
   std::vector<size_t> mine;
   std::vector<std::string> done;
   size_t changed = 0;  // finished points whose configuration changed since (--resume)
   for (const auto& p : points_) {
-    if (p.index % size != rank) continue;
+    if (!shared && p.index % size != rank) continue;
+    if (shared && rank != 0) {  // rank 0 has cleared what is not current
+      if (!finishedUnchanged(p)) mine.push_back(p.index);
+      continue;
+    }
     std::error_code ec;
     const fs::path dir = pointDir(p);
     const bool ok = fs::exists(dir / "results.json", ec);
@@ -519,19 +530,20 @@ int SweepRunner::run() {
     const fs::path dir = pointDir(points_[i]);
     fs::create_directories(dir);
     std::error_code ec;
-    fs::remove(dir / "failed.json", ec);
+    if (!shared || rank == 0) fs::remove(dir / "failed.json", ec);  // else a peer's, of this run
   }
   const bool writesSummary = rank == 0 || options_.shard;
   if (writesSummary) ResultsFile::writeJson((fs::path(options_.outDir) / "sweep.json").string(), sweepJson());
   toRun_ = mine.size();
   if (!options_.quiet) {
-    const size_t skipped =
-        static_cast<size_t>(std::count_if(points_.begin(), points_.end(),
-                                          [&](const SweepPoint& p) { return p.index % size == rank; })) -
-        mine.size();
+    const size_t skipped = static_cast<size_t>(std::count_if(
+                               points_.begin(), points_.end(),
+                               [&](const SweepPoint& p) { return shared || p.index % size == rank; })) -
+                           mine.size();
     std::string head = "sweep " + spec_.name + ": " + std::to_string(points_.size()) + " points";
     if (size > 1) head = who() + "/" + std::to_string(size) + ": " + head;
-    head += ", running " + std::to_string(mine.size());
+    head += shared ? ", sharing " + std::to_string(mine.size()) + " with the other ranks"
+                   : ", running " + std::to_string(mine.size());
     if (skipped) head += " (" + std::to_string(skipped) + " already done)";
     if (changed == 1)
       head += "; 1 changed since it ran (its configuration or the binary)";
@@ -545,8 +557,28 @@ int SweepRunner::run() {
   {
     SignalGuard guard;
     size_t next = 0;
-    while (next < mine.size() || !running_.empty()) {
+    while (true) {
       if (gInterrupt) break;
+      if (next >= mine.size() && running_.empty()) {
+        // Rank 0 of a shared queue ends when every point has an outcome; it takes over the points
+        // of a rank that died (their claims are free again) and waits for the rest.
+        if (!shared || rank != 0) break;
+        const size_t before = mine.size();
+        bool pending = false;
+        for (const auto& p : points_) {
+          std::error_code ec;
+          const fs::path dir = pointDir(p);
+          if (fs::exists(dir / "results.json", ec) || fs::exists(dir / "failed.json", ec)) continue;
+          pending = true;
+          if (PointClaim::tryClaim((dir / "claim.lock").string())) {  // free: its runner is gone
+            mine.push_back(p.index);
+            ++toRun_;
+          }
+        }
+        if (!pending) break;
+        if (mine.size() == before) sleepSeconds(0.2);
+        continue;
+      }
       while (running_.size() < static_cast<size_t>(options_.jobs) && next < mine.size() && !gInterrupt) {
         const SweepPoint& p = points_[mine[next++]];
         std::string holder;
@@ -555,13 +587,15 @@ int SweepRunner::run() {
         if (!claim) {  // another runner has it now
           --toRun_;
           ++claimedElsewhere_;
-          if (!options_.quiet)
+          if (!options_.quiet && !shared)
             std::fprintf(stderr, "%s %s: running in another runner (%s), skipped\n",
                          ProgressReporter::utcTimestamp().c_str(), p.id.c_str(),
                          holder.empty() ? "unknown" : holder.c_str());
           continue;
         }
-        if (finishedUnchanged(p)) {  // another runner finished it since this one started
+        std::error_code ec;
+        if (finishedUnchanged(p) || fs::exists(fs::path(pointDir(p)) / "failed.json", ec)) {
+          // another runner ran it since this one started
           --toRun_;
           ++claimedElsewhere_;
           continue;
@@ -593,8 +627,6 @@ int SweepRunner::run() {
     if (gInterrupt) {
       interruptedBy = gInterrupt;
       killRunning();
-    } else if (rank == 0 && size > 1 && !options_.shard && !waitForOtherRanks()) {
-      interruptedBy = gInterrupt;
     }
   }
   if (writesSummary) writeSummary(spec_, points_, options_.outDir);

@@ -10,11 +10,14 @@
 // computed from the point's current configuration and this binary: SweepPointKey, recorded in
 // point.json as config_key; the others rerun and are counted), interruption (SIGINT/SIGTERM kill
 // the running children and keep what has finished), MPI-style distribution without MPI linkage
-// (rank r of size n runs the points with index % n == r; rank 0 waits for the others' results
-// and writes the summary; --shard r/n splits the same way for a job array, every shard writing
-// the summary of what has finished and none waiting), progress lines with an ETA, and the
-// output directory layout:
-//   DIR/sweep.json                      resolved spec and point list (rank 0)
+// (the ranks share one queue of points through their claims: rank 0 prepares the folder, the
+// others start when it has, each rank takes the next point nobody has claimed, and rank 0 ends
+// when every point has an outcome, running itself those of a rank that died; --shard r/n
+// instead runs the points with index % n == r for a job array, every shard writing the summary
+// of what has finished and none waiting), progress lines with an ETA, and the output directory
+// layout:
+//   DIR/sweep.json                      resolved spec and point list (rank 0; the other ranks
+//                                       start when this sweep's appears)
 //   DIR/summary.csv                     one row per point, in point order (rank 0, atomic)
 //   DIR/points/p0003/point.json         axis values, argv, mpi_rank, config_key
 //   DIR/points/p0003/claim.lock         held (flock) by the runner running the point
@@ -98,8 +101,9 @@ class SweepRunner {
   /// Records the outcome of a finished child and prints its progress line.
   void finish(const Running& r, int waitStatus);
   void killRunning();
-  /// Rank 0: polls until every point has a result (or the sweep is interrupted).
-  bool waitForOtherRanks();
+  /// Ranks other than 0 of a shared queue: polls until rank 0 has written this sweep's
+  /// sweep.json (false: interrupted).
+  bool waitForRankZero();
   void progress(const SweepPoint& p, const std::string& what);
   /// "rank 3" (MPI) or "shard 3" (--shard), for progress lines.
   std::string who() const;
