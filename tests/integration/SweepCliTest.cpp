@@ -19,12 +19,15 @@
 #include <vector>
 
 #include "tests/support/CliRunner.h"
+#include "tests/support/ProcessState.h"
 #include "tests/support/TempDir.h"
 
 namespace fabricsim {
 namespace {
 
 namespace fs = std::filesystem;
+using testsupport::alive;
+using testsupport::childrenOf;
 using testsupport::TempDir;
 
 const std::string kSrc = FABRICSIM_SOURCE_DIR;
@@ -174,37 +177,6 @@ TEST(SweepCliTest, ResumeRerunsExactlyThePointsWhoseConfigurationChanged) {
   EXPECT_EQ(lines(readText(out + "/summary.csv")).size(), 3u);
 }
 
-/// The pids of `parent`'s children (from /proc).
-std::vector<int> childrenOf(int parent) {
-  std::vector<int> out;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(e.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
-    const size_t close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 1));
-    char state = 0;
-    int ppid = 0;
-    rest >> state >> ppid;
-    if (ppid == parent) out.push_back(std::stoi(name));
-  }
-  return out;
-}
-
-/// Whether `pid` is a live process (a zombie, dead but not yet reaped, is not).
-bool alive(int pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const size_t close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z' &&
-         line[close + 2] != 'X';
-}
-
 TEST(SweepCliTest, ASweepKilledWithSigkillLeavesNoOrphanAndResumesEveryPointOnce) {
   // Two packet-level points of 0.2 s of CPU each (Release) on a 1,024-host fat-tree: the sweep is
   // killed milliseconds after its first run starts, and a run that outlived it would finish and
@@ -300,22 +272,22 @@ TEST(SweepCliTest, DryRunPrintsTheCommands) {
   EXPECT_NE(r.out.find("--routing adaptive --cc dcqcn"), std::string::npos) << r.out;
 }
 
+/// `mpirun -np 2 fabricsim sweep ARGS` (as root in a container, more ranks than cores allowed):
+/// its exit status (-1 when it did not exit) and output.
+testsupport::CliResult mpirunSweep(const std::string& args) {
+  return testsupport::runFabricsim(
+      "sweep " + args, "2>&1",
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+      "mpirun -np 2 --oversubscribe ");
+}
+
 TEST(SweepCliTest, MpirunRanksShareThePoints) {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun is not installed";
   TempDir dir;
   const std::string file = writeSweep(dir, kCcAxis);
   const std::string out = dir.file("out");
-  const std::string cmd =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
-      "mpirun -np 2 --oversubscribe '" +
-      std::string(FABRICSIM_BINARY) + "' sweep " + q(file) + " --out " + q(out) + " --quiet 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string output;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) output.append(buf, n);
-  const int st = pclose(p);
-  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << output;
+  const auto [status, output] = mpirunSweep(q(file) + " --out " + q(out) + " --quiet");
+  ASSERT_EQ(status, 0) << output;
   for (int i = 0; i < 4; ++i) {
     const std::string d = out + "/points/p000" + std::to_string(i);
     ASSERT_TRUE(fs::exists(d + "/results.json")) << d << "\n" << output;
@@ -344,18 +316,8 @@ TEST(SweepCliTest, MpirunRanksGoOnPastASlowAndAFailingPoint) {
                                   "      - {value: fast1, seed: 1}\n"
                                   "      - {value: fast2, seed: 2}\n");
   const std::string out = dir.file("out");
-  const std::string cmd =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
-      "mpirun -np 2 --oversubscribe '" +
-      std::string(FABRICSIM_BINARY) + "' sweep " + q(file) + " --out " + q(out) + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string output;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) output.append(buf, n);
-  const int st = pclose(p);
-  ASSERT_TRUE(WIFEXITED(st)) << output;
-  EXPECT_NE(WEXITSTATUS(st), 0) << "a point failed\n" << output;
+  const auto [status, output] = mpirunSweep(q(file) + " --out " + q(out));
+  EXPECT_EQ(status, 1) << "a point failed\n" << output;
   const auto rank = [&](const char* id) {
     return readJson(out + "/points/" + id + "/point.json")["mpi_rank"];
   };

@@ -16,8 +16,10 @@ struct CliResult {
 
 /// Runs `fabricsim <args> <redirect>`; `redirect` chooses what is captured, e.g. "2>&1" (both),
 /// "2>&1 >/dev/null" (stderr only) or "2>/dev/null" (stdout only).
-inline CliResult runFabricsim(const std::string& args, const std::string& redirect) {
-  const std::string cmd = std::string("'") + FABRICSIM_BINARY + "' " + args + " " + redirect;
+/// `launcher` goes before the binary (e.g. "mpirun -np 2 ", with any environment assignments).
+inline CliResult runFabricsim(const std::string& args, const std::string& redirect,
+                              const std::string& launcher = "") {
+  const std::string cmd = launcher + "'" + FABRICSIM_BINARY + "' " + args + " " + redirect;
   CliResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;

@@ -13,25 +13,19 @@
 #include <string>
 #include <thread>
 
+#include "tests/support/ProcessState.h"
 #include "tests/support/TempDir.h"
 
 namespace fabricsim {
 namespace {
+
+using testsupport::alive;
 
 std::string readText(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-bool alive(int pid) {  // not a zombie: dead but unreaped counts as dead
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const size_t close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z' &&
-         line[close + 2] != 'X';
 }
 
 TEST(ChildProcess, WritesStdoutAndStderrToTheLogInItsOwnProcessGroup) {
