@@ -1,4 +1,5 @@
 #include "sim/config/WorkloadLoader.h"
+#include "sim/config/YamlDocuments.h"
 
 #include <array>
 #include <cctype>
@@ -678,7 +679,7 @@ WorkloadSpec parseWorkloadYaml(const std::string& yamlText, const std::string& f
                                const std::vector<std::string>& sets) {
   std::vector<Node> docs;
   try {
-    docs = YAML::LoadAll(yamlText);
+    docs = loadYamlDocuments(yamlText, 2);  // a second one is an error below
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
                      "", "invalid YAML: " + e.msg);
@@ -706,8 +707,8 @@ WorkloadSpec parseWorkloadYaml(const std::string& yamlText, const std::string& f
   }
   if (docs.size() > 1) {
     r.error(docs[1], "",
-            "expected one workload per file, found " + std::to_string(docs.size()) +
-                " YAML documents (pass several files with --workload instead)");
+            "expected one workload per file, found more than one YAML document (pass several files "
+            "with --workload instead)");
   }
   const Node root = docs[0];
   if (!r.require(root, "", "kind")) r.throwIfErrors();
