@@ -13,6 +13,7 @@ packages=(
   python3 python3-matplotlib
   openmpi-bin libopenmpi-dev
   clang-format
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()
