@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan) in build/fuzz and runs
 # each on a seed corpus made of the repository's own inputs, for a fixed number of inputs and a
-# fixed seed (the same run every time). A crash, hang (> 10 s per input), runaway memory, or an
+# fixed seed (the same run every time). A crash, hang (> 30 s per input), runaway memory, or an
 # exception other than InputError fails it; the input that did is left in build/fuzz/artifacts/.
 # Usage: scripts/fuzz.sh [RUNS]   (default 4000 inputs per harness; FABRICSIM_FUZZ_RUNS also sets it)
 set -euo pipefail
@@ -43,7 +43,7 @@ mkdir -p "$dir/artifacts"
 status=0
 for h in "${harnesses[@]}"; do
   echo "fuzz: $h, $runs inputs" >&2
-  if ! "$dir/tests/fuzz/$h" "$work/$h" -seed=1 -runs="$runs" -timeout=10 -rss_limit_mb=2048 \
+  if ! "$dir/tests/fuzz/$h" "$work/$h" -seed=1 -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
       -max_len=16384 -artifact_prefix="$dir/artifacts/$h-" -print_final_stats=1 > "$work/$h.log" 2>&1; then
     echo "fuzz: $h FAILED; its log:" >&2
     tail -40 "$work/$h.log" >&2
