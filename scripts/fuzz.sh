@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan) in build/fuzz and runs
-# each on a seed corpus made of the repository's own inputs, for a fixed number of inputs and a
-# fixed seed (the same run every time). A crash, hang (> 30 s per input), runaway memory, or an
+# each on a seed corpus made of the repository's own inputs, with a fixed seed, for a number of
+# inputs or a time, whichever ends first (the same run every time when the count ends it). A crash, hang (> 30 s per input), runaway memory, or an
 # exception other than InputError fails it; the input that did is left in build/fuzz/artifacts/.
-# Usage: scripts/fuzz.sh [RUNS]   (default 4000 inputs per harness; FABRICSIM_FUZZ_RUNS also sets it)
+# Usage: scripts/fuzz.sh [RUNS [SECONDS]]   (defaults: 4000 inputs, 60 s per harness; also
+# FABRICSIM_FUZZ_RUNS, FABRICSIM_FUZZ_SECONDS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-${FABRICSIM_FUZZ_RUNS:-4000}}"
+seconds="${2:-${FABRICSIM_FUZZ_SECONDS:-60}}"
 jobs="${FABRICSIM_JOBS:-$(nproc)}"
 dir=build/fuzz
 if [ ! -f "$dir/build.ninja" ]; then
@@ -42,8 +44,8 @@ done
 mkdir -p "$dir/artifacts"
 status=0
 for h in "${harnesses[@]}"; do
-  echo "fuzz: $h, $runs inputs" >&2
-  if ! "$dir/tests/fuzz/$h" "$work/$h" -seed=1 -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
+  echo "fuzz: $h, $runs inputs or $seconds s" >&2
+  if ! "$dir/tests/fuzz/$h" "$work/$h" -seed=1 -runs="$runs" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
       -max_len=16384 -artifact_prefix="$dir/artifacts/$h-" -print_final_stats=1 > "$work/$h.log" 2>&1; then
     echo "fuzz: $h FAILED; its log:" >&2
     tail -40 "$work/$h.log" >&2
