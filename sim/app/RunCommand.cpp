@@ -8,6 +8,7 @@
 #include "sim/app/CommandLine.h"
 #include "sim/app/Commands.h"
 #include "sim/core/Error.h"
+#include "sim/core/Units.h"
 #include "sim/report/ResultsFile.h"
 #include "sim/runtime/Experiment.h"
 
@@ -27,32 +28,43 @@ int runCommand(const std::vector<std::string>& args) {
       "workload YAML file (repeatable; default: the topology's `workload:`)")(
       "backend", po::value<std::string>(&opt.backend)->default_value("packet"),
       "packet (every packet through queues, ECN, PFC, credits and CC) | flow (max-min fair fluid rates; "
-      "scales to 100K GPUs; the results list what it leaves out) | hybrid (flow level, with each congested link "
+      "scales to 100K GPUs; the results list what it leaves out) | hybrid (flow level, with each congested "
+      "link "
       "slowed by its congestion episode simulated at packet level under the fabric's congestion control)")(
       "routing", po::value<std::string>(&opt.routing),
-      "override routing.algorithm: ecmp | flowlet | adaptive | spray (bgp = ecmp over BGP tables) | ib-sm (InfiniBand)")(
-      "cc", po::value<std::string>(&opt.cc),
-      "override congestion_control.algorithm: none | dcqcn (RoCEv2) | ibcc (InfiniBand)")(
+      "override routing.algorithm: ecmp | flowlet | adaptive | spray (bgp = ecmp over BGP tables) | ib-sm "
+      "(InfiniBand)")("cc", po::value<std::string>(&opt.cc),
+                      "override congestion_control.algorithm: none | dcqcn (RoCEv2) | ibcc (InfiniBand)")(
       "set", po::value<std::vector<std::string>>(&opt.sets)->composing(),
       "override a topology key: --set key.path=value (value in YAML; repeatable)")(
       "seed", po::value<uint64_t>(&opt.seed)->default_value(1), "random seed (same seed, same results)")(
       "out,o", po::value<std::string>(&out), "write the results JSON here (atomically)")(
       "probe", po::value<std::vector<std::string>>(&opt.probes)->composing(),
       "sample a time series into the results: queue=NODE:PORT (bytes queued) or flow=SRC_GPU-DST_GPU "
-      "(allowed rate); repeatable")(
-      "probe-interval", po::value<std::string>(&opt.probeInterval)->default_value("1us"), "probe sampling period")(
+      "(allowed rate); repeatable")("probe-interval",
+                                    po::value<std::string>(&opt.probeInterval)->default_value("1us"),
+                                    "probe sampling period")(
       "workload-set", po::value<std::vector<std::string>>(&opt.workloadSets)->composing(),
       "override a key of every workload file: --workload-set parallelism.dp=16 (value in YAML; repeatable)")(
       "timeline", po::value<std::string>(&opt.timelinePath),
       "write a Chrome/Perfetto trace-event JSON of the jobs' ranks (open in ui.perfetto.dev)")(
       "timeline-ranks", po::value<uint32_t>(&opt.timelineRanks)->default_value(64),
       "ranks per job on the timeline (the first N)")(
-      "quiet,q", po::bool_switch(&quiet), "no summary table and no progress line");
+      "max-memory", po::value<std::string>(),
+      "refuse a run whose estimated peak memory exceeds SIZE (e.g. 16GiB; default: this machine's memory, "
+      "or its cgroup's limit)")("quiet,q", po::bool_switch(&quiet), "no summary table and no progress line");
   po::variables_map vm;
   if (const int status = parseCommandLine(args, desc, opt.topologyPath, "run", vm); status >= 0) return status;
   if (opt.topologyPath.empty()) {
     std::fprintf(stderr, "error: fabricsim run: missing TOPOLOGY.yaml\n");
     return 2;
+  }
+  if (vm.count("max-memory")) {
+    const auto limit = parseBytes(vm["max-memory"].as<std::string>());
+    if (!limit.value || *limit.value <= 0)
+      throw InputError("", 0, 0, "--max-memory",
+                       limit.value ? "expected a size above 0, e.g. 16GiB" : limit.error);
+    opt.maxMemory = static_cast<uint64_t>(*limit.value);
   }
   // Where the outputs go is checked before the run that fills them.
   ResultsFile::checkOutputPath(out, "--out");

@@ -6,6 +6,8 @@
 #include "sim/app/CommandLine.h"
 #include "sim/app/Commands.h"
 #include "sim/config/SweepLoader.h"
+#include "sim/core/Units.h"
+#include "sim/runtime/MachineMemory.h"
 #include "sim/runtime/SweepRunner.h"
 
 namespace po = boost::program_options;
@@ -30,6 +32,9 @@ int sweepCommand(const std::vector<std::string>& args) {
       "missing ones")("dry-run,n", po::bool_switch(&opt.dryRun),
                       "print the points and their `fabricsim run` commands, run nothing")(
       "quiet,q", po::bool_switch(&opt.quiet), "no progress lines")(
+      "max-memory", po::value<std::string>(&opt.maxMemory),
+      "refuse a point whose estimated peak memory exceeds SIZE (default: this machine's memory "
+      "divided by --jobs)")(
       "shard", po::value<std::string>(),
       "I/N: run only the points i % N == I, without MPI (one task of a job array); each shard "
       "writes the summary of what has finished");
@@ -47,6 +52,19 @@ int sweepCommand(const std::vector<std::string>& args) {
   if (opt.jobs < 1) {
     std::fprintf(stderr, "error: fabricsim sweep: --jobs: expected at least 1, found %d\n", opt.jobs);
     return 2;
+  }
+  if (!opt.maxMemory.empty()) {
+    const auto limit = parseBytes(opt.maxMemory);
+    if (!limit.value || *limit.value <= 0) {
+      std::fprintf(stderr, "error: fabricsim sweep: --max-memory: %s\n",
+                   limit.value
+                       ? ("expected a size above 0, e.g. 16GiB, found '" + opt.maxMemory + "'").c_str()
+                       : limit.error.c_str());
+      return 2;
+    }
+  } else if (opt.jobs > 1 && machineMemoryLimit() > 0) {
+    // Points that run at once share the machine.
+    opt.maxMemory = std::to_string(machineMemoryLimit() / static_cast<uint64_t>(opt.jobs)) + "B";
   }
   const auto [rank, size] = SweepRunner::mpiRankFromEnvironment();
   opt.mpiRank = rank;

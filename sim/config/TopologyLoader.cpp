@@ -9,9 +9,11 @@
 
 #include "sim/config/DcqcnPresets.h"
 #include "sim/config/IbSmSectionReader.h"
+#include "sim/config/MemoryEstimate.h"
 #include "sim/config/NicSectionReader.h"
 #include "sim/config/RunSectionsReader.h"
 #include "sim/config/SetOverride.h"
+#include "sim/config/TopologySize.h"
 #include "sim/config/YamlReader.h"
 #include "sim/core/Error.h"
 
@@ -139,47 +141,6 @@ void readTopologySection(YamlReader& r, const Node& t, TopologySpec& spec, bool&
       break;
     }
   }
-}
-
-/// Hosts, switch tiers and an upper bound on links of the shape read so far (0 if incomplete).
-struct ShapeSize {
-  int64_t hosts = 0;
-  int64_t links = 0;
-  int switchTiers = 0;
-};
-
-ShapeSize leafSpineSize(const LeafSpineShape& s, int64_t nics) {
-  ShapeSize z;
-  z.hosts = int64_t{s.leaves} * s.hostsPerLeaf;
-  z.links = z.hosts * nics + int64_t{s.leaves} * s.spines * s.linksPerSpine;
-  z.switchTiers = 2;
-  return z;
-}
-
-ShapeSize fatTreeSize(const FatTreeShape& s, int64_t nics) {
-  ShapeSize z;
-  const int64_t half = s.radix / 2;
-  z.hosts = int64_t{s.pods} * half * s.hostsPerEdge;
-  z.links = z.hosts * nics + 2 * int64_t{s.pods} * half * half;
-  z.switchTiers = 3;
-  return z;
-}
-
-ShapeSize shapeSize(const TopologySpec& spec) {
-  const int64_t nics = spec.hosts.nicsPerHost;
-  switch (spec.kind) {
-    case TopologyKind::LeafSpine:
-      return leafSpineSize(spec.leafSpine, nics);
-    case TopologyKind::FatTree:
-      return fatTreeSize(spec.fatTree, nics);
-    case TopologyKind::RailOptimized: {
-      ShapeSize z = spec.rail.railKind == TopologyKind::LeafSpine ? leafSpineSize(spec.rail.leafSpine, 1)
-                                                                  : fatTreeSize(spec.rail.fatTree, 1);
-      z.links *= std::max(1, spec.rail.rails);
-      return z;
-    }
-  }
-  return {};
 }
 
 void readHosts(YamlReader& r, const Node& root, TopologySpec& spec) {
@@ -742,7 +703,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
   bool kindOk = false;
   if (r.require(root, "", "topology")) readTopologySection(r, root["topology"], spec, kindOk);
   readHosts(r, root, spec);
-  const ShapeSize size = kindOk ? shapeSize(spec) : ShapeSize{};
+  const TopologySize size = kindOk ? topologySize(spec) : TopologySize{};
   readLinks(r, root, spec, size.switchTiers);
   readSwitch(r, root, spec);
   readRoutingNicCc(r, root, spec);
@@ -759,15 +720,16 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
   readEpisodes(r, root, spec);
 
   if (kindOk && !r.hasErrors()) {
-    const int64_t gpus = size.hosts * spec.hosts.gpusPerHost;
+    const int64_t gpus = size.gpus;
     if (gpus > kMaxGpusTotal || size.hosts > kMaxHostsTotal || size.links > kMaxLinksTotal) {
       r.error(root["topology"], "topology",
               "the fabric is too large to build: " + std::to_string(gpus) + " GPUs on " +
                   std::to_string(size.hosts) + " hosts and about " + std::to_string(size.links) +
                   " links (limits: " + std::to_string(kMaxGpusTotal) + " GPUs, " +
                   std::to_string(kMaxHostsTotal) + " hosts, " + std::to_string(kMaxLinksTotal) +
-                  " links: 2.6 times the 100K-GPU fabrics it is "
-                  "built for)");
+                  " links: 2.6 times the 100K-GPU fabrics it is built for); it would need about " +
+                  formatMemory(estimateMemory(size, "flow", size.gpus).total()) +
+                  " of memory on the flow backend alone");
     }
   }
   r.throwIfErrors();

@@ -11,10 +11,12 @@
 
 #include "sim/config/SpecJson.h"
 #include "sim/config/TopologyLoader.h"
+#include "sim/config/TopologySize.h"
 #include "sim/config/WorkloadLoader.h"
 #include "sim/core/Error.h"
 #include "sim/report/ProgressReporter.h"
 #include "sim/report/ResultsFile.h"
+#include "sim/runtime/MachineMemory.h"
 #include "sim/topology/TopologyBuilder.h"
 #include "sim/workload/PatternWorkload.h"
 #include "sim/workload/TraceFile.h"
@@ -54,6 +56,7 @@ Experiment::Experiment(RunOptions options, std::shared_ptr<PacketEpisodeModel> e
     }
   }
   if (!diags.empty()) throw InputError(std::move(diags));
+  checkMemory();
 
   topo_ = buildTopology(spec_);
   sim_ = std::make_unique<Simulator>(options_.seed);
@@ -115,6 +118,34 @@ Experiment::Experiment(RunOptions options, std::shared_ptr<PacketEpisodeModel> e
       probes_.push_back(std::make_unique<Probe>(p, *interval.value, *sim_, *topo_, *packet_, done));
   }
   buildSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Experiment::checkMemory() {
+  const TopologySize size = topologySize(spec_);
+  memory_.links = size.links;
+  for (const auto& w : workloadSpecs_) {
+    const int64_t r = estimatedRanks(w, size);
+    memory_.ranks += r;
+    if (runsPrograms(w)) memory_.programRanks += r;
+  }
+  if (options_.backend == "hybrid" && spec_.episodes.replicas >= 2)
+    memory_.copies = 1 + spec_.episodes.replicas;
+  memory_.estimate = estimateMemory(size, options_.backend, memory_.programRanks, memory_.copies);
+  memory_.limit = options_.maxMemory > 0 ? options_.maxMemory : machineMemoryLimit();
+  // A replica of a hybrid run is part of the run that checked it.
+  if (replica_ != 0 || memory_.limit == 0 || memory_.estimate.total() <= static_cast<double>(memory_.limit))
+    return;
+  std::string what =
+      std::string(toString(spec_.kind)) + ", " + std::to_string(size.hosts) + " hosts, " +
+      std::to_string(size.links) + " links; " + std::to_string(memory_.ranks) + " ranks in " +
+      std::to_string(workloadSpecs_.size()) + (workloadSpecs_.size() == 1 ? " job" : " jobs") + "; the " +
+      options_.backend + " backend" +
+      (memory_.copies > 1 ? " (" + std::to_string(memory_.copies) + " flow-level runs at once)" : "");
+  throw InputError(spec_.file, 0, 0, "--max-memory",
+                   "the run needs about " + formatMemory(memory_.estimate.total()) + " of memory (" + what +
+                       "), more than the limit of " + formatMemory(static_cast<double>(memory_.limit)) +
+                       (options_.maxMemory > 0 ? " set by --max-memory"
+                                               : ", this machine's memory (--max-memory sets another)"));
 }
 
 /// The replicas in progress: each a run of its own on a thread of its own, sharing nothing

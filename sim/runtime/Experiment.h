@@ -32,6 +32,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/config/MemoryEstimate.h"
 #include "sim/config/TopologySpec.h"
 #include "sim/config/WorkloadSpec.h"
 #include "sim/core/Simulator.h"
@@ -118,6 +119,18 @@ class Experiment {
   RunOptions options_;
   TopologySpec spec_;
   std::vector<WorkloadSpec> workloadSpecs_;
+  /// The run's estimated peak memory (links, ranks, copies at once) and the limit it was held to.
+  struct MemoryCheck {
+    MemoryEstimate estimate;
+    int64_t links = 0, ranks = 0;
+    int64_t programRanks = 0;  ///< ranks of jobs that run programs (runsPrograms), what the estimate counts
+    int copies = 1;
+    uint64_t limit = 0;  ///< bytes; 0: unknown (not checked)
+  };
+  MemoryCheck memory_;
+  /// Estimates the run's memory from its specs and refuses it (InputError) when it exceeds
+  /// --max-memory or, by default, the machine's memory.
+  void checkMemory();
   std::unique_ptr<Topology> topo_;
   std::unique_ptr<Simulator> sim_;
   std::unique_ptr<EcmpFib> fib_;

@@ -2,6 +2,7 @@
 // (what sim/runtime/Experiment.cpp's run produces, written out). Kept apart from the run itself,
 // which builds and drives the simulation.
 #include <algorithm>
+#include <cmath>
 
 #include "sim/config/SpecJson.h"
 #include "sim/config/TopologyLoader.h"
@@ -83,6 +84,15 @@ nlohmann::json Experiment::buildResults() const {
                     {"peak_packets_in_flight", packet_ ? packet_->pool().peak() : 0},
                     {"peak_pending_events", sim_->peakPendingEvents()},
                     {"peak_rss_bytes", ResultsFile::peakRssBytes()},
+                    {"memory_estimate",
+                     {{"bytes", std::llround(memory_.estimate.total())},
+                      {"fabric_bytes", std::llround(memory_.estimate.fabricBytes)},
+                      {"workload_bytes", std::llround(memory_.estimate.workloadBytes)},
+                      {"links", memory_.links},
+                      {"ranks", memory_.ranks},
+                      {"program_ranks", memory_.programRanks},
+                      {"copies", memory_.copies},
+                      {"limit_bytes", memory_.limit}}},
                     {"gpus", topo_->gpuCount()},
                     {"hosts", topo_->hostCount()},
                     {"switches", topo_->switchCount()}};

@@ -28,6 +28,9 @@ struct RunOptions {
   /// Keep a record of every transfer (Fabric::flowRecords(), for in-process callers such as
   /// tests); off: the backend keeps only the transfers in flight and FCT statistics.
   bool keepFlowRecords = false;
+  /// --max-memory: a run whose estimated peak memory exceeds it is refused before anything is
+  /// built (bytes; 0: the machine's memory, machineMemoryLimit()).
+  uint64_t maxMemory = 0;
 };
 
 }  // namespace fabricsim

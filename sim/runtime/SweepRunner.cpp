@@ -268,6 +268,7 @@ nlohmann::json SweepRunner::pointJson(const SweepPoint& p) const {
   std::vector<std::string> argv{options_.executable};
   const auto args = runArguments(p, (fs::path(pointDir(p)) / "results.json").string());
   argv.insert(argv.end(), args.begin(), args.end());
+  if (!options_.maxMemory.empty()) argv.insert(argv.end(), {"--max-memory", options_.maxMemory});
   return {{"id", p.id},
           {"index", p.index},
           {"sweep", spec_.name},
@@ -647,6 +648,10 @@ int SweepRunner::run() {
     if (size > 1) tail = who() + ": " + tail;
     std::fprintf(stderr, "%s\n", tail.c_str());
   }
+  // Under mpirun a rank that exits non-zero makes mpirun abort the job, killing the ranks still
+  // running points: the other ranks exit 0 with their failures on disk (failed.json), and rank 0,
+  // which waits for every point, reports them.
+  if (size > 1 && !options_.shard && rank != 0) return 0;
   if (failed_ > 0) return 1;
   if (rank == 0 && !options_.shard) {
     // Under MPI the other ranks' points count too.

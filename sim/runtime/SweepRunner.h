@@ -56,6 +56,8 @@ struct SweepRunOptions {
   /// --shard mpiRank/mpiSize (a job array, no MPI): no rank waits for the others, and each
   /// writes sweep.json and the summary of what has finished when its points are done.
   bool shard = false;
+  /// Passed to every point as --max-memory (e.g. "8GiB"); empty: each point's default.
+  std::string maxMemory;
 };
 
 class SweepRunner {

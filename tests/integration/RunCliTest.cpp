@@ -59,6 +59,9 @@ nlohmann::json withoutWallClock(nlohmann::json j) {
     EXPECT_TRUE(s.contains(k)) << k;
     s.erase(k);
   }
+  // The memory limit the run was held to is the machine's (or --max-memory).
+  EXPECT_TRUE(s["memory_estimate"].contains("limit_bytes"));
+  s["memory_estimate"].erase("limit_bytes");
   return j;
 }
 
@@ -368,6 +371,41 @@ TEST(RunCli, AnOutputThatCannotBeWrittenExitsTwoBeforeTheRun) {
     EXPECT_EQ(r.out.find("simulated"), std::string::npos) << "the run went ahead:\n" << r.out;
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+// Limits before allocation (issue 21): a run whose estimated memory exceeds --max-memory is refused
+// before anything is built, naming the estimate, the limit and what it counted; no output is left.
+TEST(RunCli, ARunAboveTheMemoryLimitIsRefusedBeforeItIsBuilt) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string out = dir.file("r.json");
+  // The 4x2 leaf-spine with 16 GPUs: its estimate is the process's base, over 10 MiB (the binary
+  // and its libraries alone take that), so a 1 MiB limit refuses it.
+  CliResult r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) +
+                       " --max-memory 1MiB --out " + quoted(out) + " --quiet");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("'--max-memory'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the run needs about"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("more than the limit of 1.00 MiB set by --max-memory"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("16 ranks in 1 job"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+
+  for (const char* bad : {"0B", "lots", "-5GiB"}) {
+    r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --max-memory " + quoted(bad) +
+               " --quiet");
+    EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find("--max-memory"), std::string::npos) << r.out;
+  }
+
+  // Under the limit it runs, and the results carry the estimate and the limit.
+  r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --max-memory 64GiB --out " +
+             quoted(out) + " --quiet");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto m = readJson(out)["summary"]["memory_estimate"];
+  EXPECT_EQ(m["limit_bytes"].get<uint64_t>(), uint64_t{64} << 30);
+  EXPECT_EQ(m["ranks"].get<int64_t>(), 16);
+  EXPECT_EQ(m["links"].get<int64_t>(), 16 + 4 * 2);  // a NIC cable per host, leaves x spines
+  EXPECT_GT(m["bytes"].get<double>(), 0);
 }
 
 TEST(RunCli, HelpExitsZero) {

@@ -272,6 +272,24 @@ TEST(SweepCliTest, DryRunPrintsTheCommands) {
   EXPECT_NE(r.out.find("--routing adaptive --cc dcqcn"), std::string::npos) << r.out;
 }
 
+// Every point is held to --max-memory; points run at once share the machine by default.
+TEST(SweepCliTest, PointsAreHeldToTheMemoryLimit) {
+  TempDir dir;
+  const std::string file = q(writeSweep(dir, kCcAxis));
+  auto r = testsupport::runFabricsim("sweep " + file + " --dry-run --max-memory 3GiB", "2>&1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("--max-memory 3GiB"), std::string::npos) << r.out;
+  r = testsupport::runFabricsim("sweep " + file + " --dry-run --jobs 2", "2>&1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("--max-memory "), std::string::npos) << r.out;
+  r = testsupport::runFabricsim("sweep " + file + " --dry-run", "2>&1");
+  EXPECT_EQ(r.out.find("--max-memory"), std::string::npos) << "one point at a time: the machine's memory\n"
+                                                           << r.out;
+  r = testsupport::runFabricsim("sweep " + file + " --dry-run --max-memory lots", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--max-memory: expected"), std::string::npos) << r.out;
+}
+
 /// `mpirun -np 2 fabricsim sweep ARGS` (as root in a container, more ranks than cores allowed):
 /// its exit status (-1 when it did not exit) and output.
 testsupport::CliResult mpirunSweep(const std::string& args) {
