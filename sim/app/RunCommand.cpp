@@ -20,6 +20,7 @@ int runCommand(const std::vector<std::string>& args) {
   RunOptions opt;
   std::string out;
   bool quiet = false;
+  bool check = false;
   po::options_description desc(
       "usage: fabricsim run TOPOLOGY.yaml [options]\n\n"
       "Simulates the workloads on the topology and prints a summary; --out writes the results JSON");
@@ -52,7 +53,10 @@ int runCommand(const std::vector<std::string>& args) {
       "ranks per job on the timeline (the first N)")(
       "max-memory", po::value<std::string>(),
       "refuse a run whose estimated peak memory exceeds SIZE (e.g. 16GiB; default: this machine's memory, "
-      "or its cgroup's limit)")("quiet,q", po::bool_switch(&quiet), "no summary table and no progress line");
+      "or its cgroup's limit)")("check", po::bool_switch(&check),
+                                "read and check every input, build the fabric and the jobs, estimate the "
+                                "memory, and stop before simulating")(
+      "quiet,q", po::bool_switch(&quiet), "no summary table and no progress line");
   po::variables_map vm;
   if (const int status = parseCommandLine(args, desc, opt.topologyPath, "run", vm); status >= 0) return status;
   if (opt.topologyPath.empty()) {
@@ -71,6 +75,10 @@ int runCommand(const std::vector<std::string>& args) {
   ResultsFile::checkOutputPath(opt.timelinePath, "--timeline");
   opt.progress = !quiet;
   Experiment exp(opt);
+  if (check) {
+    std::printf("%s\n", exp.checkSummary().c_str());
+    return 0;
+  }
   exp.run();
   for (const auto& w : exp.warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!out.empty()) ResultsFile::writeJson(out, exp.results());

@@ -148,6 +148,16 @@ void Experiment::checkMemory() {
                                                : ", this machine's memory (--max-memory sets another)"));
 }
 
+std::string Experiment::checkSummary() const {
+  std::string s = "ok: " + spec_.name + " (" + std::to_string(topo_->gpuCount()) + " GPUs, " +
+                  std::to_string(topo_->switchCount()) + " switches, " + std::to_string(topo_->linkCount()) +
+                  " links), " + std::to_string(jobs_.size()) + (jobs_.size() == 1 ? " job" : " jobs") +
+                  " on the " + options_.backend + " backend; estimated peak memory " +
+                  formatMemory(memory_.estimate.total());
+  if (memory_.limit > 0) s += " (limit " + formatMemory(static_cast<double>(memory_.limit)) + ")";
+  return s;
+}
+
 /// The replicas in progress: each a run of its own on a thread of its own, sharing nothing
 /// with the run that started them but the episode model (thread-safe); each figure is a
 /// function of its replica's episodes alone, so the figures do not depend on which thread

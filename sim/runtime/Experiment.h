@@ -76,6 +76,8 @@ class Experiment {
   const std::vector<TransferFailure>& failures() const { return connectionFailures_; }
   /// The results document (valid after run()).
   nlohmann::json results() const;
+  /// One line for `run --check`: what was built and the run's estimated peak memory.
+  std::string checkSummary() const;
   /// A short human-readable table of the results.
   /// Problems the run found that do not stop it (lossless drops, with the port), one line each.
   std::vector<std::string> warnings() const;

@@ -408,6 +408,25 @@ TEST(RunCli, ARunAboveTheMemoryLimitIsRefusedBeforeItIsBuilt) {
   EXPECT_GT(m["bytes"].get<double>(), 0);
 }
 
+// --check reads and builds everything, then stops: no simulation, no output written.
+TEST(RunCli, CheckBuildsTheRunAndStopsBeforeSimulating) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string out = dir.file("r.json");
+  CliResult r =
+      runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --check --out " + quoted(out));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("ok: run-leafspine-4x2 (16 GPUs, 6 switches, 24 links), 1 job on the packet backend; "
+                       "estimated peak memory "),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("JCT"), std::string::npos) << "no simulation: " << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // What the run itself would refuse, --check refuses too.
+  r = runCli("run " + quoted(kTopo) + " --workload " + quoted(kWorkload) + " --check --max-memory 1MiB");
+  EXPECT_EQ(r.status, 2) << r.out;
+}
+
 TEST(RunCli, HelpExitsZero) {
   const CliResult r = runCli("run --help");
   EXPECT_EQ(r.status, 0) << r.out;
