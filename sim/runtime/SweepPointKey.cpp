@@ -1,5 +1,7 @@
 #include "sim/runtime/SweepPointKey.h"
 
+#include "sim/workload/chakra/ChakraReader.h"
+
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -36,6 +38,18 @@ std::string fileDigest(const std::string& path) {
   return out;
 }
 
+/// The digests of a Chakra job's per-rank files, PREFIX.0.et on: its `ranks` of them, or every
+/// consecutive one that exists (as the reader takes them), with the first missing one.
+nlohmann::json chakraDigests(const ChakraSpec& c) {
+  nlohmann::json d = nlohmann::json::array();
+  for (uint32_t r = 0;; ++r) {
+    const std::string path = ChakraReader::rankFile(c.prefix, r);
+    d.push_back(fileDigest(path));
+    if (c.ranks > 0 ? r + 1 >= c.ranks : d.back() == "missing") break;
+  }
+  return d;
+}
+
 nlohmann::json resolved(const SweepPoint& p) {
   std::vector<std::string> sets = p.sets;
   if (p.routing) sets.push_back("routing.algorithm=" + *p.routing);
@@ -48,6 +62,10 @@ nlohmann::json resolved(const SweepPoint& p) {
     const WorkloadSpec w = loadWorkloadFile(path, p.workloadSets);
     nlohmann::json j = toJson(w);
     if (w.kind == "trace") j["trace_file_digest"] = fileDigest(w.trace.path);
+    if (w.kind == "chakra") {
+      j["rank_file_digests"] = chakraDigests(w.chakra);
+      if (!w.chakra.commGroups.empty()) j["comm_groups_digest"] = fileDigest(w.chakra.commGroups);
+    }
     workloads.push_back(std::move(j));
   }
   return {{"topology", toJson(topo)}, {"workloads", workloads}};

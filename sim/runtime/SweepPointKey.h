@@ -4,13 +4,11 @@
 //
 // Models: the point's fully resolved configuration as `fabricsim run` would load it (the topology
 // file with its --set, --routing and --cc overrides applied; each workload file, or the
-// topology's default one, with its --workload-set overrides; a trace workload's trace file by its
-// contents), its backend and seed, and the binary's version and git commit, written as canonical
-// JSON and digested with 64-bit FNV-1a (16 hex digits). A point whose files do not load keys on
-// its command line and the error (its run fails the same way; fixing the file changes the key).
-// Leaves out: Chakra traces' per-rank files (by path only), and anything a run reads that its
-// resolved specification does not hold.
-// Units: none.
+// topology's default one, with its --workload-set overrides; a trace workload's trace file and a
+// Chakra job's per-rank files by their contents), its backend and seed, and the binary's version and git
+// commit, written as canonical JSON and digested with 64-bit FNV-1a (16 hex digits). A point whose files do
+// not load keys on its command line and the error (its run fails the same way; fixing the file changes the
+// key). Leaves out: anything a run reads that its resolved specification does not hold. Units: none.
 #pragma once
 
 #include <cstdint>

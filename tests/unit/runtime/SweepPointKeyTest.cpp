@@ -73,6 +73,27 @@ TEST(SweepPointKey, ChangesWithWhatTheRunLoadsAndOnlyWithThat) {
   EXPECT_NE(SweepPointKey::of(p), smaller);
 }
 
+// A Chakra job is its per-rank files and its process groups: an edit of any of them (the key
+// reads their bytes, not their protobuf) changes the key.
+TEST(SweepPointKey, FollowsTheContentsOfAChakraJobsRankFiles) {
+  testsupport::TempDir dir;
+  for (int r = 0; r < 4; ++r) dir.write("job." + std::to_string(r) + ".et", "rank " + std::to_string(r));
+  dir.write("groups.json", R"({"tp": [0, 1]})");
+  SweepPoint p;
+  p.topology = kSrc + "/topologies/leafspine-16.yaml";
+  p.workloads = {dir.write("w.yaml", "kind: chakra\nchakra: job\ncomm_groups: groups.json\n")};
+  const std::string base = SweepPointKey::of(p);
+  EXPECT_EQ(SweepPointKey::of(p), base);
+  dir.write("job.3.et", "rank 3, edited");
+  const std::string edited = SweepPointKey::of(p);
+  EXPECT_NE(edited, base);
+  dir.write("job.4.et", "a fifth rank");  // taken by a job of every consecutive file
+  const std::string five = SweepPointKey::of(p);
+  EXPECT_NE(five, edited);
+  dir.write("groups.json", R"({"tp": [0, 1, 2, 3]})");
+  EXPECT_NE(SweepPointKey::of(p), five);
+}
+
 TEST(SweepPointKey, AnUnloadablePointStillHasAKeyThatFollowsItsInputs) {
   testsupport::TempDir dir;
   SweepPoint p;
