@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -220,6 +221,31 @@ TEST(SweepCliTest, ASweepKilledWithSigkillLeavesNoOrphanAndResumesEveryPointOnce
   ASSERT_EQ(rows.size(), 3u) << readText(out + "/summary.csv");
   EXPECT_EQ(rows[1].rfind("p0000,ok,1,", 0), 0u) << rows[1];
   EXPECT_EQ(rows[2].rfind("p0001,ok,2,", 0), 0u) << rows[2];
+}
+
+// Two runners started at once on the same folder (two job-array tasks given the same sweep, a
+// user starting a second `--resume`): the claims give every point to exactly one of them.
+TEST(SweepCliTest, TwoRunnersOnOneFolderRunEveryPointOnce) {
+  TempDir dir;
+  const std::string file = writeSweep(dir, kCcAxis + "  - name: seed\n    values: [1, 2]\n");
+  const std::string out = dir.file("out");
+  const std::string one = q(FABRICSIM_BINARY) + " sweep " + q(file) + " --out " + q(out) + " --resume";
+  const int status = std::system(("(" + one + " > " + q(dir.file("a.txt")) + " 2>&1 & " + one + " > " +
+                                  q(dir.file("b.txt")) + " 2>&1 & wait)")
+                                     .c_str());
+  ASSERT_EQ(status, 0);
+  std::map<std::string, int> runs;
+  for (const char* log : {"a.txt", "b.txt"})
+    for (const auto& l : lines(readText(dir.file(log)))) {
+      // "<time> [k/n] pNNNN axes: done in ..." for a point this runner ran.
+      const size_t at = l.find("] p0");
+      if (at != std::string::npos && l.find(": done in") != std::string::npos) ++runs[l.substr(at + 2, 5)];
+    }
+  ASSERT_EQ(runs.size(), 8u) << readText(dir.file("a.txt")) << readText(dir.file("b.txt"));
+  for (const auto& [id, n] : runs) {
+    EXPECT_EQ(n, 1) << id;
+    EXPECT_TRUE(fs::exists(out + "/points/" + id + "/results.json")) << id;
+  }
 }
 
 TEST(SweepCliTest, AFailingPointWritesFailedJsonAndExitsOne) {
