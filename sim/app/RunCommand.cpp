@@ -29,9 +29,9 @@ int runCommand(const std::vector<std::string>& args) {
       "workload YAML file (repeatable; default: the topology's `workload:`)")(
       "backend", po::value<std::string>(&opt.backend)->default_value("packet"),
       "packet (every packet through queues, ECN, PFC, credits and CC) | flow (max-min fair fluid rates; "
-      "scales to 100K GPUs; the results list what it leaves out) | hybrid (flow level, with each congested "
-      "link "
-      "slowed by its congestion episode simulated at packet level under the fabric's congestion control)")(
+      "scales to 100K GPUs; the results list what it leaves out) | hybrid (flow level, with each "
+      "congested link slowed by its congestion episode simulated at packet level under the fabric's "
+      "congestion control)")(
       "routing", po::value<std::string>(&opt.routing),
       "override routing.algorithm: ecmp | flowlet | adaptive | spray (bgp = ecmp over BGP tables) | ib-sm "
       "(InfiniBand)")("cc", po::value<std::string>(&opt.cc),

@@ -145,7 +145,7 @@ void Experiment::checkMemory() {
                    "the run needs about " + formatMemory(memory_.estimate.total()) + " of memory (" + what +
                        "), more than the limit of " + formatMemory(static_cast<double>(memory_.limit)) +
                        (options_.maxMemory > 0 ? " set by --max-memory"
-                                               : ", this machine's memory (--max-memory sets another)"));
+                                               : ", this machine's (--max-memory sets another)"));
 }
 
 std::string Experiment::checkSummary() const {
