@@ -20,5 +20,6 @@ int explainCommand(const std::vector<std::string>& args);
 int sweepCommand(const std::vector<std::string>& args);
 int calibrateCommand(const std::vector<std::string>& args);
 int validateCommand(const std::vector<std::string>& args);
+int schemaCommand(const std::vector<std::string>& args);
 
 }  // namespace fabricsim

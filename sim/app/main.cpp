@@ -31,7 +31,8 @@ void usage(FILE* out) {
       "  fabricsim calibrate MEASUREMENTS... --out calibration.yaml [--topology TESTBED.yaml] [--compute "
       "C.json]\n"
       "  fabricsim validate --calibration C.yaml --topology TESTBED.yaml MEASUREMENTS... [--out R.json]\n"
-      "                [--markdown R.md] [--plot R.png] [--backend flow|packet]\n\n"
+      "                [--markdown R.md] [--plot R.png] [--backend flow|packet]\n"
+      "  fabricsim schema [KEY] [--markdown]\n\n"
       "Every subcommand has --help.\n");
 }
 
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return fabricsim::sweepCommand(args);
     if (cmd == "calibrate") return fabricsim::calibrateCommand(args);
     if (cmd == "validate") return fabricsim::validateCommand(args);
+    if (cmd == "schema") return fabricsim::schemaCommand(args);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       usage(stdout);
       return 0;

@@ -77,6 +77,7 @@ def main():
     problems, checked = [], 0
     for f in files:
         checked += check_file(binary, f, problems)
+    checked += check_reference(binary, problems)
     for p in problems:
         print(p)
     print(f"check_readme: {checked} commands and outputs checked in {len(files)} files, {len(problems)} problems")
@@ -111,6 +112,16 @@ def check_file(binary, readme, problems):
     if os.path.abspath(readme) == os.path.join(ROOT, "README.md"):
         checked += check_quick_start(binary, text, problems)
     return checked
+
+
+def check_reference(binary, problems):
+    """docs/reference.md must be what `fabricsim schema --markdown` prints; returns 1."""
+    p = subprocess.run([binary, "schema", "--markdown"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    with open(os.path.join(ROOT, "docs/reference.md")) as f:
+        if p.returncode != 0 or f.read() != p.stdout:
+            problems.append("docs/reference.md is not current: regenerate it with "
+                            "`fabricsim schema --markdown > docs/reference.md`")
+    return 1
 
 
 # Figures of the summary's last line that depend on the machine, not the model.
