@@ -17,11 +17,11 @@ void readIbSmSection(YamlReader& r, const YAML::Node& root, TopologySpec& spec) 
     if (!r.expectMap(m, p)) m = YAML::Node();
   }
   if (m.IsDefined()) {
-    r.checkKeys(m, p, {"engine", "lmc", "adaptive", "reroute_delay"});
-    r.getChoice(m, p, "engine", sm.engine, {"auto", "ftree", "dmodk", "updn"});
-    r.getInt(m, p, "lmc", sm.lmc, 0, 7);
-    r.getBool(m, p, "adaptive", sm.adaptive);
-    r.getTime(m, p, "reroute_delay", sm.rerouteDelay);
+    r.checkKeys(m, p);
+    r.read(m, p, "engine", sm.engine);
+    r.read(m, p, "lmc", sm.lmc);
+    r.read(m, p, "adaptive", sm.adaptive);
+    r.read(m, p, "reroute_delay", sm.rerouteDelay);
   }
 
   const bool algorithmGiven = routing.IsDefined() && YamlReader::has(routing, "algorithm");

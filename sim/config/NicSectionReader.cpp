@@ -12,14 +12,12 @@ void readNicSection(YamlReader& r, const YAML::Node& root, TopologySpec& spec) {
   const YAML::Node m = root["nic"];
   const std::string p = "nic";
   if (!r.expectMap(m, p)) return;
-  r.checkKeys(m, p,
-              {"reorder", "retransmit_timeout", "rto_backoff", "max_rto", "retry_limit", "local_ack_timeout",
-               "retry_count", "ack_every", "window", "failover"});
+  r.checkKeys(m, p);
   NicSpec& n = spec.nic;
-  r.getChoice(m, p, "reorder", n.reorder, {"strict", "tolerant"});
-  r.getInt(m, p, "ack_every", n.ackEvery, 1, 1'000'000);
-  r.getBytes(m, p, "window", n.window, false, 0);
-  r.getBool(m, p, "failover", n.failover);
+  r.read(m, p, "reorder", n.reorder);
+  r.read(m, p, "ack_every", n.ackEvery);
+  r.read(m, p, "window", n.window);
+  r.read(m, p, "failover", n.failover);
 
   // Each technology's timer keys; the other technology's are refused where they stand.
   const std::vector<const char*> other =
@@ -35,19 +33,19 @@ void readNicSection(YamlReader& r, const YAML::Node& root, TopologySpec& spec) {
              "nic.retransmit_timeout (initial RTO), nic.rto_backoff, nic.max_rto and nic.retry_limit");
   }
   if (ib) {
-    r.getInt(m, p, "local_ack_timeout", n.localAckTimeout, 0, 31);
-    r.getInt(m, p, "retry_count", n.retryCount, 0, 7);
+    r.read(m, p, "local_ack_timeout", n.localAckTimeout);
+    r.read(m, p, "retry_count", n.retryCount);
     return;
   }
-  const bool rtoGiven = r.getTime(m, p, "retransmit_timeout", n.retransmitTimeout, Time::ps(1));
-  r.getDouble(m, p, "rto_backoff", n.rtoBackoff, 1.0, 16.0);
-  if (r.getTime(m, p, "max_rto", n.maxRto, Time::ps(1)) && n.maxRto < n.retransmitTimeout)
+  const bool rtoGiven = r.read(m, p, "retransmit_timeout", n.retransmitTimeout);
+  r.read(m, p, "rto_backoff", n.rtoBackoff);
+  if (r.read(m, p, "max_rto", n.maxRto) && n.maxRto < n.retransmitTimeout)
     r.error(m["max_rto"], YamlReader::join(p, "max_rto"),
             "expected max_rto >= retransmit_timeout (" + formatTime(n.retransmitTimeout) + "), found " +
                 formatTime(n.maxRto));
   else if (rtoGiven && !YamlReader::has(m, "max_rto") && n.maxRto < n.retransmitTimeout)
     n.maxRto = n.retransmitTimeout;  // an initial RTO above the default cap: no backoff room, but valid
-  r.getInt(m, p, "retry_limit", n.retryLimit, 0, 255);
+  r.read(m, p, "retry_limit", n.retryLimit);
 }
 
 }  // namespace fabricsim

@@ -14,12 +14,11 @@ void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
     const Node f = list[i];
     const std::string fp = YamlReader::index(p, i);
     if (!r.expectMap(f, fp)) continue;
-    r.checkKeys(f, fp, {"at", "action", "link", "switch", "nic", "host", "down_for", "up_for", "count"});
+    r.checkKeys(f, fp);
     FailureSpec fs;
     fs.line = YamlReader::lineOf(f);
-    bool ok = r.getTime(f, fp, "at", fs.at, Time::zero(), true);
-    if (!r.getChoice(f, fp, "action", fs.action, {"down", "up", "flap", "pfc-storm", "pfc-storm-end"}, true))
-      continue;
+    bool ok = r.read(f, fp, "at", fs.at);
+    if (!r.read(f, fp, "action", fs.action)) continue;
     const bool flap = fs.action == "flap";
     for (const char* k : {"down_for", "up_for", "count"})
       if (!flap && YamlReader::has(f, k)) {
@@ -27,10 +26,10 @@ void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
         ok = false;
       }
     if (flap) {
-      ok = r.getTime(f, fp, "down_for", fs.downFor, Time::ps(1), true) && ok;
+      ok = r.read(f, fp, "down_for", fs.downFor, YamlReader::Need::Required) && ok;
       fs.upFor = fs.downFor;
-      ok = r.getTime(f, fp, "up_for", fs.upFor, Time::ps(1)) && ok;
-      ok = r.getInt(f, fp, "count", fs.count, 1, 1000000) && ok;
+      ok = r.read(f, fp, "up_for", fs.upFor) && ok;
+      ok = r.read(f, fp, "count", fs.count) && ok;
     }
     const bool storm = fs.action == "pfc-storm" || fs.action == "pfc-storm-end";
     const bool hasLink = YamlReader::has(f, "link");
@@ -42,7 +41,7 @@ void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
                 "expected 'host: name' (the host whose NICs send the PAUSE storm) and no link or switch");
         continue;
       }
-      ok = r.getString(f, fp, "host", fs.host) && ok;
+      ok = r.read(f, fp, "host", fs.host) && ok;
       if (ok) spec.failures.push_back(std::move(fs));
       continue;
     }
@@ -65,7 +64,7 @@ void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
       // topology when the run is built (FailureInjector).
       std::string v;
       const std::string np = YamlReader::join(fp, "nic");
-      if (!r.getString(f, fp, "nic", v)) continue;
+      if (!r.read(f, fp, "nic", v)) continue;
       const size_t slash = v.rfind('/');
       const std::string index = slash == std::string::npos ? "" : v.substr(slash + 1);
       const bool digits =
@@ -78,7 +77,7 @@ void readFailures(YamlReader& r, const Node& root, TopologySpec& spec) {
       fs.nicHost = v.substr(0, slash);
       fs.nicIndex = std::stoi(index);
     } else if (hasSwitch) {
-      ok = r.getString(f, fp, "switch", fs.node) && ok;
+      ok = r.read(f, fp, "switch", fs.node) && ok;
     } else {
       const Node l = f["link"];
       const std::string lp = YamlReader::join(fp, "link");
@@ -106,10 +105,10 @@ void readWatchdog(YamlReader& r, const Node& root, TopologySpec& spec) {
   const Node w = root["watchdog"];
   const std::string p = "watchdog";
   if (!r.expectMap(w, p)) return;
-  r.checkKeys(w, p, {"interval", "no_progress", "pfc_deadlock"});
-  r.getTime(w, p, "interval", spec.watchdog.interval, Time::ps(1));
-  r.getTime(w, p, "no_progress", spec.watchdog.noProgress);
-  r.getBool(w, p, "pfc_deadlock", spec.watchdog.pfcDeadlock);
+  r.checkKeys(w, p);
+  r.read(w, p, "interval", spec.watchdog.interval);
+  r.read(w, p, "no_progress", spec.watchdog.noProgress);
+  r.read(w, p, "pfc_deadlock", spec.watchdog.pfcDeadlock);
   if (spec.watchdog.noProgress > Time::zero() && spec.watchdog.noProgress < spec.watchdog.interval)
     r.error(YamlReader::has(w, "no_progress") ? w["no_progress"] : w, "watchdog.no_progress",
             "expected 0 (off) or at least one watchdog interval (" + formatTime(spec.watchdog.interval) +
@@ -122,24 +121,16 @@ void readEpisodes(YamlReader& r, const Node& root, TopologySpec& spec) {
   const std::string p = "episodes";
   if (!r.expectMap(e, p)) return;
   spec.episodes.given = true;
-  r.checkKeys(e, p, {"seeds", "replicas", "tolerance", "max_rounds"});
-  r.getInt(e, p, "seeds", spec.episodes.seeds, 1, 256);
-  r.getInt(e, p, "replicas", spec.episodes.replicas, 1, 64);
+  r.checkKeys(e, p);
+  r.read(e, p, "seeds", spec.episodes.seeds);
+  r.read(e, p, "replicas", spec.episodes.replicas);
   if (spec.episodes.replicas > spec.episodes.seeds)
     r.error(YamlReader::has(e, "replicas") ? e["replicas"] : e["seeds"], "episodes.replicas",
             "expected at most episodes.seeds (" + std::to_string(spec.episodes.seeds) +
                 ") replicas: each replica is a group of the seeds, found " +
                 std::to_string(spec.episodes.replicas));
-  r.getInt(e, p, "max_rounds", spec.episodes.maxRounds, 1, 1000);
-  double tol = spec.episodes.tolerance;
-  if (r.getDouble(e, p, "tolerance", tol, -1e300, 1e300)) {
-    if (!(tol > 0 && tol < 1))
-      r.error(e["tolerance"], "episodes.tolerance",
-              "expected a fraction of a link's capacity in (0, 1), e.g. 0.01, found " +
-                  e["tolerance"].as<std::string>());
-    else
-      spec.episodes.tolerance = tol;
-  }
+  r.read(e, p, "max_rounds", spec.episodes.maxRounds);
+  r.read(e, p, "tolerance", spec.episodes.tolerance);
 }
 
 }  // namespace fabricsim

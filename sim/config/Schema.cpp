@@ -73,19 +73,6 @@ std::string number(double v) {
   return buf;
 }
 
-std::string range(const KeySpec& k) {
-  if (k.type == KeyType::Choice) {
-    std::string s;
-    for (const auto& c : k.choices) s += (s.empty() ? "" : " | ") + c;
-    return s;
-  }
-  const std::string u = k.unit.empty() ? "" : " " + k.unit;
-  if (k.hasMin() && k.hasMax()) return number(k.min) + " to " + number(k.max) + u;
-  if (k.hasMin()) return ">= " + number(k.min) + u;
-  if (k.hasMax()) return "<= " + number(k.max) + u;
-  return "";
-}
-
 std::string cell(std::string s) {
   std::string out;
   for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
@@ -94,14 +81,29 @@ std::string cell(std::string s) {
 
 }  // namespace
 
+std::string Schema::rangeText(const KeySpec& k) {
+  if (k.type == KeyType::Choice) {
+    std::string s;
+    for (const auto& c : k.choices) s += (s.empty() ? "" : " | ") + c;
+    return s;
+  }
+  const std::string u = k.unit.empty() ? "" : " " + k.unit;
+  if (k.hasMin() && k.hasMax()) {
+    if (!k.minOpen && !k.maxOpen) return number(k.min) + " to " + number(k.max) + u;
+    return (k.minOpen ? "(" : "[") + number(k.min) + ", " + number(k.max) + (k.maxOpen ? ")" : "]") + u;
+  }
+  if (k.hasMin()) return (k.minOpen ? "> " : ">= ") + number(k.min) + u;
+  if (k.hasMax()) return (k.maxOpen ? "< " : "<= ") + number(k.max) + u;
+  return "";
+}
+
 std::string Schema::markdown() const {
   std::string s = "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
   for (const auto& k : keys_) {
     std::string key = "`" + k.path + "`";
     if (!k.when.empty()) key += " (" + k.when + ")";
-    s += "| " + cell(key) + " | " + toString(k.type) + " | " +
-         cell(k.required ? "required" : k.defaultText) + " | " + cell(range(k)) + " | " + cell(k.description) +
-         " |\n";
+    s += "| " + cell(key) + " | " + toString(k.type) + " | " + cell(k.required ? "required" : k.defaultText) +
+         " | " + cell(rangeText(k)) + " | " + cell(k.description) + " |\n";
   }
   return s;
 }
@@ -117,7 +119,7 @@ std::string Schema::describe(std::string_view path) const {
     s += "  type: " + std::string(toString(k.type)) + (k.unit.empty() ? "" : ", unit " + k.unit) + "\n";
     if (k.required) s += "  required\n";
     else if (!k.defaultText.empty()) s += "  default: " + k.defaultText + "\n";
-    if (const std::string r = range(k); !r.empty()) s += "  allowed: " + r + "\n";
+    if (const std::string r = rangeText(k); !r.empty()) s += "  allowed: " + r + "\n";
     s += "  " + k.description + "\n";
   }
   return s;

@@ -4,8 +4,9 @@
 //
 // Models: a file's keys as dotted paths ("switch.ecn.kmin"); a list's elements as "[]"
 // ("failures[].at"); keys that exist only for one value of a sibling `kind` carry that condition
-// ("topology.radix" when topology.kind is fat-tree). Ranges are closed intervals on the value in
-// the key's unit (sizes in bytes, times in seconds, rates in bit/s); a bound left NaN is open.
+// ("topology.radix" when topology.kind is fat-tree). Ranges are intervals on the value in the
+// key's unit (sizes in bytes, times in seconds, rates in bit/s): each bound closed unless marked
+// open (minOpen: "> 0"); a bound left NaN is absent.
 // Leaves out: cross-key rules (kmin <= kmax, NICs dividing GPUs...), which stay in the loaders
 // because they relate keys, and the YAML syntax.
 // Units: as stated per key; `unit` is a display string ("bytes", "s", "bit/s", "" for counts).
@@ -35,6 +36,9 @@ struct KeySpec {
   std::string when;                  ///< condition under which the key exists ("topology.kind: fat-tree")
   std::string description;
   bool required = false;
+  bool minOpen = false;  ///< the value must be above min, not at it ("> 0")
+  bool maxOpen = false;  ///< the value must be below max
+  bool bare = false;     ///< Bytes: a bare integer (no unit) is accepted as bytes
 
   bool hasMin() const { return !std::isnan(min); }
   bool hasMax() const { return !std::isnan(max); }
@@ -54,6 +58,8 @@ class Schema {
 
   /// "failures[3].at" -> "failures[].at".
   static std::string normalise(std::string_view path);
+  /// The allowed range in words: "1 to 1024", "> 0 bit/s", "(0, 1)"; "" when unbounded.
+  static std::string rangeText(const KeySpec& k);
   /// Markdown: one table of every key (path, type and unit, default, range, meaning).
   std::string markdown() const;
   /// Plain text for `fabricsim schema KEY`: the key and every key below it.

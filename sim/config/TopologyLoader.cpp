@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,9 +23,6 @@ namespace {
 
 using YAML::Node;
 
-// Bounds that keep a typo from asking for an absurd graph (ids are 32-bit).
-constexpr int64_t kMaxCount = 1'000'000;
-constexpr int64_t kMaxRadix = 1024;
 // The largest fabric fabricsim is built for has 100K GPUs (the 98,304-GPU rail-optimized
 // fabric: 12,288 hosts, 294,912 links; a k=64 fat-tree, 65,536 hosts, builds its routes in 5 s).
 // The limits leave 2.6x (GPUs, hosts) and 14x (links) of room; beyond them a fabric took minutes
@@ -65,15 +63,15 @@ bool readKind(YamlReader& r, const Node& m, const std::string& p, TopologyKind& 
 }
 
 void readLeafSpine(YamlReader& r, const Node& m, const std::string& p, LeafSpineShape& s) {
-  r.getInt(m, p, "leaves", s.leaves, 1, kMaxCount, true);
-  r.getInt(m, p, "spines", s.spines, 1, kMaxCount, true);
-  r.getInt(m, p, "hosts_per_leaf", s.hostsPerLeaf, 1, kMaxCount, true);
-  r.getInt(m, p, "links_per_spine", s.linksPerSpine, 1, 1024);
+  r.read(m, p, "leaves", s.leaves);
+  r.read(m, p, "spines", s.spines);
+  r.read(m, p, "hosts_per_leaf", s.hostsPerLeaf);
+  r.read(m, p, "links_per_spine", s.linksPerSpine);
 }
 
 void readFatTree(YamlReader& r, const Node& m, const std::string& p, FatTreeShape& s) {
   int radix = 0;
-  if (r.getInt(m, p, "radix", radix, 2, kMaxRadix, true)) {
+  if (r.read(m, p, "radix", radix)) {
     if (radix % 2 != 0) {
       r.error(m["radix"], YamlReader::join(p, "radix"),
               "expected an even radix (a k-ary fat-tree splits each switch's k ports in half), found " +
@@ -85,7 +83,7 @@ void readFatTree(YamlReader& r, const Node& m, const std::string& p, FatTreeShap
     }
   }
   int pods = 0;
-  if (r.getInt(m, p, "pods", pods, 1, kMaxRadix)) {
+  if (r.read(m, p, "pods", pods)) {
     if (s.radix > 0 && pods > s.radix)
       r.error(m["pods"], YamlReader::join(p, "pods"),
               "expected at most radix (" + std::to_string(s.radix) + ") pods, one per core port, found " +
@@ -93,7 +91,7 @@ void readFatTree(YamlReader& r, const Node& m, const std::string& p, FatTreeShap
     else
       s.pods = pods;
   }
-  r.getInt(m, p, "hosts_per_edge", s.hostsPerEdge, 1, kMaxCount);
+  r.read(m, p, "hosts_per_edge", s.hostsPerEdge);
 }
 
 void readTopologySection(YamlReader& r, const Node& t, TopologySpec& spec, bool& kindOk) {
@@ -101,43 +99,32 @@ void readTopologySection(YamlReader& r, const Node& t, TopologySpec& spec, bool&
   kindOk = false;
   if (!r.expectMap(t, p)) return;
   kindOk = readKind(r, t, p, spec.kind, false);
-  if (!kindOk) {
-    r.checkKeys(t, p,
-                {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine", "radix", "pods",
-                 "hosts_per_edge", "rails", "rail", "shared_spines"});
-    return;
-  }
+  r.checkKeys(t, p);  // the keys of the kind given, or of every kind when it is not valid
+  if (!kindOk) return;
   switch (spec.kind) {
     case TopologyKind::LeafSpine:
-      r.checkKeys(t, p, {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine"});
       readLeafSpine(r, t, p, spec.leafSpine);
       break;
     case TopologyKind::FatTree:
-      r.checkKeys(t, p, {"kind", "radix", "pods", "hosts_per_edge"});
       readFatTree(r, t, p, spec.fatTree);
       break;
     case TopologyKind::RailOptimized: {
-      r.checkKeys(t, p, {"kind", "rails", "rail", "shared_spines"});
-      r.getInt(t, p, "rails", spec.rail.rails, 1, 64, true);
-      r.getBool(t, p, "shared_spines", spec.rail.sharedSpines);
+      r.read(t, p, "rails", spec.rail.rails);
+      r.read(t, p, "shared_spines", spec.rail.sharedSpines);
       if (!r.require(t, p, "rail")) break;
       const Node rail = t["rail"];
       const std::string rp = "topology.rail";
       if (!r.expectMap(rail, rp)) break;
-      if (!readKind(r, rail, rp, spec.rail.railKind, true)) {
-        r.checkKeys(rail, rp,
-                    {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine", "radix", "pods",
-                     "hosts_per_edge"});
+      const bool railKindOk = readKind(r, rail, rp, spec.rail.railKind, true);
+      r.checkKeys(rail, rp);
+      if (!railKindOk) {
         kindOk = false;
         break;
       }
-      if (spec.rail.railKind == TopologyKind::LeafSpine) {
-        r.checkKeys(rail, rp, {"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine"});
+      if (spec.rail.railKind == TopologyKind::LeafSpine)
         readLeafSpine(r, rail, rp, spec.rail.leafSpine);
-      } else {
-        r.checkKeys(rail, rp, {"kind", "radix", "pods", "hosts_per_edge"});
+      else
         readFatTree(r, rail, rp, spec.rail.fatTree);
-      }
       break;
     }
   }
@@ -155,17 +142,17 @@ void readHosts(YamlReader& r, const Node& root, TopologySpec& spec) {
   if (YamlReader::has(root, "hosts")) {
     h = root["hosts"];
     if (!r.expectMap(h, p)) return;
-    r.checkKeys(h, p, {"gpus_per_host", "nics_per_host", "nvlink"});
-    const bool gpusGiven = r.getInt(h, p, "gpus_per_host", spec.hosts.gpusPerHost, 1, 1024);
-    const bool nicsGiven = r.getInt(h, p, "nics_per_host", spec.hosts.nicsPerHost, 1, 1024);
+    r.checkKeys(h, p);
+    const bool gpusGiven = r.read(h, p, "gpus_per_host", spec.hosts.gpusPerHost);
+    const bool nicsGiven = r.read(h, p, "nics_per_host", spec.hosts.nicsPerHost);
     if (!nicsGiven && !rail && gpusGiven) spec.hosts.nicsPerHost = spec.hosts.gpusPerHost;
     if (YamlReader::has(h, "nvlink")) {
       const Node nv = h["nvlink"];
       const std::string np = "hosts.nvlink";
       if (r.expectMap(nv, np)) {
-        r.checkKeys(nv, np, {"bandwidth", "latency"});
-        r.getRate(nv, np, "bandwidth", spec.hosts.nvlinkBandwidth);
-        r.getTime(nv, np, "latency", spec.hosts.nvlinkLatency);
+        r.checkKeys(nv, np);
+        r.read(nv, np, "bandwidth", spec.hosts.nvlinkBandwidth);
+        r.read(nv, np, "latency", spec.hosts.nvlinkLatency);
       }
     }
   }
@@ -189,10 +176,10 @@ void readLinks(YamlReader& r, const Node& root, TopologySpec& spec, int switchTi
   const Node l = root["links"];
   const std::string p = "links";
   if (!r.expectMap(l, p)) return;
-  r.checkKeys(l, p, {"technology", "host_speed", "fabric_speed", "tier_speeds", "latency", "mtu"});
-  r.getChoice(l, p, "technology", spec.links.technology, {"roce", "infiniband"});
-  r.getRate(l, p, "host_speed", spec.links.hostSpeed);
-  r.getRate(l, p, "fabric_speed", spec.links.fabricSpeed);
+  r.checkKeys(l, p);
+  r.read(l, p, "technology", spec.links.technology);
+  r.read(l, p, "host_speed", spec.links.hostSpeed);
+  r.read(l, p, "fabric_speed", spec.links.fabricSpeed);
   if (YamlReader::has(l, "tier_speeds")) {
     const Node ts = l["tier_speeds"];
     const std::string tp = "links.tier_speeds";
@@ -215,15 +202,8 @@ void readLinks(YamlReader& r, const Node& root, TopologySpec& spec, int switchTi
       }
     }
   }
-  r.getTime(l, p, "latency", spec.links.latency);
-  Bytes mtu = 0;
-  if (r.getBytes(l, p, "mtu", mtu, true, 0)) {
-    if (mtu < 64 || mtu > 1024 * 1024)
-      r.error(l["mtu"], "links.mtu",
-              "expected an MTU between 64 and 1048576 bytes, found " + std::to_string(mtu));
-    else
-      spec.links.mtu = mtu;
-  }
+  r.read(l, p, "latency", spec.links.latency);
+  r.read(l, p, "mtu", spec.links.mtu);
 }
 
 /// `classes: [0, 3]` -> bits 0 and 3. Traffic classes 0-6 carry data (7 is control).
@@ -253,10 +233,10 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
   const Node s = root["switch"];
   const std::string p = "switch";
   if (!r.expectMap(s, p)) return;
-  r.checkKeys(s, p, {"buffer", "latency", "dt_alpha", "reserve", "ecn", "pfc", "credit_buffer"});
-  r.getBytes(s, p, "buffer", spec.sw.buffer, false, 1);
+  r.checkKeys(s, p);
+  r.read(s, p, "buffer", spec.sw.buffer);
   Bytes reserve = 0;
-  if (r.getBytes(s, p, "reserve", reserve, false, 0)) {
+  if (r.read(s, p, "reserve", reserve)) {
     if (reserve > spec.sw.buffer)
       r.error(s["reserve"], "switch.reserve",
               "expected a reserve per ingress port within the switch buffer (" + formatBytes(spec.sw.buffer) +
@@ -264,27 +244,21 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
     else
       spec.sw.reserve = reserve;
   }
-  r.getTime(s, p, "latency", spec.sw.latency);
-  double alpha = 0;
-  if (r.getDouble(s, p, "dt_alpha", alpha, -1e6, 1e6)) {  // <= 0 gets the message below
-    if (alpha <= 0)
-      r.error(s["dt_alpha"], "switch.dt_alpha",
-              "expected a positive number, found " + s["dt_alpha"].Scalar());
-    else
-      spec.sw.dtAlpha = alpha;
-  }
+  r.read(s, p, "latency", spec.sw.latency);
+  r.read(s, p, "dt_alpha", spec.sw.dtAlpha);
   const Bytes buffer = spec.sw.buffer;
   if (YamlReader::has(s, "ecn")) {
     const Node e = s["ecn"];
     const std::string ep = "switch.ecn";
     if (r.expectMap(e, ep)) {
-      r.checkKeys(e, ep, {"enabled", "kmin", "kmax", "pmax", "mark_on", "classes"});
+      r.checkKeys(e, ep);
       bool enabled = true;
-      r.getBool(e, ep, "enabled", enabled);
+      r.read(e, ep, "enabled", enabled);
       spec.sw.ecn.enabled = enabled;
-      const bool kmin = r.getBytes(e, ep, "kmin", spec.sw.ecn.kmin, false, 0, enabled);
-      const bool kmax = r.getBytes(e, ep, "kmax", spec.sw.ecn.kmax, false, 0, enabled);
-      r.getDouble(e, ep, "pmax", spec.sw.ecn.pmax, 0.0, 1.0, enabled);
+      const auto need = enabled ? YamlReader::Need::Required : YamlReader::Need::Optional;
+      const bool kmin = r.read(e, ep, "kmin", spec.sw.ecn.kmin, need);
+      const bool kmax = r.read(e, ep, "kmax", spec.sw.ecn.kmax, need);
+      r.read(e, ep, "pmax", spec.sw.ecn.pmax, need);
       if (kmin && kmax && spec.sw.ecn.kmin > spec.sw.ecn.kmax)
         r.error(e["kmin"], "switch.ecn.kmin",
                 "expected kmin <= kmax (" + formatBytes(spec.sw.ecn.kmax) + "), found " +
@@ -294,8 +268,7 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
                 "expected kmax within the switch buffer (" + formatBytes(buffer) + "), found " +
                     formatBytes(spec.sw.ecn.kmax));
       std::string markOn;
-      if (r.getChoice(e, ep, "mark_on", markOn, {"enqueue", "dequeue"}))
-        spec.sw.ecn.markOnDequeue = markOn == "dequeue";
+      if (r.read(e, ep, "mark_on", markOn)) spec.sw.ecn.markOnDequeue = markOn == "dequeue";
       readClasses(r, e, ep, spec.sw.ecn.classMask);
     }
   }
@@ -303,26 +276,20 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
     const Node f = s["pfc"];
     const std::string fp = "switch.pfc";
     if (r.expectMap(f, fp)) {
-      r.checkKeys(f, fp,
-                  {"enabled", "xoff", "xon", "dynamic_alpha", "xon_delta", "headroom", "quanta",
-                   "response_time", "storm_watchdog", "classes"});
+      r.checkKeys(f, fp);
       bool enabled = true;
-      r.getBool(f, fp, "enabled", enabled);
+      r.read(f, fp, "enabled", enabled);
       spec.sw.pfc.enabled = enabled;
       // Dynamic thresholds (dynamic_alpha) replace xoff/xon, which are then optional; when they
       // are given as well (e.g. a --set switching a static file to dynamic) they are checked but unused.
-      double dynAlpha = 0;
-      if (r.getDouble(f, fp, "dynamic_alpha", dynAlpha, -1e6, 1e6)) {  // <= 0 gets the message below
-        if (dynAlpha <= 0)
-          r.error(f["dynamic_alpha"], "switch.pfc.dynamic_alpha",
-                  "expected a positive number (XOFF = dynamic_alpha x free buffer), found " +
-                      f["dynamic_alpha"].Scalar());
-        else
-          spec.sw.pfc.dynamicAlpha = dynAlpha;
-      }
+      r.read(f, fp, "dynamic_alpha", spec.sw.pfc.dynamicAlpha);
       const bool needStatic = enabled && !YamlReader::has(f, "dynamic_alpha");
-      const bool xoff = r.getBytes(f, fp, "xoff", spec.sw.pfc.xoff, false, needStatic ? 1 : 0, needStatic);
-      const bool xon = r.getBytes(f, fp, "xon", spec.sw.pfc.xon, false, 0, needStatic);
+      const auto need = needStatic ? YamlReader::Need::Required : YamlReader::Need::Optional;
+      const bool xoff = r.read(f, fp, "xoff", spec.sw.pfc.xoff, need);
+      const bool xon = r.read(f, fp, "xon", spec.sw.pfc.xon, need);
+      if (xoff && needStatic && spec.sw.pfc.xoff == 0)
+        r.error(f["xoff"], "switch.pfc.xoff",
+                "expected a positive static XOFF threshold (or dynamic_alpha for dynamic ones), found 0");
       if (xoff && xon && spec.sw.pfc.xon > spec.sw.pfc.xoff)
         r.error(f["xon"], "switch.pfc.xon",
                 "expected xon <= xoff (" + formatBytes(spec.sw.pfc.xoff) + "), found " +
@@ -331,30 +298,30 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
         r.error(f["xoff"], "switch.pfc.xoff",
                 "expected xoff within the switch buffer (" + formatBytes(buffer) + "), found " +
                     formatBytes(spec.sw.pfc.xoff));
-      if (r.getBytes(f, fp, "xon_delta", spec.sw.pfc.xonDelta, false, 0) && spec.sw.pfc.xonDelta > buffer)
+      if (r.read(f, fp, "xon_delta", spec.sw.pfc.xonDelta) && spec.sw.pfc.xonDelta > buffer)
         r.error(f["xon_delta"], "switch.pfc.xon_delta",
                 "expected xon_delta within the switch buffer (" + formatBytes(buffer) + "), found " +
                     formatBytes(spec.sw.pfc.xonDelta));
-      if (r.getBytes(f, fp, "headroom", spec.sw.pfc.headroom, false, 0) && spec.sw.pfc.headroom > buffer)
+      if (r.read(f, fp, "headroom", spec.sw.pfc.headroom) && spec.sw.pfc.headroom > buffer)
         r.error(f["headroom"], "switch.pfc.headroom",
                 "expected headroom within the switch buffer (" + formatBytes(buffer) + "), found " +
                     formatBytes(spec.sw.pfc.headroom));
-      r.getInt(f, fp, "quanta", spec.sw.pfc.quanta, 1, 65535);
-      r.getTime(f, fp, "response_time", spec.sw.pfc.responseTime);
+      r.read(f, fp, "quanta", spec.sw.pfc.quanta);
+      r.read(f, fp, "response_time", spec.sw.pfc.responseTime);
       if (YamlReader::has(f, "storm_watchdog")) {
         const Node w = f["storm_watchdog"];
         const std::string wp = fp + ".storm_watchdog";
         if (r.expectMap(w, wp)) {
-          r.checkKeys(w, wp, {"detection", "restoration"});
-          r.getTime(w, wp, "detection", spec.sw.pfc.stormDetection, Time::ps(1), true);
-          r.getTime(w, wp, "restoration", spec.sw.pfc.stormRestoration, Time::ps(1), true);
+          r.checkKeys(w, wp);
+          r.read(w, wp, "detection", spec.sw.pfc.stormDetection);
+          r.read(w, wp, "restoration", spec.sw.pfc.stormRestoration);
         }
       }
       readClasses(r, f, fp, spec.sw.pfc.classMask);
     }
   }
   Bytes credit = 0;
-  if (r.getBytes(s, p, "credit_buffer", credit, false, 0)) {
+  if (r.read(s, p, "credit_buffer", credit)) {
     if (credit != 0 && (credit < spec.links.mtu || credit > buffer))
       r.error(s["credit_buffer"], "switch.credit_buffer",
               "expected 0 (auto: the buffer split among the ports) or a size between one MTU (" +
@@ -365,27 +332,27 @@ void readSwitch(YamlReader& r, const Node& root, TopologySpec& spec) {
   }
 }
 
+/// "0", "0bps", "0.0Gbps": a rate of zero (a rate key's "off"), which parseBitRate refuses.
+bool isZeroRate(const Node& v) {
+  if (!v.IsScalar()) return false;
+  const std::string& s = v.Scalar();
+  char* end = nullptr;
+  const double x = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || x != 0) return false;
+  const std::string unit(end);
+  return unit.empty() || parseBitRate("1" + unit).value.has_value();
+}
+
 void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, const TopologySpec& topo,
                         DcqcnSpec& d) {
   if (!r.expectMap(m, p)) return;
-  r.checkKeys(m, p,
-              {"variant", "g", "initial_alpha", "alpha_timer", "rate_increase_timer", "byte_counter",
-               "fast_recovery_stages", "additive_increase", "hyper_increase", "min_rate",
-               "rate_reduce_interval", "max_decrease_fraction", "clamp_target_rate",
-               "clamp_target_rate_after_time_increase", "rate_on_first_cnp", "cnp_interval"});
+  r.checkKeys(m, p);
   // The preset implied a variant (dcqcn-paper: paper, connectx: mlx); an explicit one wins.
-  r.getChoice(m, p, "variant", d.variant, {"paper", "mlx"});
-  double g = 0;
-  if (r.getDouble(m, p, "g", g, 0.0, 1.0)) {
-    if (g <= 0)
-      r.error(m["g"], YamlReader::join(p, "g"),
-              "expected a gain in (0, 1] (e.g. 0.00390625 = 1/256), found " + m["g"].Scalar());
-    else
-      d.g = g;
-  }
-  r.getDouble(m, p, "initial_alpha", d.initialAlpha, 0.0, 1.0);
-  r.getTime(m, p, "alpha_timer", d.alphaTimer, Time::ps(1));
-  r.getTime(m, p, "rate_increase_timer", d.rateIncreaseTimer, Time::ps(1));
+  r.read(m, p, "variant", d.variant);
+  r.read(m, p, "g", d.g);
+  r.read(m, p, "initial_alpha", d.initialAlpha);
+  r.read(m, p, "alpha_timer", d.alphaTimer);
+  r.read(m, p, "rate_increase_timer", d.rateIncreaseTimer);
   if (YamlReader::has(m, "byte_counter")) {  // a size, or 0 / off: rate increase by the timer alone
     const Node v = m["byte_counter"];
     if (v.IsScalar() && (v.Scalar() == "0" || v.Scalar() == "off"))
@@ -393,11 +360,11 @@ void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, cons
     else
       r.asBytes(v, YamlReader::join(p, "byte_counter"), d.byteCounter, false, 0);
   }
-  r.getInt(m, p, "fast_recovery_stages", d.fastRecoveryStages, 0, 1000);
-  r.getRate(m, p, "additive_increase", d.additiveIncrease);
-  r.getRate(m, p, "hyper_increase", d.hyperIncrease);
+  r.read(m, p, "fast_recovery_stages", d.fastRecoveryStages);
+  r.read(m, p, "additive_increase", d.additiveIncrease);
+  r.read(m, p, "hyper_increase", d.hyperIncrease);
   BitRate minRate;
-  if (r.getRate(m, p, "min_rate", minRate)) {
+  if (r.read(m, p, "min_rate", minRate)) {
     if (minRate > topo.links.hostSpeed)
       r.error(m["min_rate"], YamlReader::join(p, "min_rate"),
               "expected a rate at most links.host_speed (" + formatRate(topo.links.hostSpeed) + "), found " +
@@ -405,7 +372,7 @@ void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, cons
     else
       d.minRate = minRate;
   }
-  const bool intervalGiven = r.getTime(m, p, "rate_reduce_interval", d.rateReduceInterval);
+  const bool intervalGiven = r.read(m, p, "rate_reduce_interval", d.rateReduceInterval);
   const std::string ip = YamlReader::join(p, "rate_reduce_interval");
   if (d.variant == "paper") {
     if (intervalGiven && d.rateReduceInterval > Time::zero())
@@ -425,22 +392,14 @@ void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, cons
               "variant mlx needs a positive rate_reduce_interval (its cuts wait for ticks of that period; "
               "ConnectX: 4us) and the preset has none: set congestion_control.dcqcn.rate_reduce_interval");
   }
-  double frac = 0;
-  if (r.getDouble(m, p, "max_decrease_fraction", frac, 0.0, 1.0)) {
-    if (frac <= 0)
-      r.error(m["max_decrease_fraction"], YamlReader::join(p, "max_decrease_fraction"),
-              "expected a fraction in (0, 1] (0.5: one decrease cuts at most half), found " +
-                  m["max_decrease_fraction"].Scalar());
-    else
-      d.maxDecreaseFraction = frac;
-  }
-  r.getBool(m, p, "clamp_target_rate", d.clampTargetRate);
-  r.getBool(m, p, "clamp_target_rate_after_time_increase", d.clampTargetRateAfterTimeIncrease);
+  r.read(m, p, "max_decrease_fraction", d.maxDecreaseFraction);
+  r.read(m, p, "clamp_target_rate", d.clampTargetRate);
+  r.read(m, p, "clamp_target_rate_after_time_increase", d.clampTargetRateAfterTimeIncrease);
   if (YamlReader::has(m, "rate_on_first_cnp")) {
     const Node v = m["rate_on_first_cnp"];
     const std::string vp = YamlReader::join(p, "rate_on_first_cnp");
     BitRate first;
-    if (v.IsScalar() && v.Scalar() == "0") {
+    if (isZeroRate(v)) {
       d.rateOnFirstCnp = BitRate::bps(0);
     } else if (r.asRate(v, vp, first)) {
       if (first > topo.links.hostSpeed)
@@ -451,26 +410,18 @@ void readDcqcnOverrides(YamlReader& r, const Node& m, const std::string& p, cons
         d.rateOnFirstCnp = first;
     }
   }
-  r.getTime(m, p, "cnp_interval", d.cnpInterval);
+  r.read(m, p, "cnp_interval", d.cnpInterval);
 }
 
 void readIbCc(YamlReader& r, const Node& m, const std::string& p, IbCcSpec& ib) {
   if (!r.expectMap(m, p)) return;
-  r.checkKeys(m, p, {"ccti_increase", "ccti_limit", "ccti_timer", "cct_scale", "becn_interval"});
+  r.checkKeys(m, p);
   // IBTA A10: the CC table has at most 16384 entries (CCTI_Limit is a 14-bit index).
-  r.getInt(m, p, "ccti_increase", ib.cctiIncrease, 1, 16383);
-  r.getInt(m, p, "ccti_limit", ib.cctiLimit, 1, 16383);
-  r.getTime(m, p, "ccti_timer", ib.cctiTimer, Time::ps(1));
-  double scale = 0;
-  if (r.getDouble(m, p, "cct_scale", scale, 0.0, 1e9)) {
-    if (scale <= 0)
-      r.error(m["cct_scale"], YamlReader::join(p, "cct_scale"),
-              "expected a positive number (CCT[i] = i / cct_scale packet times), found " +
-                  m["cct_scale"].Scalar());
-    else
-      ib.cctScale = scale;
-  }
-  r.getTime(m, p, "becn_interval", ib.becnInterval);
+  r.read(m, p, "ccti_increase", ib.cctiIncrease);
+  r.read(m, p, "ccti_limit", ib.cctiLimit);
+  r.read(m, p, "ccti_timer", ib.cctiTimer);
+  r.read(m, p, "cct_scale", ib.cctScale);
+  r.read(m, p, "becn_interval", ib.becnInterval);
 }
 
 /// `congestion_control`: the algorithm, the DCQCN preset plus per-key overrides, IB CC parameters.
@@ -486,9 +437,9 @@ void readCongestionControl(YamlReader& r, const Node& root, TopologySpec& spec) 
     if (!r.expectMap(m, p)) m = Node();
   }
   if (m.IsDefined()) {
-    r.checkKeys(m, p, {"algorithm", "preset", "dcqcn", "ibcc"});
-    r.getChoice(m, p, "algorithm", cc.algorithm, {"none", "dcqcn", "ibcc"});
-    r.getChoice(m, p, "preset", preset, kDcqcnPresetNames);
+    r.checkKeys(m, p);
+    r.read(m, p, "algorithm", cc.algorithm);
+    r.read(m, p, "preset", preset);
   }
   applyDcqcnPreset(preset, cc.dcqcn);
   if (!m.IsDefined()) return;
@@ -556,15 +507,15 @@ void readEcmpHashing(YamlReader& r, const Node& m, RoutingSpec& routing) {
       if (!fields.empty()) routing.hashFields = fields;
     }
   }
-  r.getChoice(m, "routing", "seeds", routing.seeds, {"per_switch", "equal"});
+  r.read(m, "routing", "seeds", routing.seeds);
   if (YamlReader::has(m, "resilient_hashing")) {
     const Node v = m["resilient_hashing"];
     const std::string vp = "routing.resilient_hashing";
     bool on = false;
     if (v.IsMap()) {
-      r.checkKeys(v, vp, {"buckets"});
+      r.checkKeys(v, vp);
       routing.resilientBuckets = 256;
-      r.getInt(v, vp, "buckets", routing.resilientBuckets, 64, 4096);
+      r.read(v, vp, "buckets", routing.resilientBuckets);
     } else if (v.IsScalar() && YAML::convert<bool>::decode(v, on)) {
       routing.resilientBuckets = on ? 256 : 0;
     } else {
@@ -572,41 +523,37 @@ void readEcmpHashing(YamlReader& r, const Node& m, RoutingSpec& routing) {
               "expected true, false or {buckets: N} (N from 64 to 4096), found " + YamlReader::describe(v));
     }
   }
-  r.getBool(m, "routing", "wcmp", routing.wcmp);
+  r.read(m, "routing", "wcmp", routing.wcmp);
 }
 
 void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
   if (YamlReader::has(root, "routing")) {
     const Node m = root["routing"];
     if (r.expectMap(m, "routing")) {
-      r.checkKeys(m, "routing",
-                  {"algorithm", "control_plane", "hash_seed", "flowlet_gap", "adaptive_bias",
-                   "adaptive_quantum", "spray", "bgp", "ib_sm", "hash_fields", "seeds", "resilient_hashing",
-                   "wcmp", "local_failover", "failover_delay"});
+      r.checkKeys(m, "routing");
       r.getChoice(m, "routing", "algorithm", spec.routing.algorithm,
                   {"ecmp", "bgp", "adaptive", "flowlet", "spray", "ib-sm"});
-      r.getChoice(m, "routing", "control_plane", spec.routing.controlPlane, {"static", "bgp"});
-      r.getUint64(m, "routing", "hash_seed", spec.routing.hashSeed);
-      r.getTime(m, "routing", "flowlet_gap", spec.routing.flowletGap, Time::ps(1));
-      r.getBytes(m, "routing", "adaptive_bias", spec.routing.adaptiveBias, false, 0);
-      r.getBytes(m, "routing", "adaptive_quantum", spec.routing.adaptiveQuantum, false, 0);
-      r.getChoice(m, "routing", "spray", spec.routing.spray, {"random", "round-robin"});
+      r.read(m, "routing", "control_plane", spec.routing.controlPlane);
+      r.read(m, "routing", "hash_seed", spec.routing.hashSeed);
+      r.read(m, "routing", "flowlet_gap", spec.routing.flowletGap);
+      r.read(m, "routing", "adaptive_bias", spec.routing.adaptiveBias);
+      r.read(m, "routing", "adaptive_quantum", spec.routing.adaptiveQuantum);
+      r.read(m, "routing", "spray", spec.routing.spray);
       readEcmpHashing(r, m, spec.routing);
-      r.getBool(m, "routing", "local_failover", spec.routing.localFailover);
-      r.getTime(m, "routing", "failover_delay", spec.routing.failoverDelay);
+      r.read(m, "routing", "local_failover", spec.routing.localFailover);
+      r.read(m, "routing", "failover_delay", spec.routing.failoverDelay);
       if (YamlReader::has(m, "bgp")) {
         const Node b = m["bgp"];
         const std::string bp = "routing.bgp";
         if (r.expectMap(b, bp)) {
-          r.checkKeys(b, bp,
-                      {"asn_scheme", "update_delay", "mrai", "detection", "bfd_interval", "bfd_multiplier"});
+          r.checkKeys(b, bp);
           BgpSpec& g = spec.routing.bgp;
-          r.getChoice(b, bp, "asn_scheme", g.asnScheme, {"rfc7938", "unique"});
-          r.getTime(b, bp, "update_delay", g.updateDelay);
-          r.getTime(b, bp, "mrai", g.mrai);
-          r.getChoice(b, bp, "detection", g.detection, {"bfd", "los"});
-          r.getTime(b, bp, "bfd_interval", g.bfdInterval, Time::ps(1));
-          r.getInt(b, bp, "bfd_multiplier", g.bfdMultiplier, 1, 255);
+          r.read(b, bp, "asn_scheme", g.asnScheme);
+          r.read(b, bp, "update_delay", g.updateDelay);
+          r.read(b, bp, "mrai", g.mrai);
+          r.read(b, bp, "detection", g.detection);
+          r.read(b, bp, "bfd_interval", g.bfdInterval);
+          r.read(b, bp, "bfd_multiplier", g.bfdMultiplier);
         }
       }
     }
@@ -674,6 +621,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
                      "", "invalid YAML: " + e.msg);
   }
   YamlReader r(file);
+  r.useSchema(topologySchema(), root);
   for (const auto& a : setOverrides) {
     try {
       applySetOverride(root, a);
@@ -695,9 +643,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
                 YamlReader::describe(root));
     r.throwIfErrors();
   }
-  r.checkKeys(root, "",
-              {"name", "topology", "hosts", "links", "switch", "routing", "nic", "congestion_control",
-               "workload", "failures", "watchdog", "episodes"});
+  r.checkKeys(root, "");
   r.getString(root, "", "name", spec.name);
 
   bool kindOk = false;

@@ -7,17 +7,56 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 namespace fabricsim {
 namespace {
 
-std::string choicesText(std::initializer_list<std::string_view> choices) {
+template <class Range>
+std::string choicesText(const Range& choices) {
   std::string out;
   for (auto c : choices) {
     if (!out.empty()) out += " | ";
     out += c;
   }
   return out;
+}
+
+/// Levenshtein distance, for "did you mean".
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The allowed key nearest to `name` if it is near enough to be a typo of it (at most one edit
+/// per three characters, at least one), else "".
+std::string nearest(const std::string& name, const std::vector<std::string>& allowed) {
+  std::string best;
+  size_t bestD = std::max<size_t>(1, name.size() / 3) + 1;
+  for (const auto& a : allowed) {
+    const size_t d = editDistance(name, a);
+    if (d < bestD) {
+      bestD = d;
+      best = a;
+    }
+  }
+  return best;
+}
+
+std::string numberText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 }  // namespace
@@ -111,24 +150,71 @@ bool YamlReader::expectSequence(const YAML::Node& node, const std::string& path)
 void YamlReader::checkKeys(const YAML::Node& map, const std::string& path,
                            std::initializer_list<std::string_view> allowed) {
   if (!map.IsMap()) return;
+  std::vector<std::string> keys;
+  for (auto a : allowed) keys.emplace_back(a);
   std::vector<std::string> seen;
   for (auto it = map.begin(); it != map.end(); ++it) {
     const YAML::Node k = it->first;  // a copy: yaml-cpp's operator-> returns a temporary
     const std::string name = k.IsScalar() ? k.Scalar() : std::string("<non-scalar key>");
-    bool dup = false;
-    for (const auto& s : seen) dup = dup || (s == name);
-    if (dup) {
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
       error(k, join(path, name), "duplicate key '" + name + "'");
       continue;
     }
     seen.push_back(name);
-    bool ok = false;
-    for (auto a : allowed) ok = ok || (a == name);
-    if (!ok) {
-      error(k, join(path, name),
-            "unknown key '" + name + "'" + (path.empty() ? std::string() : " in '" + path + "'") +
-                "; expected one of: " + choicesText(allowed));
+    if (std::find(keys.begin(), keys.end(), name) == keys.end()) reportUnknown(k, path, name, keys);
+  }
+}
+
+void YamlReader::reportUnknown(const YAML::Node& key, const std::string& path, const std::string& name,
+                               const std::vector<std::string>& allowed) {
+  const std::string guess = nearest(name, allowed);
+  error(key, join(path, name),
+        "unknown key '" + name + "'" + (path.empty() ? std::string() : " in '" + path + "'") +
+            (guess.empty() ? std::string() : " (did you mean '" + guess + "'?)") +
+            "; expected one of: " + choicesText(allowed));
+}
+
+void YamlReader::checkKeys(const YAML::Node& map, const std::string& path) {
+  SIM_CHECK(schema_ != nullptr, "checkKeys(map, path) without a schema");
+  if (!map.IsMap()) return;
+  // The conditions the document meets: "K: v" holds when K's value is v, and also when K is
+  // missing or not one of its choices (that key's own error is enough).
+  std::vector<std::string> holding;
+  for (const auto& k : schema_->keys()) {
+    if (k.when.empty() || std::find(holding.begin(), holding.end(), k.when) != holding.end()) continue;
+    const size_t colon = k.when.find(": ");
+    SIM_CHECK(colon != std::string::npos, "schema condition without ': ': " + k.when);
+    const std::string condKey = k.when.substr(0, colon), condValue = k.when.substr(colon + 2);
+    // reset(), not operator=: assigning to a yaml-cpp Node that shares the document's node
+    // would overwrite the document.
+    YAML::Node v;
+    v.reset(root_);
+    for (size_t at = 0; at <= condKey.size() && v.IsDefined();) {
+      const size_t dot = std::min(condKey.find('.', at), condKey.size());
+      const std::string part = condKey.substr(at, dot - at);
+      if (has(v, part))
+        v.reset(v[part]);
+      else
+        v.reset(YAML::Node(YAML::NodeType::Undefined));
+      at = dot + 1;
     }
+    const KeySpec* ck = schema_->find(condKey);
+    const bool valid = v.IsDefined() && v.IsScalar() && ck != nullptr &&
+                       std::find(ck->choices.begin(), ck->choices.end(), v.Scalar()) != ck->choices.end();
+    if (!valid || v.Scalar() == condValue) holding.push_back(k.when);
+  }
+  const std::vector<std::string> allowed = schema_->children(path, holding);
+  std::vector<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const YAML::Node k = it->first;
+    const std::string name = k.IsScalar() ? k.Scalar() : std::string("<non-scalar key>");
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      error(k, join(path, name), "duplicate key '" + name + "'");
+      continue;
+    }
+    seen.push_back(name);
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+      reportUnknown(k, path, name, allowed);
   }
 }
 
@@ -328,6 +414,144 @@ bool YamlReader::getRate(const YAML::Node& map, const std::string& path, std::st
                          bool required) {
   if (!(required ? require(map, path, key) : has(map, key))) return false;
   return asRate(map[std::string(key)], join(path, key), out);
+}
+
+}  // namespace fabricsim
+
+namespace fabricsim {
+
+void YamlReader::useSchema(const Schema& schema, const YAML::Node& root) {
+  schema_ = &schema;
+  root_.reset(root);
+}
+
+const KeySpec& YamlReader::entry(const std::string& path, std::string_view key,
+                                 std::initializer_list<KeyType> types) const {
+  SIM_CHECK(schema_ != nullptr, "a schema getter without a schema");
+  const std::string p = join(path, key);
+  const KeySpec* k = schema_->find(p);
+  SIM_CHECK(k != nullptr, "no schema entry for " + p);
+  SIM_CHECK(std::find(types.begin(), types.end(), k->type) != types.end(),
+            "schema entry " + p + " is a " + toString(k->type));
+  return *k;
+}
+
+bool YamlReader::present(const YAML::Node& map, const std::string& path, std::string_view key,
+                         const KeySpec& k, Need need) {
+  const bool required = need == Need::Schema ? k.required : need == Need::Required;
+  return required ? require(map, path, key) : has(map, key);
+}
+
+bool YamlReader::inRange(const YAML::Node& v, const std::string& path, const KeySpec& k, double x,
+                         const std::string& what, const std::string& found) {
+  const bool low = k.hasMin() && (k.minOpen ? x <= k.min : x < k.min);
+  const bool high = k.hasMax() && (k.maxOpen ? x >= k.max : x > k.max);
+  if (!low && !high) return true;
+  const std::string u = k.unit.empty() ? "" : " " + k.unit;
+  std::string expected;
+  if (k.hasMin() && k.min == 0 && k.minOpen)  // "a positive number", "a positive number below 1"
+    expected = "a positive " + what.substr(what.find(' ') + 1) +
+               (k.hasMax() ? (k.maxOpen ? " below " : " at most ") + numberText(k.max) + u : "");
+  else if (k.hasMin() && k.hasMax() && !k.minOpen && !k.maxOpen)
+    expected = what + " between " + numberText(k.min) + " and " + numberText(k.max) + u;
+  else
+    expected =
+        what + (k.hasMin() && k.hasMax() ? " in " : " ") + Schema::rangeText(k);  // "(0.5, 1]", "> 2 s"
+  error(v, path, "expected " + expected + ", found " + found);
+  return false;
+}
+
+bool YamlReader::read(const YAML::Node& map, const std::string& path, std::string_view key, int& out,
+                      Need need) {
+  const KeySpec& k = entry(path, key, {KeyType::Int});
+  if (!present(map, path, key, k, need)) return false;
+  const int64_t lo = k.hasMin() ? std::llround(k.min) + (k.minOpen ? 1 : 0) : INT32_MIN;
+  const int64_t hi = k.hasMax() ? std::llround(k.max) - (k.maxOpen ? 1 : 0) : INT32_MAX;
+  return getInt(map, path, key, out, lo, hi);
+}
+
+bool YamlReader::read(const YAML::Node& map, const std::string& path, std::string_view key, uint64_t& out,
+                      Need need) {
+  const KeySpec& k = entry(path, key, {KeyType::Int});
+  SIM_CHECK(!k.hasMax() && k.hasMin() && k.min == 0 && !k.minOpen, "a 64-bit key's range is >= 0: " + k.path);
+  if (!present(map, path, key, k, need)) return false;
+  return getUint64(map, path, key, out);
+}
+
+bool YamlReader::read(const YAML::Node& map, const std::string& path, std::string_view key, double& out,
+                      Need need) {
+  const KeySpec& k = entry(path, key, {KeyType::Double});
+  if (!present(map, path, key, k, need)) return false;
+  const YAML::Node v = map[std::string(key)];
+  const std::string p = join(path, key);
+  double x = 0;
+  if (!asDouble(v, p, x, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()))
+    return false;
+  if (!inRange(v, p, k, x, "a number", v.Scalar())) return false;
+  out = x;
+  return true;
+}
+
+bool YamlReader::read(const YAML::Node& map, const std::string& path, std::string_view key, bool& out,
+                      Need need) {
+  const KeySpec& k = entry(path, key, {KeyType::Bool});
+  if (!present(map, path, key, k, need)) return false;
+  return getBool(map, path, key, out);
+}
+
+bool YamlReader::read(const YAML::Node& map, const std::string& path, std::string_view key, std::string& out,
+                      Need need) {
+  const KeySpec& k = entry(path, key, {KeyType::String, KeyType::Choice});
+  if (!present(map, path, key, k, need)) return false;
+  if (k.type == KeyType::String) return getString(map, path, key, out);
+  const YAML::Node v = map[std::string(key)];
+  const std::string p = join(path, key);
+  std::string s;
+  if (!scalar(v, p, ("one of " + choicesText(k.choices)).c_str(), s)) return false;
+  if (std::find(k.choices.begin(), k.choices.end(), s) == k.choices.end()) {
+    error(v, p, "expected one of " + choicesText(k.choices) + ", found '" + s + "'");
+    return false;
+  }
+  out = s;
+  return true;
+}
+
+bool YamlReader::read(const YAML::Node& map, const std::string& path, std::string_view key, Time& out,
+                      Need need) {
+  const KeySpec& k = entry(path, key, {KeyType::Time});
+  SIM_CHECK(!k.hasMax(), "a duration's range has no upper bound: " + k.path);
+  if (!present(map, path, key, k, need)) return false;
+  Time min = Time::zero();
+  if (k.hasMin()) min = Time::ps(std::llround(k.min * 1e12) + (k.minOpen ? 1 : 0));
+  return getTime(map, path, key, out, min);
+}
+
+bool YamlReader::read(const YAML::Node& map, const std::string& path, std::string_view key, Bytes& out,
+                      Need need) {
+  const KeySpec& k = entry(path, key, {KeyType::Bytes});
+  if (!present(map, path, key, k, need)) return false;
+  const YAML::Node v = map[std::string(key)];
+  const std::string p = join(path, key);
+  const Bytes min = k.hasMin() ? static_cast<Bytes>(std::llround(k.min)) + (k.minOpen ? 1 : 0) : 0;
+  Bytes x = 0;
+  if (!asBytes(v, p, x, k.bare, min)) return false;
+  if (!inRange(v, p, k, static_cast<double>(x), "a size", "'" + v.Scalar() + "'")) return false;
+  out = x;
+  return true;
+}
+
+bool YamlReader::read(const YAML::Node& map, const std::string& path, std::string_view key, BitRate& out,
+                      Need need) {
+  const KeySpec& k = entry(path, key, {KeyType::Rate});
+  if (!present(map, path, key, k, need)) return false;
+  const YAML::Node v = map[std::string(key)];
+  const std::string p = join(path, key);
+  BitRate x;
+  if (!asRate(v, p, x)) return false;  // positive: parseBitRate refuses 0 and below
+  if (!inRange(v, p, k, static_cast<double>(x.bitsPerSecond()), "a rate", "'" + v.Scalar() + "'"))
+    return false;
+  out = x;
+  return true;
 }
 
 }  // namespace fabricsim

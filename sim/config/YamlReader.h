@@ -6,8 +6,11 @@
 // failure instead of stopping, so that every problem in a file is reported at once. Keys a
 // map must not contain are reported by checkKeys(). Values that came from a `--set`
 // override have no line in the file; their diagnostics say which --set gave them.
-// Leaves out: the schema itself (TopologyLoader, WorkloadLoader own the keys) and YAML syntax
-// errors (the loaders turn YAML::ParserException into an InputError).
+// With a Schema (useSchema), read() takes a key's type, range, choices and whether it is
+// required from the schema, and checkKeys(map, path) the keys a map may hold, under the
+// conditions the document meets (topology.kind: fat-tree); the loaders keep only the rules
+// that relate keys. An unknown key is answered with the nearest allowed one ("did you mean").
+// Leaves out: YAML syntax errors (the loaders turn YAML::ParserException into an InputError).
 // Units: Time in ps, Bytes, BitRate in bit/s, as parsed by sim/core/Units.h.
 #pragma once
 
@@ -20,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/config/Schema.h"
 #include "sim/core/Error.h"
 #include "sim/core/Time.h"
 #include "sim/core/Units.h"
@@ -63,6 +67,8 @@ class YamlReader {
   /// Reports every key of `map` that is not in `allowed`, naming the allowed keys.
   void checkKeys(const YAML::Node& map, const std::string& path,
                  std::initializer_list<std::string_view> allowed);
+  /// Reports every key of `map` that the schema does not allow at `path` (useSchema first).
+  void checkKeys(const YAML::Node& map, const std::string& path);
   /// True if `map` (a map) has `key`.
   static bool has(const YAML::Node& map, std::string_view key);
   /// Reports `key` under `path` as missing (at the map's position) if it is absent.
@@ -96,6 +102,34 @@ class YamlReader {
   bool getRate(const YAML::Node& map, const std::string& path, std::string_view key, BitRate& out,
                bool required = false);
 
+  // ---- getters driven by the schema (useSchema first) ----
+  /// Checks keys and values against `schema`. `root` is the whole document: the values of its
+  /// keys decide which conditional keys exist (a `when` on a key whose value is missing or not
+  /// one of its choices holds, so that one bad `kind` does not make every sibling unknown).
+  void useSchema(const Schema& schema, const YAML::Node& root);
+  /// Whether a key must be present: as the schema says, or as the loader decides for keys that
+  /// are required only with some value of another (ecn.kmin when ecn is enabled).
+  enum class Need { Schema, Required, Optional };
+  // Like the getters above, with the type, range, choices and `required` of the key's schema
+  // entry; a key missing from the schema, or of another type, is an internal error.
+  bool read(const YAML::Node& map, const std::string& path, std::string_view key, int& out,
+            Need need = Need::Schema);
+  bool read(const YAML::Node& map, const std::string& path, std::string_view key, uint64_t& out,
+            Need need = Need::Schema);
+  bool read(const YAML::Node& map, const std::string& path, std::string_view key, double& out,
+            Need need = Need::Schema);
+  bool read(const YAML::Node& map, const std::string& path, std::string_view key, bool& out,
+            Need need = Need::Schema);
+  /// A String or a Choice key.
+  bool read(const YAML::Node& map, const std::string& path, std::string_view key, std::string& out,
+            Need need = Need::Schema);
+  bool read(const YAML::Node& map, const std::string& path, std::string_view key, Time& out,
+            Need need = Need::Schema);
+  bool read(const YAML::Node& map, const std::string& path, std::string_view key, Bytes& out,
+            Need need = Need::Schema);
+  bool read(const YAML::Node& map, const std::string& path, std::string_view key, BitRate& out,
+            Need need = Need::Schema);
+
   // ---- typed conversions of a value node (e.g. a list element) ----
   bool asInt(const YAML::Node& v, const std::string& path, int64_t& out, int64_t min, int64_t max);
   bool asDouble(const YAML::Node& v, const std::string& path, double& out, double min, double max);
@@ -110,7 +144,21 @@ class YamlReader {
   /// The scalar text of `v`, or reports `expected` and returns false.
   bool scalar(const YAML::Node& v, const std::string& path, const char* expected, std::string& out);
 
+  /// The schema entry of `path`.`key`, checked to be of one of `types`.
+  const KeySpec& entry(const std::string& path, std::string_view key,
+                       std::initializer_list<KeyType> types) const;
+  /// Present (and, if required, reported missing otherwise).
+  bool present(const YAML::Node& map, const std::string& path, std::string_view key, const KeySpec& k,
+               Need need);
+  /// Reports `found` at `path` if `x` is outside the entry's range; true when inside.
+  bool inRange(const YAML::Node& v, const std::string& path, const KeySpec& k, double x,
+               const std::string& what, const std::string& found);
+  void reportUnknown(const YAML::Node& key, const std::string& path, const std::string& name,
+                     const std::vector<std::string>& allowed);
+
   std::string file_;
+  const Schema* schema_ = nullptr;
+  YAML::Node root_;
   std::vector<std::pair<std::string, std::string>> overrides_;  // key path, assignment
   std::vector<Diagnostic> diags_;
 };

@@ -180,7 +180,8 @@ TEST(CongestionControlConfigTest, OverridesFromSet) {
 TEST(CongestionControlConfigTest, BadDcqcnValuesNameKeyAndLine) {
   const std::string head =
       kTopo + "congestion_control:\n  algorithm: dcqcn\n  dcqcn:\n";  // dcqcn keys from line 6
-  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    g: 0\n"), "congestion_control.dcqcn.g", 6, "(0, 1]"));
+  EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    g: 0\n"), "congestion_control.dcqcn.g", 6,
+                      "a positive number at most 1"));
   EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    g: 1.5\n"), "congestion_control.dcqcn.g", 6));
   EXPECT_TRUE(hasDiag(diagnosticsOf(head + "    initial_alpha: -0.1\n"),
                       "congestion_control.dcqcn.initial_alpha", 6));

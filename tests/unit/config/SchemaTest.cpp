@@ -1,5 +1,5 @@
-// Schema: lookup, children under conditions, and the topology schema against the keys the
-// loader accepts (a key the loader takes but the schema lacks is an undocumented key).
+// Schema: lookup, children under conditions, and the keys the topology loader accepts in each
+// map: the schema's, under the conditions the document meets (its topology.kind), no more.
 #include "sim/config/Schema.h"
 
 #include <gtest/gtest.h>

@@ -115,12 +115,19 @@ TEST(SweepLoaderTest, UnknownKeysAreErrors) {
   const std::string e = errorsOf(dir, "topology: " + kTopo +
                                           "\nworkers: 3\naxes:\n  - name: routing\n    value: [ecmp]\n"
                                           "    values: [{value: a, routng: ecmp}]\n");
-  EXPECT_NE(e.find("sweep.yaml:2:1: 'workers': unknown key 'workers'"), std::string::npos) << e;
-  EXPECT_NE(e.find("sweep.yaml:5:5: 'axes[0].value': unknown key 'value' in 'axes[0]'; expected one of: name "
-                   "| values"),
+  // A key within one edit per three letters of an allowed one is named as the likely intent;
+  // 'workers' is four edits from 'workload', too far to guess.
+  EXPECT_NE(e.find("sweep.yaml:2:1: 'workers': unknown key 'workers'; expected one of: name"),
             std::string::npos)
       << e;
-  EXPECT_NE(e.find("sweep.yaml:6:25: 'axes[0].values[0].routng': unknown key 'routng'"), std::string::npos)
+  EXPECT_NE(
+      e.find("sweep.yaml:5:5: 'axes[0].value': unknown key 'value' in 'axes[0]' (did you mean 'values'?); "
+             "expected one of: name | values"),
+      std::string::npos)
+      << e;
+  EXPECT_NE(e.find("sweep.yaml:6:25: 'axes[0].values[0].routng': unknown key 'routng' in 'axes[0].values[0]' "
+                   "(did you mean 'routing'?)"),
+            std::string::npos)
       << e;
 }
 

@@ -1,0 +1,181 @@
+// Every range and choice list the topology schema states is the one the loader enforces: for
+// each key with a bound, a value just outside it is refused at that key's path, and a value
+// just inside it draws no complaint at that path. The values are built here from the schema's
+// numbers alone (bound -/+ one unit step), so a loader that checks a different range, or none,
+// or a schema entry that states a range the loader does not apply, fails here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/config/Schema.h"
+#include "sim/config/TopologyLoader.h"
+#include "sim/core/Error.h"
+
+namespace fabricsim {
+namespace {
+
+const std::string kLeafSpine = "topology: {kind: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}\n";
+
+/// A file in which `k` exists: the shape its condition names, InfiniBand for the InfiniBand NIC
+/// timers (a RoCEv2 NIC refuses them at their path whatever their value).
+std::string baseFor(const KeySpec& k) {
+  std::string doc;
+  if (k.when == "topology.kind: fat-tree")
+    doc = "topology: {kind: fat-tree, radix: 4}\n";
+  else if (k.when == "topology.kind: rail-optimized" || k.when == "topology.rail.kind: leaf-spine")
+    doc =
+        "topology: {kind: rail-optimized, rails: 2, rail: {kind: leaf-spine, leaves: 2, spines: 1, "
+        "hosts_per_leaf: 2}}\n";
+  else if (k.when == "topology.rail.kind: fat-tree")
+    doc = "topology: {kind: rail-optimized, rails: 2, rail: {kind: fat-tree, radix: 4}}\n";
+  else
+    doc = kLeafSpine;
+  if (k.path == "nic.local_ack_timeout" || k.path == "nic.retry_count")
+    doc += "links: {technology: infiniband}\n";
+  return doc;
+}
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+/// `x` (in the key's unit) written as the key's type expects it.
+std::string valueText(const KeySpec& k, double x) {
+  switch (k.type) {
+    case KeyType::Time:
+      return num(std::llround(x * 1e12)) + "ps";
+    case KeyType::Bytes:
+      return num(std::llround(x)) + "B";
+    case KeyType::Rate:
+      return num(std::llround(x)) + "bps";
+    default:
+      return num(x);
+  }
+}
+
+/// One step of the key's unit: an integer, a picosecond, a byte, a bit/s; a relative 1e-6 for numbers.
+double step(const KeySpec& k, double at) {
+  switch (k.type) {
+    case KeyType::Int:
+    case KeyType::Bytes:
+    case KeyType::Rate:
+      return 1;
+    case KeyType::Time:
+      return 1e-12;
+    default:
+      return 1e-6 * std::max(1.0, std::fabs(at));
+  }
+}
+
+/// The diagnostics a file whose key `k` holds `value` draws at `k`'s path.
+std::vector<std::string> complaintsAt(const KeySpec& k, const std::string& value) {
+  std::string doc = baseFor(k);
+  std::vector<std::string> sets;
+  const std::string list = "failures[].";
+  if (k.path.compare(0, list.size(), list) == 0) {
+    // A list element cannot be given by --set: one flap whose key under test is replaced.
+    std::map<std::string, std::string> f{
+        {"at", "1us"}, {"action", "flap"}, {"link", "[leaf-0, spine-0]"}, {"down_for", "1us"}};
+    f[k.path.substr(list.size())] = value;
+    doc += "failures:\n  - {";
+    bool first = true;
+    for (const auto& [key, v] : f) {
+      doc += (first ? "" : ", ") + key + ": " + v;
+      first = false;
+    }
+    doc += "}\n";
+  } else {
+    sets.push_back(k.path + "=" + value);
+  }
+  std::vector<std::string> out;
+  try {
+    parseTopologyYaml(doc, "range.yaml", sets);
+  } catch (const InputError& e) {
+    for (const auto& d : e.diagnostics())
+      if (Schema::normalise(d.key) == k.path) out.push_back(d.format());
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += "\n  " + x;
+  return s;
+}
+
+bool numeric(const KeySpec& k) {
+  return k.type == KeyType::Int || k.type == KeyType::Double || k.type == KeyType::Time ||
+         k.type == KeyType::Bytes || k.type == KeyType::Rate;
+}
+
+// Values inside a range that a rule relating keys refuses at the same path, with the value that
+// meets both: the rule is the loader's, the range the schema's.
+const std::map<std::string, std::string> kInsideValue{
+    {"nic.max_rto", "1s"},         // at least nic.retransmit_timeout (1 ms by default)
+    {"topology.pods", "4"},        // at most the radix (4 in the base file)
+    {"topology.rail.pods", "4"},   // the same, per rail
+    {"hosts.nics_per_host", "1"},  // divides gpus_per_host (1 in the base file)
+    {"episodes.replicas", "8"},    // at most episodes.seeds (8 by default)
+    {"switch.pfc.xoff", "1B"},     // positive when it is the threshold in use (no dynamic_alpha)
+};
+
+TEST(SchemaRanges, AValueJustOutsideEveryRangeIsRefusedAtItsKey) {
+  int checked = 0;
+  for (const KeySpec& k : topologySchema().keys()) {
+    if (!numeric(k)) continue;
+    if (k.hasMin()) {
+      const double below = k.minOpen ? k.min : k.min - step(k, k.min);
+      EXPECT_FALSE(complaintsAt(k, valueText(k, below)).empty())
+          << k.path << " = " << valueText(k, below) << " (allowed: " << Schema::rangeText(k)
+          << ") was accepted";
+      ++checked;
+    }
+    if (k.hasMax()) {
+      const double above = k.maxOpen ? k.max : k.max + step(k, k.max);
+      EXPECT_FALSE(complaintsAt(k, valueText(k, above)).empty())
+          << k.path << " = " << valueText(k, above) << " (allowed: " << Schema::rangeText(k)
+          << ") was accepted";
+      ++checked;
+    }
+  }
+  // The topology file has about fifty bounded keys; far fewer means the loop skipped them.
+  EXPECT_GT(checked, 50);
+}
+
+TEST(SchemaRanges, AValueJustInsideEveryRangeIsAccepted) {
+  for (const KeySpec& k : topologySchema().keys()) {
+    if (!numeric(k) || (!k.hasMin() && !k.hasMax())) continue;
+    std::vector<std::string> values;
+    if (const auto it = kInsideValue.find(k.path); it != kInsideValue.end()) {
+      values.push_back(it->second);
+    } else {
+      if (k.hasMin()) values.push_back(valueText(k, k.minOpen ? k.min + step(k, k.min) : k.min));
+      if (k.hasMax()) values.push_back(valueText(k, k.maxOpen ? k.max - step(k, k.max) : k.max));
+    }
+    for (const auto& v : values) {
+      const auto c = complaintsAt(k, v);
+      EXPECT_TRUE(c.empty()) << k.path << " = " << v << " (allowed: " << Schema::rangeText(k)
+                             << ") was refused:" << joined(c);
+    }
+  }
+}
+
+TEST(SchemaRanges, AValueOutsideEveryChoiceListIsRefusedAtItsKey) {
+  for (const KeySpec& k : topologySchema().keys()) {
+    if (k.type != KeyType::Choice || k.path == "topology.kind" || k.path == "topology.rail.kind") continue;
+    const auto c = complaintsAt(k, "no-such-choice");
+    ASSERT_FALSE(c.empty()) << k.path;
+    for (const auto& choice : k.choices)
+      EXPECT_NE(c.front().find(choice), std::string::npos)
+          << k.path << ": the refusal should list " << choice << ":" << joined(c);
+  }
+}
+
+}  // namespace
+}  // namespace fabricsim
