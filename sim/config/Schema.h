@@ -72,5 +72,7 @@ class Schema {
 
 /// The schema of topology files (sim/config/TopologySchema.cpp).
 const Schema& topologySchema();
+/// The schema of sweep files (sim/config/SweepSchema.cpp).
+const Schema& sweepSchema();
 
 }  // namespace fabricsim

@@ -183,17 +183,20 @@ bool scalarValue(YamlReader& r, const Node& v, const std::string& path, const st
   return true;
 }
 
-const char* kValueKeys =
-    "value | topology | workload | workloads | set | workload_set | cc | congestion_control | routing | "
-    "backend | seed";
+/// "value | topology | ...": the keys of an axis value given as a map.
+std::string valueKeys() {
+  std::string s;
+  for (const auto& k : sweepSchema().children("axes[].values[]")) s += (s.empty() ? "" : " | ") + k;
+  return s;
+}
 
 void readAxis(YamlReader& r, const Node& a, const std::string& path, std::set<std::string>& seen,
               SweepSpec& spec) {
   if (!r.expectMap(a, path)) return;
-  r.checkKeys(a, path, {"name", "values"});
+  r.checkKeys(a, path);
   SweepAxis axis;
   axis.line = YamlReader::lineOf(a);
-  bool nameOk = r.getString(a, path, "name", axis.name, true);
+  bool nameOk = r.read(a, path, "name", axis.name);
   if (nameOk && axis.name.empty()) {
     r.error(a["name"], YamlReader::join(path, "name"),
             "expected a non-empty axis name, found an empty string");
@@ -231,10 +234,8 @@ void readAxis(YamlReader& r, const Node& a, const std::string& path, std::set<st
     value.line = YamlReader::lineOf(v);
     bool ok = false;
     if (v.IsMap()) {
-      r.checkKeys(v, p,
-                  {"value", "topology", "workload", "workloads", "set", "workload_set", "cc",
-                   "congestion_control", "routing", "backend", "seed"});
-      if (r.getString(v, p, "value", value.label, true)) {
+      r.checkKeys(v, p);
+      if (r.read(v, p, "value", value.label)) {
         ok = true;
         readOverrideKeys(r, v, p, value.overrides);
       }
@@ -249,8 +250,7 @@ void readAxis(YamlReader& r, const Node& a, const std::string& path, std::set<st
       }
     } else {
       r.error(v, p,
-              std::string("expected a scalar value or a map {") + kValueKeys + "}, found " +
-                  YamlReader::describe(v));
+              "expected a scalar value or a map {" + valueKeys() + "}, found " + YamlReader::describe(v));
     }
     if (!ok) continue;
     if (!labels.insert(value.label).second) {
@@ -286,10 +286,9 @@ SweepSpec parseSweepYaml(const std::string& yamlText, const std::string& file) {
             "expected a map of sweep keys (name, topology, axes, ...), found " + YamlReader::describe(root));
     r.throwIfErrors();
   }
-  r.checkKeys(root, "",
-              {"name", "topology", "workload", "workloads", "backend", "cc", "congestion_control", "routing",
-               "seed", "set", "workload_set", "axes"});
-  r.getString(root, "", "name", spec.name);
+  r.useSchema(sweepSchema(), root);
+  r.checkKeys(root, "");
+  r.read(root, "", "name", spec.name);
   readOverrideKeys(r, root, "", spec.base);
   if (!YamlReader::has(root, "topology"))
     r.error(root, "topology",

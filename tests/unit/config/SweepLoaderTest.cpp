@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
+#include "sim/config/Schema.h"
 #include "sim/core/Error.h"
 #include "tests/support/TempDir.h"
 
@@ -202,6 +205,39 @@ TEST(SweepLoaderTest, InvalidYamlAndMissingFile) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("cannot open file"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+// Every key the sweep schema lists (sim/config/SweepSchema.cpp, printed by `fabricsim schema
+// --file sweep`) is accepted where it lists it: a file using each one at the top level (but
+// `workloads`, the other spelling of `workload`) and in an axis value parses without error.
+TEST(SweepLoaderTest, EveryKeyOfTheSweepSchemaIsAccepted) {
+  TempDir dir;
+  dir.write("t.yaml", "name: t\n");
+  dir.write("w.yaml", "kind: collective\n");
+  const std::map<std::string, std::string> value{
+      {"name", "s"},       {"topology", "t.yaml"},    {"workload", "w.yaml"}, {"workloads", "[w.yaml]"},
+      {"set", "[a.b=1]"},  {"workload_set", "[c=2]"}, {"cc", "none"},         {"congestion_control", "none"},
+      {"routing", "ecmp"}, {"backend", "flow"},       {"seed", "4"}};
+  const Schema& s = sweepSchema();
+  std::string top, inValue;
+  for (const auto& k : s.children("")) {
+    if (k == "axes" || k == "workloads" || k == "congestion_control") continue;  // one spelling each
+    ASSERT_TRUE(value.count(k)) << "no example value for the sweep key " << k;
+    top += k + ": " + value.at(k) + "\n";
+  }
+  for (const auto& k : s.children("axes[].values[]")) {
+    if (k == "value" || k == "workloads" || k == "congestion_control") continue;
+    ASSERT_TRUE(value.count(k)) << "no example value for the axis-value key " << k;
+    inValue += ", " + k + ": " + value.at(k);
+  }
+  EXPECT_EQ(errorsOf(dir, top + "axes:\n  - name: x\n    values:\n      - {value: a" + inValue + "}\n"), "");
+  EXPECT_EQ(s.children("axes[]"), (std::vector<std::string>{"name", "values"}));
 }
 
 }  // namespace
