@@ -32,7 +32,7 @@ void usage(FILE* out) {
       "C.json]\n"
       "  fabricsim validate --calibration C.yaml --topology TESTBED.yaml MEASUREMENTS... [--out R.json]\n"
       "                [--markdown R.md] [--plot R.png] [--backend flow|packet]\n"
-      "  fabricsim schema [KEY] [--file topology|sweep] [--markdown]\n\n"
+      "  fabricsim schema [KEY] [--file topology|workload|sweep|calibration] [--markdown]\n\n"
       "Every subcommand has --help.\n");
 }
 

@@ -8,27 +8,6 @@
 
 namespace fabricsim {
 
-bool getDoubleAbove(YamlReader& r, const YAML::Node& map, const std::string& path, std::string_view key,
-                    double& out, double low, double high) {
-  if (!YamlReader::has(map, key)) return false;
-  const YAML::Node v = map[std::string(key)];
-  const std::string p = YamlReader::join(path, key);
-  double x = 0;
-  if (!r.asDouble(v, p, x, -1e300, 1e300)) return false;
-  if (!(x > low && x <= high)) {
-    char buf[160];
-    if (high >= 1e300)
-      std::snprintf(buf, sizeof buf, "expected a number > %g, found %s", low, v.Scalar().c_str());
-    else
-      std::snprintf(buf, sizeof buf, "expected a number > %g and <= %g, found %s", low, high,
-                    v.Scalar().c_str());
-    r.error(v, p, buf);
-    return false;
-  }
-  out = x;
-  return true;
-}
-
 /// `key` of `node`: a choice and the set auto may pick from, by `parse` (a scalar's text ->
 /// optional (choice, allowed bits)); otherwise an error naming what was `expected`.
 template <class Choice, class Parse>
@@ -48,12 +27,7 @@ void readSetting(YamlReader& r, const YAML::Node& node, const std::string& path,
 void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::string& path,
                           CollectiveTuning& tuning) {
   if (!r.expectMap(node, path)) return;
-  r.checkKeys(node, path,
-              {"algorithm", "channels", "call_channels", "nvlink_channels", "step_latency_nvlink", "step_latency_network",
-               "protocol_efficiency", "chunk_size", "traffic_class", "ring_model", "protocol",
-               "ll_latency_scale", "ll128_latency_scale", "ll_network_latency_scale",
-               "ll128_network_latency_scale", "ll_max_bandwidth", "ll128_channel_bandwidth", "simple_channel_bandwidth", "net_overhead", "nvls", "nvls_efficiency", "nvls_latency",
-               "nvls_pipeline", "nvls_tree_efficiency", "nvls_tree_hop_latency"});
+  r.checkKeys(node, path);
   // One algorithm (direct is for all-to-all and send/recv only), auto, or an NCCL_ALGO list.
   readSetting(r, node, path, "algorithm",
               [](const std::string& t) {
@@ -63,16 +37,16 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
               "auto, ring, tree, hierarchical, nvls, nvls_tree, pat, or an NCCL_ALGO list for auto to choose from "
               "such as 'Ring,Tree' or '^NVLS,NVLSTree'",
               tuning.algorithm, tuning.algorithmsAllowed);
-  r.getInt(node, path, "channels", tuning.channels, 1, 64);
-  r.getInt(node, path, "call_channels", tuning.callChannels, 0, 64);
-  r.getInt(node, path, "nvlink_channels", tuning.nvlinkChannels, 1, 64);
-  r.getTime(node, path, "step_latency_nvlink", tuning.stepLatencyNvlink);
-  r.getTime(node, path, "step_latency_network", tuning.stepLatencyNetwork);
-  getDoubleAbove(r, node, path, "protocol_efficiency", tuning.protocolEfficiency, 0, 1);
-  r.getBytes(node, path, "chunk_size", tuning.chunkSize, false, 1);
-  r.getInt(node, path, "traffic_class", tuning.trafficClass, 0, 6);
+  r.read(node, path, "channels", tuning.channels);
+  r.read(node, path, "call_channels", tuning.callChannels);
+  r.read(node, path, "nvlink_channels", tuning.nvlinkChannels);
+  r.read(node, path, "step_latency_nvlink", tuning.stepLatencyNvlink);
+  r.read(node, path, "step_latency_network", tuning.stepLatencyNetwork);
+  r.read(node, path, "protocol_efficiency", tuning.protocolEfficiency);
+  r.read(node, path, "chunk_size", tuning.chunkSize);
+  r.read(node, path, "traffic_class", tuning.trafficClass);
   std::string ringModel;
-  if (r.getChoice(node, path, "ring_model", ringModel, {"auto", "steps", "pipelined"}))
+  if (r.read(node, path, "ring_model", ringModel))
     tuning.ringModel = ringModel == "steps"       ? RingModel::Steps
                        : ringModel == "pipelined" ? RingModel::Pipelined
                                                   : RingModel::Auto;
@@ -81,23 +55,23 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
               "auto, ll, ll128, simple, or an NCCL_PROTO list for auto to choose from such as 'LL,Simple' or "
               "'^LL128'",
               tuning.protocol, tuning.protocolsAllowed);
-  getDoubleAbove(r, node, path, "ll_latency_scale", tuning.llLatencyScale, 0, 10);
-  getDoubleAbove(r, node, path, "ll128_latency_scale", tuning.ll128LatencyScale, 0, 10);
-  getDoubleAbove(r, node, path, "ll_network_latency_scale", tuning.llNetworkLatencyScale, 0, 10);
-  getDoubleAbove(r, node, path, "ll128_network_latency_scale", tuning.ll128NetworkLatencyScale, 0, 10);
+  r.read(node, path, "ll_latency_scale", tuning.llLatencyScale);
+  r.read(node, path, "ll128_latency_scale", tuning.ll128LatencyScale);
+  r.read(node, path, "ll_network_latency_scale", tuning.llNetworkLatencyScale);
+  r.read(node, path, "ll128_network_latency_scale", tuning.ll128NetworkLatencyScale);
   for (const auto& [key, out] : {std::pair<const char*, double*>{"ll_max_bandwidth", &tuning.llMaxBandwidthGBps},
                                  {"ll128_channel_bandwidth", &tuning.ll128ChannelBandwidthGBps},
                                  {"simple_channel_bandwidth", &tuning.simpleChannelBandwidthGBps}}) {
     BitRate rate;
-    if (r.getRate(node, path, key, rate)) *out = static_cast<double>(rate.bitsPerSecond()) / 8 / 1e9;
+    if (r.read(node, path, key, rate)) *out = static_cast<double>(rate.bitsPerSecond()) / 8 / 1e9;
   }
-  r.getTime(node, path, "net_overhead", tuning.netOverhead);
-  r.getBool(node, path, "nvls", tuning.nvls);
-  getDoubleAbove(r, node, path, "nvls_efficiency", tuning.nvlsEfficiency, 0, 1);
-  getDoubleAbove(r, node, path, "nvls_tree_efficiency", tuning.nvlsTreeEfficiency, 0, 1);
-  r.getTime(node, path, "nvls_latency", tuning.nvlsLatency);
-  r.getTime(node, path, "nvls_tree_hop_latency", tuning.nvlsTreeHopLatency);
-  r.getBytes(node, path, "nvls_pipeline", tuning.nvlsPipeline, false, 1);
+  r.read(node, path, "net_overhead", tuning.netOverhead);
+  r.read(node, path, "nvls", tuning.nvls);
+  r.read(node, path, "nvls_efficiency", tuning.nvlsEfficiency);
+  r.read(node, path, "nvls_tree_efficiency", tuning.nvlsTreeEfficiency);
+  r.read(node, path, "nvls_latency", tuning.nvlsLatency);
+  r.read(node, path, "nvls_tree_hop_latency", tuning.nvlsTreeHopLatency);
+  r.read(node, path, "nvls_pipeline", tuning.nvlsPipeline);
 }
 
 namespace {
@@ -122,25 +96,24 @@ void readFlops(YamlReader& r, const YAML::Node& node, const std::string& path, c
 void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& path, GpuSpec& gpu) {
   readFlops(r, node, path, "peak", gpu.peakFlops);
   readFlops(r, node, path, "peak_fp8", gpu.peakFp8Flops);
-  r.getDouble(node, path, "comm_sm_share", gpu.commSmShare, 0, 0.95);
-  r.getInt(node, path, "sms", gpu.sms, 2, 100000);
-  getDoubleAbove(r, node, path, "in_step_rate", gpu.inStepRate, 0, 1);
+  r.read(node, path, "comm_sm_share", gpu.commSmShare);
+  r.read(node, path, "sms", gpu.sms);
+  r.read(node, path, "in_step_rate", gpu.inStepRate);
   BitRate hbm;
-  if (r.getRate(node, path, "hbm_bandwidth", hbm))
+  if (r.read(node, path, "hbm_bandwidth", hbm))
     gpu.hbmBytesPerSecond = static_cast<double>(hbm.bitsPerSecond()) / 8;
   if (YamlReader::has(node, "efficiency")) {
     const YAML::Node e = node["efficiency"];
     const std::string p = YamlReader::join(path, "efficiency");
     if (e.IsMap()) {
-      r.checkKeys(e, p, {"gemm", "attention", "fp8_gemm", "memory"});
-      getDoubleAbove(r, e, p, "gemm", gpu.gemmEfficiency, 0, 1);
-      getDoubleAbove(r, e, p, "attention", gpu.attentionEfficiency, 0, 1);
-      getDoubleAbove(r, e, p, "fp8_gemm", gpu.fp8GemmEfficiency, 0, 1);
-      getDoubleAbove(r, e, p, "memory", gpu.memoryEfficiency, 0, 1);
+      r.checkKeys(e, p);
+      r.read(e, p, "gemm", gpu.gemmEfficiency);
+      r.read(e, p, "attention", gpu.attentionEfficiency);
+      r.read(e, p, "fp8_gemm", gpu.fp8GemmEfficiency);
+      r.read(e, p, "memory", gpu.memoryEfficiency);
     } else if (e.IsScalar()) {
       double x = 0;
-      if (getDoubleAbove(r, node, path, "efficiency", x, 0, 1))
-        gpu.gemmEfficiency = gpu.attentionEfficiency = x;
+      if (r.read(node, path, "efficiency", x)) gpu.gemmEfficiency = gpu.attentionEfficiency = x;
     } else {
       r.error(e, p,
               "expected a number in (0, 1] or a map {gemm, attention, fp8_gemm, memory}, found " +
@@ -151,11 +124,11 @@ void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& pa
 
 void readFabricCalibration(YamlReader& r, const YAML::Node& node, std::vector<std::string>& sets) {
   if (!r.expectMap(node, "fabric")) return;
-  r.checkKeys(node, "fabric", {"nvlink_bandwidth", "nic_bandwidth"});
+  r.checkKeys(node, "fabric");
   BitRate rate;
-  if (r.getRate(node, "fabric", "nvlink_bandwidth", rate))
+  if (r.read(node, "fabric", "nvlink_bandwidth", rate))
     sets.push_back("hosts.nvlink.bandwidth=" + node["nvlink_bandwidth"].Scalar());
-  if (r.getRate(node, "fabric", "nic_bandwidth", rate))
+  if (r.read(node, "fabric", "nic_bandwidth", rate))
     sets.push_back("links.host_speed=" + node["nic_bandwidth"].Scalar());
 }
 
@@ -173,6 +146,7 @@ std::vector<std::string> calibrationTopologySets(const std::string& path) {
   CollectiveTuning tuning;
   applyCalibrationYaml(text, path, gpu, tuning);
   YamlReader r(path);
+  r.useSchema(calibrationSchema(), root);
   std::vector<std::string> sets;
   if (root.IsMap() && YamlReader::has(root, "fabric")) readFabricCalibration(r, root["fabric"], sets);
   r.throwIfErrors();
@@ -193,21 +167,20 @@ void applyCalibrationYaml(const std::string& yamlText, const std::string& file, 
                      "", "invalid YAML: " + e.msg);
   }
   YamlReader r(file);
+  r.useSchema(calibrationSchema(), root);
   if (!root.IsMap()) {
     r.error(root, "",
             "expected a map of calibration keys (gpu, collectives, fabric, fit, source), found " +
                 YamlReader::describe(root));
     r.throwIfErrors();
   }
-  r.checkKeys(root, "", {"gpu", "collectives", "fabric", "fit", "source"});
+  r.checkKeys(root, "");
   GpuSpec g = gpu;
   CollectiveTuning t = tuning;
   if (YamlReader::has(root, "gpu")) {
     const YAML::Node n = root["gpu"];
     if (r.expectMap(n, "gpu")) {
-      r.checkKeys(
-          n, "gpu",
-          {"peak", "peak_fp8", "efficiency", "hbm_bandwidth", "comm_sm_share", "sms", "in_step_rate"});
+      r.checkKeys(n, "gpu");
       readGpuFigures(r, n, "gpu", g);
     }
   }
@@ -218,7 +191,7 @@ void applyCalibrationYaml(const std::string& yamlText, const std::string& file, 
   }
   if (YamlReader::has(root, "fit")) r.expectMap(root["fit"], "fit");
   std::string source;
-  r.getString(root, "", "source", source);
+  r.read(root, "", "source", source);
   r.throwIfErrors();
   gpu = g;
   tuning = t;

@@ -59,8 +59,4 @@ void readCollectiveTuning(YamlReader& r, const YAML::Node& node, const std::stri
 /// {gemm, attention}) from the map `node` at `path` into `gpu`. The caller checks `node`'s keys.
 void readGpuFigures(YamlReader& r, const YAML::Node& node, const std::string& path, GpuSpec& gpu);
 
-/// A number in (low, high] at map[key]: true and sets `out` if present and valid.
-bool getDoubleAbove(YamlReader& r, const YAML::Node& map, const std::string& path, std::string_view key,
-                    double& out, double low, double high);
-
 }  // namespace fabricsim

@@ -52,6 +52,15 @@ const KeySpec* Schema::find(std::string_view path) const {
   return nullptr;
 }
 
+const KeySpec* Schema::find(std::string_view path, const std::vector<std::string>& conditions) const {
+  const std::string p = normalise(path);
+  for (const auto& k : keys_)
+    if (k.path == p &&
+        (k.when.empty() || std::find(conditions.begin(), conditions.end(), k.when) != conditions.end()))
+      return &k;
+  return nullptr;
+}
+
 std::vector<std::string> Schema::children(std::string_view path, const std::vector<std::string>& conditions) const {
   const std::string prefix = path.empty() ? "" : normalise(path) + ".";
   std::vector<std::string> out;

@@ -4,12 +4,12 @@
 //
 // Models: a file's keys as dotted paths ("switch.ecn.kmin"); a list's elements as "[]"
 // ("failures[].at"); keys that exist only for one value of a sibling `kind` carry that condition
-// ("topology.radix" when topology.kind is fat-tree). Ranges are intervals on the value in the
-// key's unit (sizes in bytes, times in seconds, rates in bit/s): each bound closed unless marked
-// open (minOpen: "> 0"); a bound left NaN is absent.
-// Leaves out: cross-key rules (kmin <= kmax, NICs dividing GPUs...), which stay in the loaders
-// because they relate keys, and the YAML syntax.
-// Units: as stated per key; `unit` is a display string ("bytes", "s", "bit/s", "" for counts).
+// ("topology.radix" when topology.kind is fat-tree; "kind: collective | training" for several
+// values; one path may have an entry per condition, e.g. a workload's `iterations`). Ranges are intervals on
+// the value in the key's unit (sizes in bytes, times in seconds, rates in bit/s): each bound closed unless
+// marked open (minOpen: "> 0"); a bound left NaN is absent. Leaves out: cross-key rules (kmin <= kmax, NICs
+// dividing GPUs...), which stay in the loaders because they relate keys, and the YAML syntax. Units: as
+// stated per key; `unit` is a display string ("bytes", "s", "bit/s", "" for counts).
 #pragma once
 
 #include <cmath>
@@ -50,8 +50,11 @@ class Schema {
 
   const std::string& fileKind() const { return fileKind_; }
   const std::vector<KeySpec>& keys() const { return keys_; }
-  /// The key at `path` ("switch.ecn.kmin"; list indices may be given: "failures[3].at"), or null.
+  /// The key at `path` ("switch.ecn.kmin"; list indices may be given: "failures[3].at"), or null;
+  /// the first entry of a path that has one per condition.
   const KeySpec* find(std::string_view path) const;
+  /// The entry of `path` whose condition is one of `conditions` (or that has none), or null.
+  const KeySpec* find(std::string_view path, const std::vector<std::string>& conditions) const;
   /// The names of the keys directly under `path` ("" for the file's top level) whose condition
   /// holds: `when` matches one of `conditions` ("topology.kind: fat-tree"), or is empty.
   std::vector<std::string> children(std::string_view path, const std::vector<std::string>& conditions = {}) const;
@@ -74,5 +77,9 @@ class Schema {
 const Schema& topologySchema();
 /// The schema of sweep files (sim/config/SweepSchema.cpp).
 const Schema& sweepSchema();
+/// The schema of workload files (sim/config/WorkloadSchema.cpp).
+const Schema& workloadSchema();
+/// The schema of calibration files (sim/config/CalibrationSchema.cpp).
+const Schema& calibrationSchema();
 
 }  // namespace fabricsim

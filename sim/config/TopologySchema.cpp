@@ -3,56 +3,12 @@
 // rates in bit/s.
 #include "sim/config/DcqcnPresets.h"
 #include "sim/config/Schema.h"
+#include "sim/config/SchemaKeys.h"
 
 namespace fabricsim {
 namespace {
 
-constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
-
-KeySpec key(std::string path, KeyType type, std::string def, std::string description, double min = kNone,
-            double max = kNone, std::string unit = "", std::string when = "") {
-  KeySpec k;
-  k.path = std::move(path);
-  k.type = type;
-  k.defaultText = std::move(def);
-  k.description = std::move(description);
-  k.min = min;
-  k.max = max;
-  k.unit = std::move(unit);
-  k.when = std::move(when);
-  return k;
-}
-
-KeySpec choice(std::string path, std::vector<std::string> choices, std::string def, std::string description,
-               std::string when = "") {
-  KeySpec k = key(std::move(path), KeyType::Choice, std::move(def), std::move(description));
-  k.choices = std::move(choices);
-  k.when = std::move(when);
-  return k;
-}
-
-KeySpec required(KeySpec k) {
-  k.required = true;
-  return k;
-}
-
-/// The value must be above min (a positive duration, rate or factor).
-KeySpec above(KeySpec k) {
-  k.minOpen = true;
-  return k;
-}
-
-/// Both bounds open.
-KeySpec open(KeySpec k) {
-  k.minOpen = k.maxOpen = true;
-  return k;
-}
-
-/// A size that may be written as a bare integer of bytes.
-KeySpec bare(KeySpec k) {
-  k.bare = true;
-  return k;
-}
+using namespace schemakeys;
 
 std::vector<KeySpec> shapeKeys(const std::string& at, const std::string& kindKey) {
   using K = KeyType;

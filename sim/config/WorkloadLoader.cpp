@@ -37,44 +37,41 @@ std::string resolveRelative(const std::string& file, const std::string& value) {
 }
 
 void readPattern(YamlReader& r, const Node& root, WorkloadSpec& spec) {
-  r.checkKeys(root, "",
-              {"kind", "name", "pattern", "message_size", "start", "repetitions", "gap", "incast",
-               "traffic_class", "gpus", "qps_per_pair"});
-  r.getString(root, "", "name", spec.name);
+  r.checkKeys(root, "");
+  r.read(root, "", "name", spec.name);
   PatternSpec& p = spec.pattern;
   std::string pattern = "permutation";
-  if (r.getChoice(root, "", "pattern", pattern, {"permutation", "incast", "all-to-all"}, true)) {
+  if (r.read(root, "", "pattern", pattern)) {
     p.pattern = pattern == "incast"       ? PatternKind::Incast
                 : pattern == "all-to-all" ? PatternKind::AllToAll
                                           : PatternKind::Permutation;
   }
-  r.getBytes(root, "", "message_size", p.messageSize, false, 1);
-  if (r.getTime(root, "", "start", p.start)) spec.start = p.start;
-  r.getInt(root, "", "repetitions", p.repetitions, 1, 1'000'000'000);
-  r.getTime(root, "", "gap", p.gap);
-  r.getInt(root, "", "traffic_class", p.trafficClass, 0, 7);
-  r.getInt(root, "", "qps_per_pair", p.qpsPerPair, 1, 65536);
+  r.read(root, "", "message_size", p.messageSize);
+  if (r.read(root, "", "start", p.start)) spec.start = p.start;
+  r.read(root, "", "repetitions", p.repetitions);
+  r.read(root, "", "gap", p.gap);
+  r.read(root, "", "traffic_class", p.trafficClass);
+  r.read(root, "", "qps_per_pair", p.qpsPerPair);
   if (YamlReader::has(root, "incast")) {
     const Node in = root["incast"];
     if (p.pattern != PatternKind::Incast) {
       r.error(in, "incast",
               "'incast' settings apply only to 'pattern: incast', found pattern '" + pattern + "'");
     } else if (r.expectMap(in, "incast")) {
-      r.checkKeys(in, "incast", {"senders", "receiver"});
-      r.getInt(in, "incast", "senders", p.incastSenders, 0, INT32_MAX);
+      r.checkKeys(in, "incast");
+      r.read(in, "incast", "senders", p.incastSenders);
       int receiver = 0;
-      if (r.getInt(in, "incast", "receiver", receiver, 0, INT32_MAX))
-        p.incastReceiver = static_cast<uint32_t>(receiver);
+      if (r.read(in, "incast", "receiver", receiver)) p.incastReceiver = static_cast<uint32_t>(receiver);
     }
   }
   if (YamlReader::has(root, "gpus")) {
     const Node g = root["gpus"];
     if (r.expectMap(g, "gpus")) {
-      r.checkKeys(g, "gpus", {"first", "count"});
+      r.checkKeys(g, "gpus");
       int first = 0;
       int count = 0;
-      if (r.getInt(g, "gpus", "first", first, 0, INT32_MAX)) p.firstGpu = static_cast<uint32_t>(first);
-      if (r.getInt(g, "gpus", "count", count, 2, INT32_MAX)) p.gpus = static_cast<uint32_t>(count);
+      if (r.read(g, "gpus", "first", first)) p.firstGpu = static_cast<uint32_t>(first);
+      if (r.read(g, "gpus", "count", count)) p.gpus = static_cast<uint32_t>(count);
     }
   }
 }
@@ -90,15 +87,13 @@ void readPlacement(YamlReader& r, const Node& root, PlacementSpec& pl) {
   const Node n = root["placement"];
   if (n.IsScalar()) {
     std::string policy;
-    if (r.getChoice(root, "", "placement", policy, {"rail-aligned", "in-order", "random-hosts", "random"}))
-      pl.policy = *parsePlacementPolicy(policy);
+    if (r.read(root, "", "placement", policy)) pl.policy = *parsePlacementPolicy(policy);
   } else if (n.IsMap()) {
-    r.checkKeys(n, "placement", {"policy", "first_gpu"});
+    r.checkKeys(n, "placement");
     std::string policy;
-    if (r.getChoice(n, "placement", "policy", policy, {"rail-aligned", "in-order", "random-hosts", "random"}))
-      pl.policy = *parsePlacementPolicy(policy);
+    if (r.read(n, "placement", "policy", policy)) pl.policy = *parsePlacementPolicy(policy);
     int first = 0;
-    if (r.getInt(n, "placement", "first_gpu", first, 0, INT32_MAX)) {
+    if (r.read(n, "placement", "first_gpu", first)) {
       pl.explicitRange = true;
       pl.firstGpu = static_cast<uint32_t>(first);
     }
@@ -123,12 +118,10 @@ void readGpuPreset(YamlReader& r, const Node& root, GpuSpec& gpu) {
               "expected a GPU preset (" + names +
                   ") or a map {preset, peak, hbm_bandwidth, efficiency}, found '" + n.Scalar() + "'");
   } else if (n.IsMap()) {
-    r.checkKeys(n, "gpu",
-                {"preset", "peak", "peak_fp8", "hbm_bandwidth", "efficiency", "comm_sm_share", "sms",
-                 "in_step_rate"});
+    r.checkKeys(n, "gpu");
     GpuSpec base;  // a custom GPU starts from GpuSpec's defaults
     std::string preset;
-    if (r.getString(n, "gpu", "preset", preset)) {
+    if (r.read(n, "gpu", "preset", preset)) {
       if (auto g = gpuPreset(preset))
         base = *g;
       else
@@ -164,14 +157,11 @@ void readModel(YamlReader& r, const Node& root, ModelSpec& m) {
         "expected a model preset (" + names + ") or a map of model keys, found " + YamlReader::describe(n));
     return;
   }
-  r.checkKeys(
-      n, "model",
-      {"preset", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "seq_len", "vocab", "gated_mlp", "causal",
-       "tied_embeddings", "experts", "top_k", "moe_ffn_hidden", "capacity_factor"});
+  r.checkKeys(n, "model");
   ModelSpec base;
   std::string preset;
   bool fromPreset = false;
-  if (r.getString(n, "model", "preset", preset)) {
+  if (r.read(n, "model", "preset", preset)) {
     if (auto p = modelPreset(preset)) {
       base = *p;
       fromPreset = true;
@@ -179,21 +169,22 @@ void readModel(YamlReader& r, const Node& root, ModelSpec& m) {
       r.error(n["preset"], "model.preset", "expected one of " + names + ", found '" + preset + "'");
     }
   }
-  const bool req = !fromPreset && !YamlReader::has(n, "preset");
-  r.getInt(n, "model", "layers", base.layers, 1, INT32_MAX, req);
-  r.getInt(n, "model", "hidden", base.hidden, 1, INT32_MAX, req);
-  r.getInt(n, "model", "ffn_hidden", base.ffnHidden, 1, INT32_MAX);
-  r.getInt(n, "model", "heads", base.heads, 1, INT32_MAX, req);
-  r.getInt(n, "model", "kv_heads", base.kvHeads, 1, INT32_MAX);
-  r.getInt(n, "model", "seq_len", base.seqLen, 1, INT32_MAX, req);
-  r.getInt(n, "model", "vocab", base.vocab, 0, INT32_MAX);
-  r.getBool(n, "model", "gated_mlp", base.gatedMlp);
-  r.getBool(n, "model", "causal", base.causal);
-  r.getBool(n, "model", "tied_embeddings", base.tiedEmbeddings);
-  r.getInt(n, "model", "experts", base.experts, 0, 1'000'000);
-  r.getInt(n, "model", "top_k", base.topK, 1, 1'000'000);
-  r.getInt(n, "model", "moe_ffn_hidden", base.moeFfnHidden, 1, INT32_MAX);
-  r.getDouble(n, "model", "capacity_factor", base.capacityFactor, 0, 1000);
+  const auto need =
+      !fromPreset && !YamlReader::has(n, "preset") ? YamlReader::Need::Required : YamlReader::Need::Optional;
+  r.read(n, "model", "layers", base.layers, need);
+  r.read(n, "model", "hidden", base.hidden, need);
+  r.read(n, "model", "ffn_hidden", base.ffnHidden);
+  r.read(n, "model", "heads", base.heads, need);
+  r.read(n, "model", "kv_heads", base.kvHeads);
+  r.read(n, "model", "seq_len", base.seqLen, need);
+  r.read(n, "model", "vocab", base.vocab);
+  r.read(n, "model", "gated_mlp", base.gatedMlp);
+  r.read(n, "model", "causal", base.causal);
+  r.read(n, "model", "tied_embeddings", base.tiedEmbeddings);
+  r.read(n, "model", "experts", base.experts);
+  r.read(n, "model", "top_k", base.topK);
+  r.read(n, "model", "moe_ffn_hidden", base.moeFfnHidden);
+  r.read(n, "model", "capacity_factor", base.capacityFactor);
   if (base.experts > 0 && base.topK == 0) base.topK = std::min(2, base.experts);  // Megatron's default top 2
   if (base.experts > 0 && base.topK > base.experts)
     r.error(n["top_k"], "model.top_k",
@@ -219,25 +210,20 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
   const std::string path = "parallelism";
   if (!r.expectMap(n, path)) return;
   if (!n.Mark().is_null()) p.line = n.Mark().line + 1;
-  r.checkKeys(n, path,
-              {"tp", "pp", "dp", "cp", "ep", "etp", "micro_batch", "global_batch", "schedule",
-               "virtual_stages", "sequence_parallel", "distributed_optimizer", "recompute",
-               "overlap_grad_reduce", "overlap_param_gather", "defer_embedding_wgrad_compute",
-               "wgrad_deferral_limit", "tp_comm_overlap", "tp_comm_overlap_cfg"});
-  bool ok = r.getInt(n, path, "tp", p.tp, 1, INT32_MAX) || !YamlReader::has(n, "tp");
-  ok = (r.getInt(n, path, "pp", p.pp, 1, INT32_MAX) || !YamlReader::has(n, "pp")) && ok;
-  ok = (r.getInt(n, path, "dp", p.dp, 1, INT32_MAX) || !YamlReader::has(n, "dp")) && ok;
-  r.getInt(n, path, "cp", p.cp, 1, INT32_MAX);
-  r.getInt(n, path, "ep", p.ep, 1, INT32_MAX);
-  if (r.getInt(n, path, "etp", p.etp, 1, INT32_MAX) && p.etp != 1 && p.etp != p.tp) {
+  r.checkKeys(n, path);
+  bool ok = r.read(n, path, "tp", p.tp) || !YamlReader::has(n, "tp");
+  ok = (r.read(n, path, "pp", p.pp) || !YamlReader::has(n, "pp")) && ok;
+  ok = (r.read(n, path, "dp", p.dp) || !YamlReader::has(n, "dp")) && ok;
+  r.read(n, path, "cp", p.cp);
+  r.read(n, path, "ep", p.ep);
+  if (r.read(n, path, "etp", p.etp) && p.etp != 1 && p.etp != p.tp) {
     r.error(n["etp"], "parallelism.etp",
             "etp must be 1 or tp (" + std::to_string(p.tp) + "), found " + std::to_string(p.etp) +
                 ": expert tensor parallelism over part of the TP group is not modelled");
   }
-  ok = (r.getInt(n, path, "micro_batch", p.microBatch, 1, INT32_MAX) || !YamlReader::has(n, "micro_batch")) &&
-       ok;
+  ok = (r.read(n, path, "micro_batch", p.microBatch) || !YamlReader::has(n, "micro_batch")) && ok;
   const bool gbGiven = YamlReader::has(n, "global_batch");
-  const bool gbOk = r.getInt(n, path, "global_batch", p.globalBatch, 1, INT32_MAX);
+  const bool gbOk = r.read(n, path, "global_batch", p.globalBatch);
   if (!gbGiven && ok) p.globalBatch = p.microBatch * p.dp;  // one micro-batch per pipeline
   if (gbOk && ok) {
     const int64_t unit = static_cast<int64_t>(p.microBatch) * p.dp;
@@ -248,36 +234,35 @@ void readParallelism(YamlReader& r, const Node& root, ParallelismSpec& p) {
                   std::to_string(p.globalBatch));
     }
   }
-  r.getChoice(n, path, "schedule", p.schedule, {"1f1b", "interleaved"});
-  if (r.getInt(n, path, "virtual_stages", p.virtualStages, 1, INT32_MAX) && p.schedule != "interleaved") {
+  r.read(n, path, "schedule", p.schedule);
+  if (r.read(n, path, "virtual_stages", p.virtualStages) && p.schedule != "interleaved") {
     r.error(n["virtual_stages"], "parallelism.virtual_stages",
             "virtual_stages applies only to 'schedule: interleaved', found schedule '" + p.schedule + "'");
   }
-  if (r.getBool(n, path, "sequence_parallel", p.sequenceParallel) && p.sequenceParallel && p.tp == 1) {
+  if (r.read(n, path, "sequence_parallel", p.sequenceParallel) && p.sequenceParallel && p.tp == 1) {
     r.error(n["sequence_parallel"], "parallelism.sequence_parallel",
             "sequence_parallel needs tensor parallelism (tp > 1), found tp 1");
   }
-  r.getBool(n, path, "distributed_optimizer", p.distributedOptimizer);
-  r.getChoice(n, path, "recompute", p.recompute, {"none", "full"});
-  r.getBool(n, path, "overlap_grad_reduce", p.overlapGradReduce);
-  if (r.getBool(n, path, "overlap_param_gather", p.overlapParamGather) && p.overlapParamGather &&
+  r.read(n, path, "distributed_optimizer", p.distributedOptimizer);
+  r.read(n, path, "recompute", p.recompute);
+  r.read(n, path, "overlap_grad_reduce", p.overlapGradReduce);
+  if (r.read(n, path, "overlap_param_gather", p.overlapParamGather) && p.overlapParamGather &&
       !p.distributedOptimizer) {
     r.error(n["overlap_param_gather"], "parallelism.overlap_param_gather",
             "overlap_param_gather needs distributed_optimizer: true (only the distributed optimizer "
             "all-gathers parameters)");
   }
-  if (r.getBool(n, path, "defer_embedding_wgrad_compute", p.deferEmbeddingWgrad) && p.deferEmbeddingWgrad &&
+  if (r.read(n, path, "defer_embedding_wgrad_compute", p.deferEmbeddingWgrad) && p.deferEmbeddingWgrad &&
       p.pp == 1) {
     r.error(n["defer_embedding_wgrad_compute"], "parallelism.defer_embedding_wgrad_compute",
             "defer_embedding_wgrad_compute needs pipeline parallelism (pp > 1), found pp 1: the deferred "
             "GEMMs run in the pipeline flush (Megatron refuses it too)");
   }
-  if (r.getInt(n, path, "wgrad_deferral_limit", p.wgradDeferralLimit, 0, INT32_MAX) &&
-      !p.deferEmbeddingWgrad) {
+  if (r.read(n, path, "wgrad_deferral_limit", p.wgradDeferralLimit) && !p.deferEmbeddingWgrad) {
     r.error(n["wgrad_deferral_limit"], "parallelism.wgrad_deferral_limit",
             "wgrad_deferral_limit applies only with defer_embedding_wgrad_compute: true");
   }
-  if (r.getBool(n, path, "tp_comm_overlap", p.tpCommOverlap) && p.tpCommOverlap && p.tp == 1) {
+  if (r.read(n, path, "tp_comm_overlap", p.tpCommOverlap) && p.tpCommOverlap && p.tp == 1) {
     r.error(n["tp_comm_overlap"], "parallelism.tp_comm_overlap",
             "tp_comm_overlap needs tensor parallelism (tp > 1), found tp 1");
   }
@@ -315,16 +300,15 @@ void readTraining(YamlReader& r, const Node& root, TrainingSpec& t) {
             "a model with experts and tp > 1 needs sequence_parallel: true (Megatron's MoE layers take "
             "sequence-parallel tokens)");
   }
-  r.getInt(root, "", "iterations", t.iterations, 1, 1'000'000);
-  if (r.getChoice(root, "", "dtype", t.dtype, {"bf16", "fp16", "fp32", "fp8"}))
-    t.dtypeBytes = t.dtype == "fp32" ? 4 : t.dtype == "fp8" ? 1 : 2;
-  r.getBytes(root, "", "dp_bucket", t.dpBucketBytes, false, 1);
-  if (r.getChoice(root, "", "grad_reduce_dtype", t.gradReduceDtype, {"fp32", "bf16", "fp16"}))
+  r.read(root, "", "iterations", t.iterations);
+  if (r.read(root, "", "dtype", t.dtype)) t.dtypeBytes = t.dtype == "fp32" ? 4 : t.dtype == "fp8" ? 1 : 2;
+  r.read(root, "", "dp_bucket", t.dpBucketBytes);
+  if (r.read(root, "", "grad_reduce_dtype", t.gradReduceDtype))
     t.gradReduceBytes = t.gradReduceDtype == "fp32" ? 4 : 2;
-  r.getBool(root, "", "elementwise", t.elementwise);
-  r.getBool(root, "", "sp_regather", t.spRegather);
-  r.getBool(root, "", "communication", t.communication);
-  r.getChoice(root, "", "tp_granularity", t.tpGranularity, {"layer", "stage"});
+  r.read(root, "", "elementwise", t.elementwise);
+  r.read(root, "", "sp_regather", t.spRegather);
+  r.read(root, "", "communication", t.communication);
+  r.read(root, "", "tp_granularity", t.tpGranularity);
 }
 
 int elementBytesOf(const std::string& type) {
@@ -356,20 +340,20 @@ void readCollective(YamlReader& r, const Node& root, WorkloadSpec& spec) {
   if (YamlReader::has(root, "sizes")) {
     const Node s = root["sizes"];
     if (r.expectMap(s, "sizes")) {
-      r.checkKeys(s, "sizes", {"min", "max", "factor", "step"});
-      const bool minOk = r.getBytes(s, "sizes", "min", c.minBytes, false, 1) || !YamlReader::has(s, "min");
-      const bool maxOk = r.getBytes(s, "sizes", "max", c.maxBytes, false, 1) || !YamlReader::has(s, "max");
+      r.checkKeys(s, "sizes");
+      const bool minOk = r.read(s, "sizes", "min", c.minBytes) || !YamlReader::has(s, "min");
+      const bool maxOk = r.read(s, "sizes", "max", c.maxBytes) || !YamlReader::has(s, "max");
       if (minOk && maxOk && c.minBytes > c.maxBytes) {
         r.error(nodeOr(s, "max"), "sizes.max",
                 "expected max >= min (" + std::to_string(c.minBytes) + " bytes), found " +
                     std::to_string(c.maxBytes) + " bytes");
       }
-      getDoubleAbove(r, s, "sizes", "factor", c.factor, 1, 1e300);
+      r.read(s, "sizes", "factor", c.factor);
       if (YamlReader::has(s, "factor") && YamlReader::has(s, "step")) {
         r.error(s["step"], "sizes.step",
                 "'factor' and 'step' are mutually exclusive (multiply or add between sizes); give one");
       } else {
-        r.getBytes(s, "sizes", "step", c.stepBytes, false, 1);
+        r.read(s, "sizes", "step", c.stepBytes);
       }
       // Each size is simulated (warm-up and timed calls): a factor barely above 1 or a step far
       // below the range would ask for millions of them. Counted as the sweep steps (a step of
@@ -393,25 +377,25 @@ void readCollective(YamlReader& r, const Node& root, WorkloadSpec& spec) {
   }
   int ranks = 0;
   int hosts = 0;
-  if (r.getInt(root, "", "ranks", ranks, 2, INT32_MAX)) c.ranks = static_cast<uint32_t>(ranks);
+  if (r.read(root, "", "ranks", ranks)) c.ranks = static_cast<uint32_t>(ranks);
   if (YamlReader::has(root, "ranks") && YamlReader::has(root, "hosts")) {
     r.error(root["hosts"], "hosts", "'ranks' and 'hosts' are mutually exclusive; give one");
-  } else if (r.getInt(root, "", "hosts", hosts, 1, INT32_MAX)) {
+  } else if (r.read(root, "", "hosts", hosts)) {
     c.hosts = static_cast<uint32_t>(hosts);
   }
   if (YamlReader::has(root, "gpus_per_host") && !YamlReader::has(root, "hosts")) {
     r.error(root["gpus_per_host"], "gpus_per_host", "'gpus_per_host' applies only with 'hosts'");
-  } else if (r.getInt(root, "", "gpus_per_host", c.gpusPerHost, 1, 1024) && c.hosts > 0) {
+  } else if (r.read(root, "", "gpus_per_host", c.gpusPerHost) && c.hosts > 0) {
     c.ranks = c.hosts * static_cast<uint32_t>(c.gpusPerHost);
   }
-  r.getInt(root, "", "warmup", c.warmup, 0, 1'000'000);
-  r.getInt(root, "", "iterations", c.iterations, 1, 1'000'000);
+  r.read(root, "", "warmup", c.warmup);
+  r.read(root, "", "iterations", c.iterations);
   if (r.getChoice(root, "", "data_type", c.dataType,
                   {"float", "half", "bfloat16", "double", "int8", "uint8", "int32", "uint32", "int64",
                    "uint64", "fp8_e4m3", "fp8_e5m2"}))
     c.elementBytes = elementBytesOf(c.dataType);
   int rootRank = 0;
-  if (r.getInt(root, "", "root", rootRank, 0, INT32_MAX)) {
+  if (r.read(root, "", "root", rootRank)) {
     if (c.ranks > 0 && static_cast<uint32_t>(rootRank) >= c.ranks) {
       r.error(root["root"], "root",
               "expected a rank below the job's " + std::to_string(c.ranks) + " ranks, found " +
@@ -425,29 +409,14 @@ void readCollective(YamlReader& r, const Node& root, WorkloadSpec& spec) {
 /// Keys, GPU preset, calibration, collectives and placement of collective / training / trace jobs,
 /// then the kind's own keys. Problems in the calibration file go to `calibrationDiags`.
 void readJob(YamlReader& r, const Node& root, WorkloadSpec& spec, std::vector<Diagnostic>& calibrationDiags) {
-  if (spec.kind == "collective") {
-    r.checkKeys(root, "",
-                {"kind", "name", "start", "collectives", "placement", "calibration", "operation", "algorithm",
-                 "sizes", "ranks", "hosts", "gpus_per_host", "warmup", "iterations", "data_type", "root"});
-  } else if (spec.kind == "training") {
-    r.checkKeys(root, "",
-                {"kind", "name", "start", "collectives", "placement", "calibration", "model", "gpu",
-                 "parallelism", "iterations", "dtype", "dp_bucket", "communication", "tp_granularity",
-                 "grad_reduce_dtype", "elementwise", "sp_regather"});
-  } else if (spec.kind == "chakra") {
-    r.checkKeys(root, "",
-                {"kind", "name", "start", "collectives", "placement", "calibration", "chakra", "comm_groups",
-                 "ranks", "iterations"});
-  } else {
-    r.checkKeys(root, "", {"kind", "name", "start", "collectives", "placement", "calibration", "trace"});
-  }
-  r.getString(root, "", "name", spec.name);
-  r.getTime(root, "", "start", spec.start);
+  r.checkKeys(root, "");  // the keys of this kind (workloadSchema's conditions)
+  r.read(root, "", "name", spec.name);
+  r.read(root, "", "start", spec.start);
   // Precedence: preset < calibration file < this file's explicit keys.
   GpuSpec& gpu = spec.training.gpu;
   if (spec.kind == "training") readGpuPreset(r, root, gpu);
   std::string calibration;
-  if (r.getString(root, "", "calibration", calibration)) {
+  if (r.read(root, "", "calibration", calibration)) {
     spec.calibrationPath = resolveRelative(r.file(), calibration);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(spec.calibrationPath, ec)) {
@@ -475,14 +444,14 @@ void readJob(YamlReader& r, const Node& root, WorkloadSpec& spec, std::vector<Di
     readTraining(r, root, spec.training);
   } else if (spec.kind == "chakra") {
     std::string path;
-    if (r.getString(root, "", "chakra", path, true)) spec.chakra.prefix = resolveRelative(r.file(), path);
-    if (r.getString(root, "", "comm_groups", path)) spec.chakra.commGroups = resolveRelative(r.file(), path);
+    if (r.read(root, "", "chakra", path)) spec.chakra.prefix = resolveRelative(r.file(), path);
+    if (r.read(root, "", "comm_groups", path)) spec.chakra.commGroups = resolveRelative(r.file(), path);
     int ranks = 0;
-    if (r.getInt(root, "", "ranks", ranks, 1, 1 << 24)) spec.chakra.ranks = static_cast<uint32_t>(ranks);
-    r.getInt(root, "", "iterations", spec.chakra.iterations, 1, 1 << 20);
+    if (r.read(root, "", "ranks", ranks)) spec.chakra.ranks = static_cast<uint32_t>(ranks);
+    r.read(root, "", "iterations", spec.chakra.iterations);
   } else {
     std::string trace;
-    if (r.getString(root, "", "trace", trace, true)) spec.trace.path = resolveRelative(r.file(), trace);
+    if (r.read(root, "", "trace", trace)) spec.trace.path = resolveRelative(r.file(), trace);
   }
 }
 
@@ -711,9 +680,9 @@ WorkloadSpec parseWorkloadYaml(const std::string& yamlText, const std::string& f
             "with --workload instead)");
   }
   const Node root = docs[0];
+  r.useSchema(workloadSchema(), root);
   if (!r.require(root, "", "kind")) r.throwIfErrors();
-  if (!r.getChoice(root, "", "kind", spec.kind, {"pattern", "collective", "training", "trace", "chakra"}))
-    r.throwIfErrors();
+  if (!r.read(root, "", "kind", spec.kind)) r.throwIfErrors();
 
   std::vector<Diagnostic> calibrationDiags;
   if (spec.kind == "pattern")

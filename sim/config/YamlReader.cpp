@@ -177,32 +177,7 @@ void YamlReader::reportUnknown(const YAML::Node& key, const std::string& path, c
 void YamlReader::checkKeys(const YAML::Node& map, const std::string& path) {
   SIM_CHECK(schema_ != nullptr, "checkKeys(map, path) without a schema");
   if (!map.IsMap()) return;
-  // The conditions the document meets: "K: v" holds when K's value is v, and also when K is
-  // missing or not one of its choices (that key's own error is enough).
-  std::vector<std::string> holding;
-  for (const auto& k : schema_->keys()) {
-    if (k.when.empty() || std::find(holding.begin(), holding.end(), k.when) != holding.end()) continue;
-    const size_t colon = k.when.find(": ");
-    SIM_CHECK(colon != std::string::npos, "schema condition without ': ': " + k.when);
-    const std::string condKey = k.when.substr(0, colon), condValue = k.when.substr(colon + 2);
-    // reset(), not operator=: assigning to a yaml-cpp Node that shares the document's node
-    // would overwrite the document.
-    YAML::Node v;
-    v.reset(root_);
-    for (size_t at = 0; at <= condKey.size() && v.IsDefined();) {
-      const size_t dot = std::min(condKey.find('.', at), condKey.size());
-      const std::string part = condKey.substr(at, dot - at);
-      if (has(v, part))
-        v.reset(v[part]);
-      else
-        v.reset(YAML::Node(YAML::NodeType::Undefined));
-      at = dot + 1;
-    }
-    const KeySpec* ck = schema_->find(condKey);
-    const bool valid = v.IsDefined() && v.IsScalar() && ck != nullptr &&
-                       std::find(ck->choices.begin(), ck->choices.end(), v.Scalar()) != ck->choices.end();
-    if (!valid || v.Scalar() == condValue) holding.push_back(k.when);
-  }
+  const std::vector<std::string>& holding = holdingConditions();
   const std::vector<std::string> allowed = schema_->children(path, holding);
   std::vector<std::string> seen;
   for (auto it = map.begin(); it != map.end(); ++it) {
@@ -423,13 +398,52 @@ namespace fabricsim {
 void YamlReader::useSchema(const Schema& schema, const YAML::Node& root) {
   schema_ = &schema;
   root_.reset(root);
+  holding_.reset();
+}
+
+const std::vector<std::string>& YamlReader::holdingConditions() const {
+  if (holding_) return *holding_;
+  // "K: v" (or "K: v | w") holds when K's value is v (or w), and also when K is missing or not
+  // one of its choices (that key's own error is enough).
+  std::vector<std::string> holding;
+  for (const auto& k : schema_->keys()) {
+    if (k.when.empty() || std::find(holding.begin(), holding.end(), k.when) != holding.end()) continue;
+    const size_t colon = k.when.find(": ");
+    SIM_CHECK(colon != std::string::npos, "schema condition without ': ': " + k.when);
+    const std::string condKey = k.when.substr(0, colon);
+    // reset(), not operator=: assigning to a yaml-cpp Node that shares the document's node
+    // would overwrite the document.
+    YAML::Node v;
+    v.reset(root_);
+    for (size_t at = 0; at <= condKey.size() && v.IsDefined();) {
+      const size_t dot = std::min(condKey.find('.', at), condKey.size());
+      const std::string part = condKey.substr(at, dot - at);
+      if (has(v, part))
+        v.reset(v[part]);
+      else
+        v.reset(YAML::Node(YAML::NodeType::Undefined));
+      at = dot + 1;
+    }
+    const KeySpec* ck = schema_->find(condKey);
+    const bool valid = v.IsDefined() && v.IsScalar() && ck != nullptr &&
+                       std::find(ck->choices.begin(), ck->choices.end(), v.Scalar()) != ck->choices.end();
+    bool match = !valid;
+    for (size_t at = colon + 2; valid && at <= k.when.size();) {
+      const size_t bar = std::min(k.when.find(" | ", at), k.when.size());
+      match = match || k.when.substr(at, bar - at) == v.Scalar();
+      at = bar + 3;
+    }
+    if (match) holding.push_back(k.when);
+  }
+  holding_ = std::move(holding);
+  return *holding_;
 }
 
 const KeySpec& YamlReader::entry(const std::string& path, std::string_view key,
                                  std::initializer_list<KeyType> types) const {
   SIM_CHECK(schema_ != nullptr, "a schema getter without a schema");
   const std::string p = join(path, key);
-  const KeySpec* k = schema_->find(p);
+  const KeySpec* k = schema_->find(p, holdingConditions());
   SIM_CHECK(k != nullptr, "no schema entry for " + p);
   SIM_CHECK(std::find(types.begin(), types.end(), k->type) != types.end(),
             "schema entry " + p + " is a " + toString(k->type));

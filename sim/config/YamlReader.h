@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -156,9 +157,13 @@ class YamlReader {
   void reportUnknown(const YAML::Node& key, const std::string& path, const std::string& name,
                      const std::vector<std::string>& allowed);
 
+  /// The `when` conditions of the schema that the document meets (computed once per document).
+  const std::vector<std::string>& holdingConditions() const;
+
   std::string file_;
   const Schema* schema_ = nullptr;
   YAML::Node root_;
+  mutable std::optional<std::vector<std::string>> holding_;
   std::vector<std::pair<std::string, std::string>> overrides_;  // key path, assignment
   std::vector<Diagnostic> diags_;
 };

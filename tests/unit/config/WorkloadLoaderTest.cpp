@@ -400,7 +400,7 @@ TEST(WorkloadLoaderTest, GpuUnitsAreChecked) {
   EXPECT_NE(d[0].message.find("bare number"), std::string::npos);
   EXPECT_EQ(d[1].key, "gpu.hbm_bandwidth");
   EXPECT_EQ(d[2].key, "gpu.efficiency");
-  EXPECT_NE(d[2].message.find("expected a number > 0 and <= 1, found 1.5"), std::string::npos);
+  EXPECT_NE(d[2].message.find("expected a positive number at most 1, found 1.5"), std::string::npos);
   EXPECT_EQ(d[3].key, "gpu.clock");
   const auto e = diagnosticsOf("kind: training\nmodel: gpt3-175b\ngpu: {peak: 989TB}\n");
   ASSERT_EQ(e.size(), 1u);
