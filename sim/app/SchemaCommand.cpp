@@ -46,13 +46,12 @@ int schemaCommand(const std::vector<std::string>& args) {
     for (const auto& [s, title] : kinds) std::printf("\n## %s\n\n%s", title, s->markdown().c_str());
     return 0;
   }
+  std::vector<std::pair<std::string, const char*>> found;  // (description, kind) of each kind with the key
+  for (const auto& [s, title] : kinds)
+    if (std::string t = s->describe(keyPath); !t.empty()) found.emplace_back(std::move(t), title);
   std::string text;
-  for (const auto& [s, title] : kinds) {
-    const std::string t = s->describe(keyPath);
-    if (t.empty()) continue;
-    if (kinds.size() > 1) text += std::string(text.empty() ? "" : "\n") + "# " + title + "\n";
-    text += t;
-  }
+  for (const auto& [t, title] : found)
+    text += found.size() > 1 ? std::string(text.empty() ? "" : "\n") + "# " + title + "\n" + t : t;
   if (text.empty())
     throw InputError("", 0, 0, "schema",
                      "no key '" + keyPath + "' in " + (file.empty() ? "any input" : file) +
