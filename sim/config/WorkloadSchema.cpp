@@ -40,12 +40,18 @@ std::vector<KeySpec> jobKeys() {
   };
   for (auto& c : collectiveTuningKeys("collectives")) k.push_back(std::move(c));
   std::vector<KeySpec> rest{
-      choice("placement", {"rail-aligned", "in-order", "random-hosts", "random"}, "rail-aligned",
-             "how ranks map to GPUs: a policy, or a map {policy, first_gpu}"),
+      choice("placement", {"rail-aligned", "in-order", "random-hosts", "random"},
+             "rail-aligned, first fit on whole hosts",
+             "rail-aligned: TP inside a host, DP peers on one rail. in-order: whole hosts, ranks in Megatron's "
+             "order (the next CP/EP/DP peers share a host when tp < GPUs per host). random-hosts: free hosts "
+             "drawn at random, like a fragmented scheduler. random: GPUs drawn at random. Or a map {policy, "
+             "first_gpu} for an explicit range"),
       choice("placement.policy", {"rail-aligned", "in-order", "random-hosts", "random"}, "rail-aligned",
              "the placement policy"),
       key("placement.first_gpu", K::Int, "0", "the job's GPUs start here (a contiguous range)", 0, kIntMax),
-      key("calibration", K::String, "none", "calibration file (fabricsim calibrate), relative to this file"),
+      key("calibration", K::String, "none",
+          "calibration file (fabricsim calibrate), relative to this file: its gpu and collectives keys "
+          "override the presets, and this file's keys override it"),
   };
   for (auto& r : rest) k.push_back(std::move(r));
   return when(std::move(k), "kind: collective | training | trace | chakra");
