@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sim/app/Commands.h"
+#include "sim/config/SpecJson.h"
 #include "sim/config/TopologyLoader.h"
 #include "sim/core/Error.h"
 #include "sim/report/ResultsFile.h"
@@ -88,6 +89,7 @@ int topoCommand(const std::vector<std::string>& args) {
                     {"graph_build_s", graphSeconds},
                     {"routing_build_s", routingSeconds},
                     {"peak_rss_bytes", ResultsFile::peakRssBytes()}};
+    j["spec"] = toJson(spec);  // the resolved settings (presets and --set applied), as results.spec
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << summary.toText();
