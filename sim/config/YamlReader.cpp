@@ -149,9 +149,17 @@ bool YamlReader::expectSequence(const YAML::Node& node, const std::string& path)
 
 void YamlReader::checkKeys(const YAML::Node& map, const std::string& path,
                            std::initializer_list<std::string_view> allowed) {
+  checkKeysIn(map, path, std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void YamlReader::checkKeys(const YAML::Node& map, const std::string& path) {
+  SIM_CHECK(schema_ != nullptr, "checkKeys(map, path) without a schema");
+  checkKeysIn(map, path, schema_->children(path, holdingConditions()));
+}
+
+void YamlReader::checkKeysIn(const YAML::Node& map, const std::string& path,
+                             const std::vector<std::string>& allowed) {
   if (!map.IsMap()) return;
-  std::vector<std::string> keys;
-  for (auto a : allowed) keys.emplace_back(a);
   std::vector<std::string> seen;
   for (auto it = map.begin(); it != map.end(); ++it) {
     const YAML::Node k = it->first;  // a copy: yaml-cpp's operator-> returns a temporary
@@ -161,35 +169,12 @@ void YamlReader::checkKeys(const YAML::Node& map, const std::string& path,
       continue;
     }
     seen.push_back(name);
-    if (std::find(keys.begin(), keys.end(), name) == keys.end()) reportUnknown(k, path, name, keys);
-  }
-}
-
-void YamlReader::reportUnknown(const YAML::Node& key, const std::string& path, const std::string& name,
-                               const std::vector<std::string>& allowed) {
-  const std::string guess = nearest(name, allowed);
-  error(key, join(path, name),
-        "unknown key '" + name + "'" + (path.empty() ? std::string() : " in '" + path + "'") +
-            (guess.empty() ? std::string() : " (did you mean '" + guess + "'?)") +
-            "; expected one of: " + choicesText(allowed));
-}
-
-void YamlReader::checkKeys(const YAML::Node& map, const std::string& path) {
-  SIM_CHECK(schema_ != nullptr, "checkKeys(map, path) without a schema");
-  if (!map.IsMap()) return;
-  const std::vector<std::string>& holding = holdingConditions();
-  const std::vector<std::string> allowed = schema_->children(path, holding);
-  std::vector<std::string> seen;
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node k = it->first;
-    const std::string name = k.IsScalar() ? k.Scalar() : std::string("<non-scalar key>");
-    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
-      error(k, join(path, name), "duplicate key '" + name + "'");
-      continue;
-    }
-    seen.push_back(name);
-    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
-      reportUnknown(k, path, name, allowed);
+    if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
+    const std::string guess = nearest(name, allowed);
+    error(k, join(path, name),
+          "unknown key '" + name + "'" + (path.empty() ? std::string() : " in '" + path + "'") +
+              (guess.empty() ? std::string() : " (did you mean '" + guess + "'?)") +
+              "; expected one of: " + choicesText(allowed));
   }
 }
 

@@ -154,8 +154,8 @@ class YamlReader {
   /// Reports `found` at `path` if `x` is outside the entry's range; true when inside.
   bool inRange(const YAML::Node& v, const std::string& path, const KeySpec& k, double x,
                const std::string& what, const std::string& found);
-  void reportUnknown(const YAML::Node& key, const std::string& path, const std::string& name,
-                     const std::vector<std::string>& allowed);
+  /// Reports duplicate keys of `map` and keys not in `allowed` (naming the nearest allowed one).
+  void checkKeysIn(const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed);
 
   /// The `when` conditions of the schema that the document meets (computed once per document).
   const std::vector<std::string>& holdingConditions() const;
