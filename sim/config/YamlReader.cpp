@@ -178,6 +178,10 @@ void YamlReader::checkKeysIn(const YAML::Node& map, const std::string& path,
   }
 }
 
+YAML::Node YamlReader::valueOr(const YAML::Node& map, const char* key) {
+  return has(map, key) ? map[key] : map;
+}
+
 bool YamlReader::has(const YAML::Node& map, std::string_view key) {
   if (!map.IsMap()) return false;
   return map[std::string(key)].IsDefined();

@@ -70,6 +70,9 @@ class YamlReader {
                  std::initializer_list<std::string_view> allowed);
   /// Reports every key of `map` that the schema does not allow at `path` (useSchema first).
   void checkKeys(const YAML::Node& map, const std::string& path);
+  /// The node at map[key] if present, else the map itself (where a diagnostic about a value that
+  /// came from a preset or a default points).
+  static YAML::Node valueOr(const YAML::Node& map, const char* key);
   /// True if `map` (a map) has `key`.
   static bool has(const YAML::Node& map, std::string_view key);
   /// Reports `key` under `path` as missing (at the map's position) if it is absent.
