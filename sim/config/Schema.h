@@ -3,13 +3,14 @@
 // schema [KEY]` prints it and docs/reference.md is generated from it.
 //
 // Models: a file's keys as dotted paths ("switch.ecn.kmin"); a list's elements as "[]"
-// ("failures[].at"); keys that exist only for one value of a sibling `kind` carry that condition
-// ("topology.radix" when topology.kind is fat-tree; "kind: collective | training" for several
-// values; one path may have an entry per condition, e.g. a workload's `iterations`). Ranges are intervals on
-// the value in the key's unit (sizes in bytes, times in seconds, rates in bit/s): each bound closed unless
-// marked open (minOpen: "> 0"); a bound left NaN is absent. Leaves out: cross-key rules (kmin <= kmax, NICs
-// dividing GPUs...), which stay in the loaders because they relate keys, and the YAML syntax. Units: as
-// stated per key; `unit` is a display string ("bytes", "s", "bit/s", "" for counts).
+// ("failures[].at"); keys that exist only for some values of a sibling `kind` carry that
+// condition ("topology.radix" when topology.kind is fat-tree; "kind: collective | training" for
+// several values); one path may have an entry per condition (a workload's `iterations`).
+// Ranges are intervals on the value in the key's unit (sizes in bytes, times in seconds, rates
+// in bit/s): each bound closed unless marked open (minOpen: "> 0"); a bound left NaN is absent.
+// Leaves out: cross-key rules (kmin <= kmax, NICs dividing GPUs...), which stay in the loaders
+// because they relate keys, and the YAML syntax.
+// Units: as stated per key; `unit` is a display string ("bytes", "s", "bit/s", "" for counts).
 #pragma once
 
 #include <cmath>
