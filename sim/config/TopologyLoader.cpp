@@ -406,8 +406,7 @@ void readRoutingNicCc(YamlReader& r, const Node& root, TopologySpec& spec) {
     const Node m = root["routing"];
     if (r.expectMap(m, "routing")) {
       r.checkKeys(m, "routing");
-      r.getChoice(m, "routing", "algorithm", spec.routing.algorithm,
-                  {"ecmp", "bgp", "adaptive", "flowlet", "spray", "ib-sm"});
+      r.read(m, "routing", "algorithm", spec.routing.algorithm);
       r.read(m, "routing", "control_plane", spec.routing.controlPlane);
       r.read(m, "routing", "hash_seed", spec.routing.hashSeed);
       r.read(m, "routing", "flowlet_gap", spec.routing.flowletGap);
@@ -519,7 +518,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
     r.throwIfErrors();
   }
   r.checkKeys(root, "");
-  r.getString(root, "", "name", spec.name);
+  r.read(root, "", "name", spec.name);
 
   bool kindOk = false;
   if (r.require(root, "", "topology")) readTopologySection(r, root["topology"], spec, kindOk);
@@ -530,7 +529,7 @@ TopologySpec parseTopologyYaml(const std::string& yamlText, const std::string& f
   readRoutingNicCc(r, root, spec);
 
   std::string workload;
-  if (r.getString(root, "", "workload", workload)) {
+  if (r.read(root, "", "workload", workload)) {
     const std::filesystem::path w(workload);
     spec.workload = w.is_absolute()
                         ? w.lexically_normal().string()

@@ -121,7 +121,7 @@ std::vector<KeySpec> topologyKeys() {
       required(above(key("switch.pfc.storm_watchdog.restoration", K::Time, "",
                          "until no PAUSE has come for this long", 0, kNone, "s"))),
       key("routing", K::Map, "", "path selection and control plane"),
-      choice("routing.algorithm", {"ecmp", "flowlet", "adaptive", "spray", "bgp", "ib-sm"},
+      choice("routing.algorithm", {"ecmp", "bgp", "adaptive", "flowlet", "spray", "ib-sm"},
              "ecmp; ib-sm on infiniband",
              "path selection among equal-cost members: ecmp (per flow), flowlet (per flowlet), adaptive (per "
              "packet, least loaded), spray (per packet); bgp = ecmp with control_plane: bgp; ib-sm, the "

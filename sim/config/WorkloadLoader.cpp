@@ -100,12 +100,9 @@ int elementBytesOf(const std::string& type) {
 void readCollective(YamlReader& r, const Node& root, WorkloadSpec& spec) {
   CollectiveSweepSpec& c = spec.collective;
   std::string op;
-  if (r.getChoice(root, "", "operation", op,
-                  {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "sendrecv"}, true))
-    c.op = *parseCollectiveOp(op);
+  if (r.read(root, "", "operation", op)) c.op = *parseCollectiveOp(op);
   std::string algorithm;
-  if (r.getChoice(root, "", "algorithm", algorithm,
-                  {"auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "pat"})) {
+  if (r.read(root, "", "algorithm", algorithm)) {
     const Node cs = YamlReader::has(root, "collectives") ? root["collectives"] : Node();
     const Node other = YamlReader::has(cs, "algorithm") ? cs["algorithm"] : Node();
     if (other.IsDefined() && other.IsScalar() && other.Scalar() != algorithm) {
@@ -169,10 +166,7 @@ void readCollective(YamlReader& r, const Node& root, WorkloadSpec& spec) {
   }
   r.read(root, "", "warmup", c.warmup);
   r.read(root, "", "iterations", c.iterations);
-  if (r.getChoice(root, "", "data_type", c.dataType,
-                  {"float", "half", "bfloat16", "double", "int8", "uint8", "int32", "uint32", "int64",
-                   "uint64", "fp8_e4m3", "fp8_e5m2"}))
-    c.elementBytes = elementBytesOf(c.dataType);
+  if (r.read(root, "", "data_type", c.dataType)) c.elementBytes = elementBytesOf(c.dataType);
   int rootRank = 0;
   if (r.read(root, "", "root", rootRank)) {
     if (c.ranks > 0 && static_cast<uint32_t>(rootRank) >= c.ranks) {

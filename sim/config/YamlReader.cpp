@@ -320,12 +320,6 @@ bool YamlReader::getUint64(const YAML::Node& map, const std::string& path, std::
   return true;
 }
 
-bool YamlReader::getDouble(const YAML::Node& map, const std::string& path, std::string_view key, double& out,
-                           double min, double max, bool required) {
-  if (!(required ? require(map, path, key) : has(map, key))) return false;
-  return asDouble(map[std::string(key)], join(path, key), out, min, max);
-}
-
 bool YamlReader::getBool(const YAML::Node& map, const std::string& path, std::string_view key, bool& out,
                          bool required) {
   if (!(required ? require(map, path, key) : has(map, key))) return false;
@@ -345,39 +339,10 @@ bool YamlReader::getString(const YAML::Node& map, const std::string& path, std::
   return asString(map[std::string(key)], join(path, key), out);
 }
 
-bool YamlReader::getChoice(const YAML::Node& map, const std::string& path, std::string_view key,
-                           std::string& out, std::initializer_list<std::string_view> choices, bool required) {
-  if (!(required ? require(map, path, key) : has(map, key))) return false;
-  const YAML::Node v = map[std::string(key)];
-  const std::string p = join(path, key);
-  std::string s;
-  if (!scalar(v, p, ("one of " + choicesText(choices)).c_str(), s)) return false;
-  for (auto c : choices) {
-    if (c == s) {
-      out = s;
-      return true;
-    }
-  }
-  error(v, p, "expected one of " + choicesText(choices) + ", found '" + s + "'");
-  return false;
-}
-
 bool YamlReader::getTime(const YAML::Node& map, const std::string& path, std::string_view key, Time& out,
                          Time min, bool required) {
   if (!(required ? require(map, path, key) : has(map, key))) return false;
   return asTime(map[std::string(key)], join(path, key), out, min);
-}
-
-bool YamlReader::getBytes(const YAML::Node& map, const std::string& path, std::string_view key, Bytes& out,
-                          bool allowBare, Bytes min, bool required) {
-  if (!(required ? require(map, path, key) : has(map, key))) return false;
-  return asBytes(map[std::string(key)], join(path, key), out, allowBare, min);
-}
-
-bool YamlReader::getRate(const YAML::Node& map, const std::string& path, std::string_view key, BitRate& out,
-                         bool required) {
-  if (!(required ? require(map, path, key) : has(map, key))) return false;
-  return asRate(map[std::string(key)], join(path, key), out);
 }
 
 }  // namespace fabricsim

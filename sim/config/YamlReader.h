@@ -87,24 +87,13 @@ class YamlReader {
               int64_t max, bool required = false);
   bool getUint64(const YAML::Node& map, const std::string& path, std::string_view key, uint64_t& out,
                  bool required = false);
-  bool getDouble(const YAML::Node& map, const std::string& path, std::string_view key, double& out,
-                 double min, double max, bool required = false);
   bool getBool(const YAML::Node& map, const std::string& path, std::string_view key, bool& out,
                bool required = false);
   bool getString(const YAML::Node& map, const std::string& path, std::string_view key, std::string& out,
                  bool required = false);
-  /// The value must be one of `choices` (exact spelling).
-  bool getChoice(const YAML::Node& map, const std::string& path, std::string_view key, std::string& out,
-                 std::initializer_list<std::string_view> choices, bool required = false);
   /// A duration with a unit ("1.5us"); must be >= min.
   bool getTime(const YAML::Node& map, const std::string& path, std::string_view key, Time& out,
                Time min = Time::zero(), bool required = false);
-  /// A size with a unit ("32MiB"); a bare integer only if allowBare. Must be >= min.
-  bool getBytes(const YAML::Node& map, const std::string& path, std::string_view key, Bytes& out,
-                bool allowBare = false, Bytes min = 0, bool required = false);
-  /// A positive rate with a unit ("400Gbps").
-  bool getRate(const YAML::Node& map, const std::string& path, std::string_view key, BitRate& out,
-               bool required = false);
 
   // ---- getters driven by the schema (useSchema first) ----
   /// Checks keys and values against `schema`. `root` is the whole document: the values of its
