@@ -38,6 +38,9 @@ ARGS = ["--workload", os.path.join(ROOT, "workloads/incast-16.yaml"), "--workloa
 # scripts/bgp_scale.py --baseline on 2026-11-24 (2 vCPU AMD EPYC), the release before interned AS
 # paths and shared RIB rows: whole run wall s and peak RSS MiB at k=32.
 EARLIER = {"date": "2026-11-24", "k32": (36.2, 2506)}
+# scripts/bgp_scale.py --baseline on 2026-11-24 (2 vCPU AMD EPYC), commit 21d6268 (before the
+# faster BGP start) at 98,304 GPUs: BGP start CPU s and peak RSS MiB.
+BEFORE_FAST_START = {"date": "2026-11-24", "commit": "21d6268", "98k": (84.1, 1373)}
 TARGET_RSS_GIB = 2.0
 TARGET_CPU_S = 60.0
 
@@ -63,6 +66,11 @@ def paragraph(rows, baseline, label, load):
         if "98k" in baseline and baseline["98k"][2] is not None:
             out.append(f"The baseline ({label}) took {baseline['98k'][2]:.1f} s of CPU for the same convergence "
                        f"and peaked at {baseline['98k'][1] / 1024:.2f} GiB.")
+        elif not baseline:
+            cpu0, rss0 = BEFORE_FAST_START["98k"]
+            out.append(f"Commit {BEFORE_FAST_START['commit']}, before the faster start, took {cpu0:.1f} s of CPU for "
+                       f"the same convergence and peaked at {rss0 / 1024:.2f} GiB (measured by this script with "
+                       f"--baseline on {BEFORE_FAST_START['date']}).")
     compared = [size for size in rows if size in baseline and baseline[size][3] is not None]
     if compared:
         same = [size for size in compared if baseline[size][3] == rows[size]["model"]]
