@@ -25,6 +25,7 @@ Usage:
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -90,7 +91,7 @@ def check(files):
 
 def rerun(command):
     """The command's standard output, or None (reported) when it fails."""
-    argv = command.split()
+    argv = shlex.split(command)
     if argv[0].endswith(".py"):
         argv = [sys.executable] + argv
     elif argv[0].endswith(".sh"):

@@ -19,6 +19,7 @@
 
 #include "tests/support/BackendRun.h"
 #include "tests/support/CliRunner.h"
+#include "tests/support/FigureLine.h"
 #include "tests/support/TempDir.h"
 
 namespace {
@@ -58,11 +59,37 @@ double jct(const nlohmann::json& j) {
   return j["jobs"][0]["jct_s"].get<double>();
 }
 
+/// A row of the README's agreement table (scripts/test_figures.py integration_tests BackendAgreement.*).
+void figureRow(const std::string& scenario, const std::string& packet, const std::string& other,
+               const std::string& difference) {
+  static bool header = false;
+  fabricsim::testsupport::figureHeaderOnce(
+      header,
+      "| scenario | packet | flow (or hybrid, where named) | difference |\n"
+      "|---|---|---|---|");
+  fabricsim::testsupport::figureLine("| " + scenario + " | " + packet + " | " + other + " | " + difference +
+                                     " |");
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string signedPercent(double fraction, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%+.*f%%", digits, fraction * 100);
+  return buf;
+}
+
 /// Flow/packet JCT comparison within `tolerance`, printed and recorded for the README table.
-void expectJctAgreement(const Pair& p, const std::string& name, double tolerance) {
+void expectJctAgreement(const Pair& p, const std::string& name, const std::string& scenario,
+                        double tolerance) {
   ASSERT_TRUE(p.flow.is_object() && p.packet.is_object());
   const double f = jct(p.flow), k = jct(p.packet);
   const double diff = (f - k) / k;
+  figureRow(scenario + ", JCT", fixed(k * 1e3, 3) + " ms", fixed(f * 1e3, 3) + " ms", signedPercent(diff, 2));
   std::printf("[ agreement %s ] JCT flow %.6f ms, packet %.6f ms, difference %+.3f%%\n", name.c_str(),
               f * 1e3, k * 1e3, diff * 100);
   ::testing::Test::RecordProperty(name + "_flow_jct_ms", std::to_string(f * 1e3));
@@ -77,12 +104,24 @@ void expectJctAgreement(const Pair& p, const std::string& name, double tolerance
 }
 
 /// Per-row busbw of an nccl-tests sweep, flow against packet, for sizes >= `minSize`.
-void expectBusbwAgreement(const Pair& p, const std::string& name, double tolerance, long long minSize) {
+void expectBusbwAgreement(const Pair& p, const std::string& name, const std::string& scenario,
+                          double tolerance, long long minSize) {
   ASSERT_TRUE(p.flow.is_object() && p.packet.is_object());
   const auto& rf = p.flow["jobs"][0]["nccl_tests"]["rows"];
   const auto& rk = p.packet["jobs"][0]["nccl_tests"]["rows"];
   ASSERT_EQ(rf.size(), rk.size());
   ASSERT_FALSE(rf.empty());
+  std::string sizes, packet, flow, difference;
+  for (size_t i = 0; i < rf.size(); ++i) {
+    const long long sz = rf[i]["size_bytes"].get<long long>();
+    const double fb = rf[i]["busbw_GBps"].get<double>(), kb = rk[i]["busbw_GBps"].get<double>();
+    const std::string sep = i ? " / " : "";
+    sizes += sep + (sz % (1 << 20) == 0 ? std::to_string(sz >> 20) : fixed(sz / 1048576.0, 2));
+    packet += sep + fixed(kb, 3);
+    flow += sep + fixed(fb, 3);
+    difference += sep + signedPercent((fb - kb) / kb, 2);
+  }
+  figureRow(scenario + ", " + sizes + " MiB busbw", packet + " GB/s", flow + " GB/s", difference);
   for (size_t i = 0; i < rf.size(); ++i) {
     const long long size = rf[i]["size_bytes"].get<long long>();
     ASSERT_EQ(size, rk[i]["size_bytes"].get<long long>());
@@ -121,6 +160,11 @@ void expectFctAgreement(const std::string& routing, double medianTolerance, doub
   for (const char* backend : {"flow", "hybrid"}) {
     const FctSummary& f = mean[backend];
     const double d50 = (f.p50 - k.p50) / k.p50, d99 = (f.p99 - k.p99) / k.p99;
+    figureRow("k=8 fat-tree permutation of 2 MB flows, " + routing + ", FCT p50 / p99 (mean of 3 seeds)" +
+                  (std::string(backend) == "hybrid" ? ", hybrid" : ""),
+              fixed(k.p50, 1) + " / " + fixed(k.p99, 1) + " us",
+              fixed(f.p50, 1) + " / " + fixed(f.p99, 1) + " us",
+              signedPercent(d50, 1) + " / " + signedPercent(d99, 1));
     std::printf(
         "[ agreement %s ] %s: FCT p50 %.1f us (packet %.1f, %+.1f%%), p99 %.1f us (packet %.1f, %+.1f%%)\n",
         routing.c_str(), backend, f.p50, k.p50, d50 * 100, f.p99, k.p99, d99 * 100);
@@ -177,7 +221,9 @@ TEST(BackendAgreement, TrainingOnTheDefaultFabric) {
   const Pair p = runBoth(quoted(kRoot + "topologies/default.yaml") +
                          " --set switch.pfc.enabled=true --set switch.pfc.xoff=60KB --set switch.pfc.xon=48KB"
                          " --workload-set model.layers=4 --workload-set parallelism.global_batch=8");
-  expectJctAgreement(p, "default-training", 0.05);
+  expectJctAgreement(
+      p, "default-training",
+      "default fabric (64 GPUs, 400G) made lossless (PFC), its GPT 1.3B cut to 4 layers, 8 sequences", 0.05);
 }
 
 TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithTheSameRingModel) {
@@ -190,7 +236,9 @@ TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithTheSameRingModel) {
                          " --workload-set sizes.max=16MiB --workload-set iterations=2"
                          " --workload-set collectives.algorithm=ring"
                          " --workload-set collectives.ring_model=pipelined");
-  expectBusbwAgreement(p, "allreduce-leafspine16-pipelined", 0.05, 1 << 20);
+  expectBusbwAgreement(p, "allreduce-leafspine16-pipelined",
+                       "nccl-tests all_reduce as a ring, 16 GPUs at 100G, the pipelined ring model on both",
+                       0.05, 1 << 20);
 }
 
 // The default ring models differ by backend (auto: steps on packet, pipelined on flow): this is
@@ -206,7 +254,9 @@ TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithDefaultRingModels) {
                          quoted(kRoot + "workloads/nccl-allreduce.yaml") +
                          " --workload-set sizes.max=16MiB --workload-set iterations=2"
                          " --workload-set collectives.algorithm=ring");
-  expectBusbwAgreement(p, "allreduce-leafspine16-auto", 0.05, 1 << 20);
+  expectBusbwAgreement(p, "allreduce-leafspine16-auto",
+                       "nccl-tests all_reduce as a ring, 16 GPUs at 100G, each backend's default ring model",
+                       0.05, 1 << 20);
 }
 
 // What users get by default: NCCL's own choice, a tree up to 4 MiB and a ring from 8 MiB here;
@@ -219,7 +269,9 @@ TEST(BackendAgreement, AllReduceSweepOnLeafSpineWithNcclsChoice) {
   const Pair p = runBoth(quoted(kRoot + "topologies/leafspine-16.yaml") + " --workload " +
                          quoted(kRoot + "workloads/nccl-allreduce.yaml") +
                          " --workload-set sizes.max=16MiB --workload-set iterations=2");
-  expectBusbwAgreement(p, "allreduce-leafspine16-nccl-choice", 0.05, 1 << 20);
+  expectBusbwAgreement(p, "allreduce-leafspine16-nccl-choice",
+                       "nccl-tests all_reduce as NCCL's tuner chooses (a tree to 4 MiB), 16 GPUs at 100G",
+                       0.05, 1 << 20);
 }
 
 
@@ -228,7 +280,8 @@ TEST(BackendAgreement, TrainingOnRailOptimized256) {
   // Measured (2026-11-28): flow 12.3568 ms, packet 12.3789 ms (-0.18%).
   const Pair p = runBoth(quoted(kRoot + "topologies/rail-optimized-256.yaml") + " --workload " +
                          quoted(kRoot + "workloads/gpt-small.yaml") + " --workload-set model.layers=4");
-  expectJctAgreement(p, "gpt-small-rail256", 0.05);
+  expectJctAgreement(p, "gpt-small-rail256", "GPT-small (TP 4, PP 2, DP 4, 4 layers) on rail-optimized-256",
+                     0.05);
 }
 
 TEST(BackendAgreement, LossyIncastIsSlowerAtPacketLevel) {
@@ -244,6 +297,11 @@ TEST(BackendAgreement, LossyIncastIsSlowerAtPacketLevel) {
   std::printf("[ agreement lossy-incast ] JCT flow %.6f ms, packet %.6f ms, packet/flow %.3f\n", f * 1e3,
               k * 1e3, ratio);
   ::testing::Test::RecordProperty("incast_packet_over_flow", std::to_string(ratio));
+  figureRow("lossy incast: 15 x 4 MiB into one 100G port, no PFC, JCT", fixed(k * 1e3, 2) + " ms",
+            fixed(f * 1e3, 2) + " ms",
+            "packet " + fixed(ratio, 2) + "x slower: it drops " +
+                fixed(p.packet["network"]["bytes_dropped"].get<double>() / 1e6, 0) + " MB and retransmits " +
+                fixed(p.packet["network"]["retransmitted_bytes"].get<double>() / 1e6, 0) + " MB");
   EXPECT_GT(k, f);
   EXPECT_GT(p.packet["network"]["bytes_dropped"].get<double>(), 0);
   EXPECT_GT(p.packet["network"]["retransmitted_bytes"].get<double>(), 0);

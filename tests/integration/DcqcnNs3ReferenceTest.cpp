@@ -44,6 +44,7 @@
 #include "sim/config/WorkloadSpec.h"
 #include "sim/fabric/RoceFraming.h"
 #include "sim/workload/PatternWorkload.h"
+#include "tests/support/FigureLine.h"
 #include "tests/support/PacketBench.h"
 
 using namespace fabricsim;
@@ -190,6 +191,25 @@ Figures meanOfSeeds(int senders) {
   return m;
 }
 
+/// The README's table (scripts/test_figures.py integration_tests DcqcnNs3Reference.*): one row of
+/// means of seeds 1-5 per incast degree, the reference's own row after ours at 16 senders.
+void figureRow(const std::string& senders, double meanFct, double maxFct, double util, double peakKB,
+               uint64_t cnps) {
+  static bool header = false;
+  testsupport::figureHeaderOnce(
+      header,
+      "| senders | mean FCT us | max FCT us | utilisation (wire) | first queue peak KB | CNPs |\n"
+      "|---|---|---|---|---|---|");
+  char row[256];
+  std::snprintf(row, sizeof row, "| %s | %.0f | %.0f | %.3f | %.0f | %llu |", senders.c_str(), meanFct,
+                maxFct, util, peakKB, static_cast<unsigned long long>(cnps));
+  testsupport::figureLine(row);
+}
+
+void figureRow(int senders, const Figures& f) {
+  figureRow(std::to_string(senders), f.meanFctUs, f.maxFctUs, f.utilWire, f.firstPeakKB, f.cnps);
+}
+
 /// Lower bound on the last completion: every sender's frames back to back on the bottleneck.
 double wireBoundUs(int senders) {
   const Bytes msg = 4LL * 1024 * 1024;
@@ -207,6 +227,8 @@ TEST(DcqcnNs3Reference, Incast16To1MatchesHpccNs3Mellanox) {
   std::cout
       << "[ info ] HPCC ns-3 (Mellanox DCQCN, seeds 1-5): mean FCT 6419 us, max 6668 us, utilisation 0.815, "
          "first queue peak 3105 KB, 6467 CNPs\n";
+  figureRow(16, f);
+  figureRow("16, ns-3", 6419, 6668, 0.815, 3105, 6467);
   EXPECT_NEAR(f.meanFctUs, 6419, 0.06 * 6419);
   EXPECT_NEAR(f.maxFctUs, 6668, 0.06 * 6668);
   EXPECT_EQ(f.drops, 0u);  // PFC: lossless
@@ -219,6 +241,7 @@ TEST(DcqcnNs3Reference, Incast16To1MatchesHpccNs3Mellanox) {
 TEST(DcqcnNs3Reference, OtherIncastDegreesAreLosslessAndAboveTheWireBound) {
   for (int n : {4, 8, 32}) {
     const Figures f = meanOfSeeds(n);
+    figureRow(n, f);
     EXPECT_EQ(f.drops, 0u) << n;
     EXPECT_GE(f.maxFctUs, wireBoundUs(n)) << n;
     EXPECT_GT(f.cnps, 0u) << n;

@@ -36,6 +36,7 @@
 #include "sim/runtime/PacketEpisodeModel.h"
 #include "sim/topology/TopologyBuilder.h"
 #include "tests/support/BackendRun.h"
+#include "tests/support/FigureLine.h"
 #include "tests/support/PacketBench.h"
 #include "tests/support/TempDir.h"
 
@@ -187,15 +188,59 @@ std::vector<double> fields(const Figures& f) {
   return {f.victimMedian, f.victimP99, f.incastMedian, f.incastP99, f.jct};
 }
 
+/// The FCTs of one backend over the three hashings as docs/flow-backend.md shows them
+/// (scripts/test_figures.py integration_tests PfcSpreadingAgreement.*): one value where the three
+/// agree to the printed digit, else the three.
+std::string cell(const std::vector<Figures>& byHashing, size_t k) {
+  std::vector<std::string> v;
+  for (const Figures& f : byHashing) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", fields(f)[k]);
+    v.emplace_back(buf);
+  }
+  if (std::all_of(v.begin(), v.end(), [&](const std::string& x) { return x == v[0]; })) return v[0];
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ", ";
+    out += v[i];
+  }
+  return out;
+}
+
+void figureTable(const std::string& title, size_t from,
+                 const std::vector<std::pair<std::string, std::vector<Figures>>>& rows) {
+  static const char* columns[] = {"victims median", "victims p99", "incast median", "incast p99", "JCT"};
+  testsupport::figureLine(title);
+  testsupport::figureLine("");
+  std::string header = "| backend |", rule = "|---|";
+  for (size_t k = from; k < 5; ++k) {
+    header += std::string(" ") + columns[k] + " |";
+    rule += "---|";
+  }
+  testsupport::figureLine(header);
+  testsupport::figureLine(rule);
+  for (const auto& [name, figures] : rows) {
+    std::string line = "| " + name + " |";
+    for (size_t k = from; k < 5; ++k) {
+      line += ' ';
+      line += cell(figures, k);
+      line += " |";
+    }
+    testsupport::figureLine(line);
+  }
+  testsupport::figureLine("");
+}
+
 /// Packet, flow, hybrid and max-min flow for three ECMP hashings (seeds 1, 2, 3; the same paths
 /// on every backend). Tolerance per hashing and figure: the packet backend's own spread over
 /// three simulator seeds with those paths ((max - min) / mean) plus the model budget of 10%
 /// argued in the tests. Flow and hybrid must agree with packet on every figure `from`.. within
 /// it; max-min must miss each figure in `differ` by more than it for at least one hashing, or
 /// the case does not test what it is for.
-void compare(Scenario scenario, size_t from, std::vector<size_t> differ) {
+void compare(Scenario scenario, const std::string& title, size_t from, std::vector<size_t> differ) {
   static const char* names[] = {"victims median", "victims p99", "incast median", "incast p99", "JCT"};
   std::vector<bool> missed(5, false);
+  std::vector<Figures> packets, flows, hybrids, oldFlows;
   for (uint64_t seed : {1, 2, 3}) {
     std::vector<Figures> packet;
     for (uint64_t simSeed : {seed, seed + 100, seed + 200})
@@ -207,6 +252,10 @@ void compare(Scenario scenario, size_t from, std::vector<size_t> differ) {
     print(("flow" + tag).c_str(), flow);
     print(("hybrid" + tag).c_str(), hybrid);
     print(("flow, max-min" + tag).c_str(), oldFlow);
+    packets.push_back(packet[0]);
+    flows.push_back(flow);
+    hybrids.push_back(hybrid);
+    oldFlows.push_back(oldFlow);
     for (size_t k = from; k < 5; ++k) {
       double lo = 1e300, hi = 0, sum = 0;
       for (const Figures& p : packet) {
@@ -227,6 +276,11 @@ void compare(Scenario scenario, size_t from, std::vector<size_t> differ) {
                   names[k], tag.c_str(), 100 * spread, 100 * tolerance);
     }
   }
+  figureTable(title, from,
+              {{"packet", packets},
+               {"flow", flows},
+               {"hybrid", hybrids},
+               {"flow before PFC spreading (max-min)", oldFlows}});
   for (size_t k : differ)
     EXPECT_TRUE(missed[k]) << names[k] << ": max-min agrees too; the case tests nothing";
 }
@@ -243,7 +297,11 @@ TEST(PfcSpreadingAgreement, IncastWithVictimsMatchesPacketLevel) {
   //    robin evens its QPs out to within a frame or two per cycle: well under 1%.
   // The old max-min rates must miss the victims (they finish in about a third of the packet
   // time), or the case does not test spreading.
-  compare(Scenario::NicVictims, 0, {0, 1});
+  compare(
+      Scenario::NicVictims,
+      "Incast with victims: four senders each send to one receiver on another leaf and to an idle host on "
+      "their own leaf (the victims share only the NIC).",
+      0, {0, 1});
 }
 
 // Victims behind a paused switch port: the four senders on leaf 0 incast to the receiver on leaf
@@ -253,7 +311,11 @@ TEST(PfcSpreadingAgreement, IncastWithVictimsMatchesPacketLevel) {
 // incast traffic's share there, not a share per flow. Same budget as above (the queues are the
 // same). Max-min must miss the victims for at least one hashing.
 TEST(PfcSpreadingAgreement, IncastWithVictimsBehindAPausedSpinePortMatchesPacketLevel) {
-  compare(Scenario::FabricVictims, 0, {0, 1});
+  compare(Scenario::FabricVictims,
+          "Victims behind a paused spine port: the same incast, and four hosts on a third leaf each send to "
+          "an idle "
+          "host on the receiver's leaf, through the spine ports the incast pauses.",
+          0, {0, 1});
 }
 
 // PFC's per-ingress sharing: four senders beside the receiver (four ingress ports of its leaf)
@@ -265,7 +327,9 @@ TEST(PfcSpreadingAgreement, IncastWithVictimsBehindAPausedSpinePortMatchesPacket
 // queue, ~25 us of ~600 us, and the same granularity). The per-flow (max-min) share finishes all
 // seven together: its median must miss.
 TEST(PfcSpreadingAgreement, IncastFromMixedIngressPortsMatchesPacketLevel) {
-  compare(Scenario::MixedIngress, 2, {2});
+  compare(Scenario::MixedIngress,
+          "Incast from mixed ingress ports: four senders beside the receiver, three on another leaf.", 2,
+          {2});
 }
 
 // leafspine-64-cc's incast (8 leaves of 8 hosts, 8 spines, 100 Gb/s, 500 ns switches, 32 MiB;
