@@ -4,7 +4,10 @@ quick start's output (`fabricsim run topologies/default.yaml`, the packet backen
 lossless (PFC), and the same training job beside the background permutation of workloads/background-permutation.yaml, with
 what the background costs the job (JCT, exposed communication, mean pipeline message time).
 
-Usage: scripts/readme_examples.py --part quick-start|lossless|background [--binary PATH]
+Also the nccl-tests-style all_reduce sweep on the default fabric (--part allreduce), with the
+largest busbw its tree and its ring reach.
+
+Usage: scripts/readme_examples.py --part quick-start|lossless|background|allreduce [--binary PATH]
 (each part is one block of the README, between markers naming its command: scripts/readme_figures.py)
 """
 import argparse
@@ -51,7 +54,7 @@ def p2p_mean_us(text, name):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "build/release/fabricsim"))
-    ap.add_argument("--part", choices=["quick-start", "lossless", "background"], required=True,
+    ap.add_argument("--part", choices=["quick-start", "lossless", "background", "allreduce"], required=True,
                     help="the README block to print: the quick start's output, the lossless run, or the "
                          "training job beside the background permutation")
     a = ap.parse_args()
@@ -69,6 +72,22 @@ def main():
         print(f"- Lossless (`{' '.join(PFC)}`): JCT {lossless['jobs'][0]['jct_s'] * 1e3:.3f} ms, "
               f"{net['bytes_dropped']} bytes dropped, {net['pfc_pause_frames']} pause frames, "
               f"largest queue {net['max_queue_bytes'] / 1024:.0f} KiB.")
+    elif a.part == "allreduce":
+        text, r = run(a.binary, ["topologies/default.yaml", "--workload", "workloads/nccl-allreduce.yaml"])
+        lines = text.splitlines()
+        first = next(i for i, l in enumerate(lines) if l.startswith("# nccl-tests-style"))
+        last = next(i for i, l in enumerate(lines) if l.startswith("# Avg bus bandwidth"))
+        print("```")
+        print("$ fabricsim run topologies/default.yaml --workload workloads/nccl-allreduce.yaml")
+        print("\n".join(l.rstrip() for l in lines[first:last + 1]))
+        print("```\n")
+        rows = r["jobs"][0]["nccl_tests"]["rows"]
+        for algorithm in ("tree", "ring"):
+            mine = [row for row in rows if row["algorithm"] == algorithm]
+            if mine:
+                best = max(mine, key=lambda row: row["busbw_GBps"])
+                print(f"- {algorithm}: {mine[0]['size_bytes'] >> 20} to {mine[-1]['size_bytes'] >> 20} MiB, "
+                      f"busbw up to {best['busbw_GBps']:.1f} GB/s (at {best['size_bytes'] >> 20} MiB)")
     else:
         alone_text, alone = run(a.binary, ["topologies/default.yaml"])
         cmd = ["topologies/default.yaml", "--workload", "workloads/default-training.yaml",
