@@ -58,6 +58,12 @@ def mean_network_fct(binary, topology, args, seeds):
     return [sum(c) / len(c) for c in zip(*rows)]
 
 
+def version(binary):
+    """What `binary --version` prints, e.g. 'fabricsim 0.1.0 (abc1234)' (the commit it was built from)."""
+    out = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
+    return out or f"{os.path.basename(binary)} (version unknown)"
+
+
 def machine():
     """'N vCPU <model>', from /proc/cpuinfo where it exists."""
     model = platform.processor()

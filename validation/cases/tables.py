@@ -58,7 +58,7 @@ def main():
     which.add_argument("--heldout", action="store_true")
     ap.add_argument("--binary", default=os.path.join(ROOT, "build/release/fabricsim"))
     a = ap.parse_args()
-    version = subprocess.run([a.binary, "--version"], capture_output=True, text=True).stdout.strip()
+    version = figure_runs.version(a.binary)
     with tempfile.TemporaryDirectory() as out:
         p = subprocess.run(["bash", os.path.join(ROOT, "validation/cases/run.sh"), a.binary, out], cwd=ROOT,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
