@@ -145,13 +145,15 @@ Outcome check(int n, const std::string& preset, const DcqcnSpec& d, Time duratio
             << " KB, CNPs " << o.cnps << ", drops " << o.drops << " (" << o.windowDrops
             << " in the window)\n";
   static bool header = false;
-  testsupport::figureHeaderOnce(header,
-                                "| preset | flows | goodput / fair share, slowest..fastest | Jain's index | utilisation "
-                                "(payload) | queue mean / max KB | drops (second half) |\n|---|---|---|---|---|---|---|");
+  testsupport::figureHeaderOnce(
+      header,
+      "| preset | flows | goodput / fair share, slowest..fastest | Jain's index | utilisation "
+      "(payload) | queue mean / max KB | drops (second half) |\n|---|---|---|---|---|---|---|");
   char row[256];
-  std::snprintf(row, sizeof row, "| %s | %d | %.3f..%.3f | %.4f | %.4f | %.0f / %.0f | %llu (%llu) |", preset.c_str(), n,
-                lo / o.fair, hi / o.fair, o.jain, o.util, o.queueMean / 1e3, o.queueMax / 1e3,
-                static_cast<unsigned long long>(o.drops), static_cast<unsigned long long>(o.windowDrops));
+  std::snprintf(row, sizeof row, "| %s | %d | %.3f..%.3f | %.4f | %.4f | %.0f / %.0f | %llu (%llu) |",
+                preset.c_str(), n, lo / o.fair, hi / o.fair, o.jain, o.util, o.queueMean / 1e3,
+                o.queueMax / 1e3, static_cast<unsigned long long>(o.drops),
+                static_cast<unsigned long long>(o.windowDrops));
   testsupport::figureLine(row);
   EXPECT_GE(o.jain, 0.95) << n << " flows";
   EXPECT_GE(o.util, 0.90) << n << " flows";

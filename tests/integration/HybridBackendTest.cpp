@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "sim/runtime/Experiment.h"
-#include "tests/support/FigureLine.h"
 #include "tests/support/BackendRun.h"
 #include "tests/support/CliRunner.h"
+#include "tests/support/FigureLine.h"
 #include "tests/support/TempDir.h"
 
 namespace {
@@ -174,14 +174,15 @@ TEST(HybridBackend, IncastUnderEachSchemeWithin10PercentOfPacket) {
     const Three t = runAll(incast(cc, pfc), name);
     ASSERT_GT(t.packet, 0);
     static bool header = false;
-    fabricsim::testsupport::figureHeaderOnce(
-        header,
-        "| 16 x 4 MiB into one 100G port | packet JCT, mean of 3 seeds [range] | hybrid | flow |\n|---|---|---|---|");
+    fabricsim::testsupport::figureHeaderOnce(header,
+                                             "| 16 x 4 MiB into one 100G port | packet JCT, mean of 3 seeds "
+                                             "[range] | hybrid | flow |\n|---|---|---|---|");
     char row[256];
-    std::snprintf(row, sizeof row, "| %s, %s | %.0f us [%.0f, %.0f] | %.0f us (%+.1f%%) | %.0f us (%+.1f%%) |",
+    std::snprintf(row, sizeof row,
+                  "| %s, %s | %.0f us [%.0f, %.0f] | %.0f us (%+.1f%%) | %.0f us (%+.1f%%) |",
                   std::string(cc) == "dcqcn" ? "DCQCN" : "no congestion control", pfc ? "PFC" : "lossy",
-                  t.packet * 1e6, t.packetMin * 1e6, t.packetMax * 1e6, t.hybrid * 1e6, (t.hybrid / t.packet - 1) * 100,
-                  t.flow * 1e6, (t.flow / t.packet - 1) * 100);
+                  t.packet * 1e6, t.packetMin * 1e6, t.packetMax * 1e6, t.hybrid * 1e6,
+                  (t.hybrid / t.packet - 1) * 100, t.flow * 1e6, (t.flow / t.packet - 1) * 100);
     fabricsim::testsupport::figureLine(row);
     const double spread = (t.packetMax - t.packetMin) / 2 / t.packet;
     EXPECT_LE(std::abs(t.hybrid / t.packet - 1), (std::string(cc) == "dcqcn" && pfc ? 0.15 : 0.10) + spread);
