@@ -50,10 +50,9 @@ def main():
             fm = r["summary"].get("flow_model") or {}
             transfers = f"{r['flows']['count']:,}"
             recomputations = f"{fm['recomputations']:,}" if "recomputations" in fm else "-"
-            wall_text = f"{wall:.2f} s" if wall < 1 else f"{wall:.1f} s" if wall < 120 else f"{wall / 60:.1f} min"
             it_text = f"{it * 1e3:.3f} ms" if it < 1 else f"{it:.3f} s"
             rss_text = f"{rss:.0f} MiB" if rss < 1024 else f"{rss / 1024:.2f} GiB"
-            print(f"| {label} | {backend} | {wall_text} | {rss_text} | {it_text} | {transfers} | "
+            print(f"| {label} | {backend} | {figure_runs.wall_text(wall)} | {rss_text} | {it_text} | {transfers} | "
                   f"{recomputations} |", flush=True)
 
 

@@ -34,14 +34,33 @@ def run(binary, topology, args, ok=(0,), timeout=None):
                 os.killpg(proc.pid, 9)
                 proc.communicate()
                 raise TimedOut(timeout)
-        p = subprocess.CompletedProcess(cmd, proc.returncode, "", stderr)
-        if p.returncode not in ok:
-            sys.exit("failed: " + " ".join(cmd) + "\n" + p.stderr)
-        rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
-        wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", p.stderr).group(1)
-        seconds = sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(":"))))
+        if proc.returncode not in ok:
+            sys.exit("failed: " + " ".join(cmd) + "\n" + stderr)
+        seconds, rss = time_v(stderr)
         with open(out) as f:
             return json.load(f), seconds, rss
+
+
+def time_v(stderr):
+    """(wall s, peak RSS MiB) from what /usr/bin/time -v wrote."""
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr).group(1)) / 1024
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", stderr).group(1)
+    return sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(":")))), rss
+
+
+def timed(argv):
+    """(stdout, wall s, peak RSS MiB) of `/usr/bin/time -v ARGV` run from ROOT; exits on failure."""
+    p = subprocess.run(["/usr/bin/time", "-v"] + argv, cwd=ROOT, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(argv)}\n{p.stderr[-2000:]}")
+    return (p.stdout,) + time_v(p.stderr)
+
+
+def wall_text(seconds):
+    """A wall time as the tables show it: 0.04 s, 5.6 s, 2.7 min."""
+    if seconds < 1:
+        return f"{seconds:.2f} s"
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
 FCT_KEYS = ["p50", "p90", "p99", "max"]
@@ -62,6 +81,12 @@ def version(binary):
     """What `binary --version` prints, e.g. 'fabricsim 0.1.0 (abc1234)' (the commit it was built from)."""
     out = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
     return out or f"{os.path.basename(binary)} (version unknown)"
+
+
+def commit(binary):
+    """The commit `binary --version` names ('unknown' if none); results carry the same."""
+    m = re.search(r"\(([^)]+)\)", version(binary))
+    return m.group(1) if m else "unknown"
 
 
 def machine():

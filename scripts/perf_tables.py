@@ -16,7 +16,6 @@ import argparse
 import datetime
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -29,20 +28,6 @@ BENCHMARKS = ("BM_EventQueueHold|BM_PacketPoolAllocRelease|BM_FiveTupleHash|BM_E
               "BM_HybridTrainingJob|BM_ExecuteComputeOnly|BM_BgpStartFatTree")
 
 
-def timed(argv):
-    """(stdout, wall s, peak RSS MiB) of `/usr/bin/time -v ARGV`; exits on failure."""
-    p = subprocess.run(["/usr/bin/time", "-v"] + argv, cwd=ROOT, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"failed: {' '.join(argv)}\n{p.stderr[-2000:]}")
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", p.stderr).group(1)
-    return p.stdout, sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(":")))), rss
-
-
-def wall_text(s):
-    return f"{s:.2f} s" if s < 10 else f"{s:.1f} s" if s < 120 else f"{s / 60:.1f} min"
-
-
 def training(binary):
     print("| run | simulated | wall | events | peak RSS |")
     print("|---|---|---|---|---|")
@@ -52,18 +37,18 @@ def training(binary):
     for label, topo, args in runs:
         r, wall, rss = figure_runs.run(binary, topo, args)
         s = r["summary"]
-        print(f"| {label} | {s['sim_time_s'] * 1e3:.1f} ms | {wall_text(wall)} | {s['events'] / 1e6:.1f} M | "
+        print(f"| {label} | {s['sim_time_s'] * 1e3:.1f} ms | {figure_runs.wall_text(wall)} | {s['events'] / 1e6:.1f} M | "
               f"{rss:.0f} MiB |", flush=True)
     gpt3 = ["--workload", os.path.join(ROOT, "workloads/gpt3-175b.yaml")]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "gpt3.trace.json")
-        _, wall, rss = timed([binary, "trace", "topologies/rail-optimized-256.yaml"] + gpt3 + ["--out", out])
+        _, wall, rss = figure_runs.timed([binary, "trace", "topologies/rail-optimized-256.yaml"] + gpt3 + ["--out", out])
         with open(out) as f:
             trace = json.load(f)
         ops = sum(len(p.get("ops", [])) for p in trace.get("programs", []))
         print(f"| `fabricsim trace` of GPT-3 175B on rail-optimized-256 ({ops:,} ops in "
               f"{len(trace.get('programs', []))} programs, {os.path.getsize(out) / 2**20:.1f} MiB) | | "
-              f"{wall_text(wall)} | | {rss:.0f} MiB |")
+              f"{figure_runs.wall_text(wall)} | | {rss:.0f} MiB |")
     r, _, _ = figure_runs.run(binary, "topologies/rail-optimized-256.yaml", gpt3 + ["--backend", "flow"])
     topo = json.loads(subprocess.run([binary, "topo", os.path.join(ROOT, "topologies/rail-optimized-256.yaml"),
                                       "--json"], capture_output=True, text=True, check=True).stdout)
@@ -75,12 +60,12 @@ def training(binary):
 
 
 def topology(binary):
-    out, wall, rss = timed([binary, "topo", "topologies/rail-optimized-98k.yaml", "--json"])
+    out, wall, rss = figure_runs.timed([binary, "topo", "topologies/rail-optimized-98k.yaml", "--json"])
     t = json.loads(out)
     print(f"`fabricsim topo topologies/rail-optimized-98k.yaml` builds the {t['gpus']:,}-GPU rail-optimized fabric "
           f"({t['hosts']:,} hosts, {t['switches']['total']:,} switches, "
           f"{t['links']['total']:,} links) and prints its summary in "
-          f"{wall_text(wall)}, whole process, peak RSS {rss:.0f} MiB.")
+          f"{figure_runs.wall_text(wall)}, whole process, peak RSS {rss:.0f} MiB.")
 
 
 def si(v):

@@ -115,9 +115,9 @@ def regenerate(files, selected):
     changed = 0
     for f in files:
         with open(f) as fh:
-            todo = [c for _, _, c in blocks(fh.read().split("\n")) if selected(c)]
+            commands = [c for _, _, c in blocks(fh.read().split("\n")) if selected(c)]
         seen = {}
-        for command in todo:
+        for command in commands:
             rank = seen.get(command, 0)
             seen[command] = rank + 1
             fresh = rerun(command)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 namespace fabricsim::testsupport {
@@ -22,13 +23,8 @@ inline void figureLine(const std::string& line) {
 inline void figureHeaderOnce(bool& printed, const std::string& header) {
   if (printed) return;
   printed = true;
-  std::string::size_type from = 0;
-  while (from <= header.size()) {
-    const auto nl = header.find('\n', from);
-    figureLine(header.substr(from, nl == std::string::npos ? std::string::npos : nl - from));
-    if (nl == std::string::npos) break;
-    from = nl + 1;
-  }
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) figureLine(line);
 }
 
 }  // namespace fabricsim::testsupport
