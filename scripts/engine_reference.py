@@ -71,9 +71,9 @@ def main():
     ap.add_argument("--check", action="store_true", help="list the scenarios whose results differ; write nothing")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
-    todo = [(n, args) for n, args in scenarios() if not a.names or n in a.names]
+    selected = [(n, args) for n, args in scenarios() if not a.names or n in a.names]
     differ = 0
-    for name, args in todo:
+    for name, args in selected:
         path = os.path.join(FOLDER, name + ".json")
         r = run(a.binary, args)
         text = json.dumps(r, indent=1, sort_keys=True) + "\n"
