@@ -25,8 +25,9 @@ void EgressPort::init(Simulator* sim, PacketPool* pool, PacketCounters* counters
 }
 
 void EgressPort::enableCredits(uint64_t perClass, uint32_t maxFrame) {
-  FlowControlState& f = fc();
-  f.creditsEnabled = true;
+  if (!cr_) cr_ = std::make_unique<CreditState>();
+  CreditState& f = *cr_;
+  credits_ = true;
   for (auto& c : f.credits) c = static_cast<int64_t>(perClass);
   f.minCredits = static_cast<int64_t>(perClass);
   f.maxPullWire = maxFrame;
@@ -41,20 +42,19 @@ void EgressPort::setUp(bool up) {
     lastUpAt_ = now;
     // Link-level state starts again on both ends: no PAUSE survives a link reset, and credits are
     // what the peer really has free (what it still holds from before the failure stays counted).
-    if (fc_) {
+    if (fc_)
       for (int tc = 0; tc < kTrafficClasses; ++tc)
         if (fc_->pausedUntil[tc] > now) {
           fc_->pausedTotal += now - fc_->pauseStart[tc];
           fc_->pauseStart[tc] = now;
           fc_->pausedUntil[tc] = now;
         }
-      if (fc_->creditsEnabled) {
-        fc_->inFlight.clear();
-        for (int vl = 0; vl < kTrafficClasses; ++vl) {
-          const uint64_t held =
-              peer_.sw ? peer_.sw->creditedBytes(peerLocalPort_, static_cast<uint8_t>(vl)) : 0;
-          fc_->credits[vl] = static_cast<int64_t>(fc_->perClass) - static_cast<int64_t>(held);
-        }
+    if (credits_) {
+      cr_->inFlight.clear();
+      for (int vl = 0; vl < kTrafficClasses; ++vl) {
+        const uint64_t held =
+            peer_.sw ? peer_.sw->creditedBytes(peerLocalPort_, static_cast<uint8_t>(vl)) : 0;
+        cr_->credits[vl] = static_cast<int64_t>(cr_->perClass) - static_cast<int64_t>(held);
       }
     }
   }
@@ -67,27 +67,27 @@ void EgressPort::setUp(bool up) {
 void EgressPort::returnCredits(uint8_t vl, uint32_t bytes, Time arrival) {
   if (!creditsEnabled()) return;
   if (!reverse_->up_) return;  // the update rides the reverse direction: lost while it is down
-  fc_->inFlight.push(CreditReturn{arrival, bytes, vl});
+  cr_->inFlight.push(CreditReturn{arrival, bytes, vl});
   // An idle port that is waiting for credits and has no wake-up pending looks again then.
   const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
   if (work && sim_->now() >= busyUntil_ && busyEventAt_ == Time::max() && arrival < wakeAt_) armWake(arrival);
 }
 
 void EgressPort::absorbCredits() {
-  if (!fc_) return;
+  if (!cr_) return;
   const Time now = sim_->now();
-  while (!fc_->inFlight.empty() && fc_->inFlight.front().arrival <= now) {
-    const CreditReturn c = fc_->inFlight.pop();
-    fc_->credits[c.vl] += c.bytes;
+  while (!cr_->inFlight.empty() && cr_->inFlight.front().arrival <= now) {
+    const CreditReturn c = cr_->inFlight.pop();
+    cr_->credits[c.vl] += c.bytes;
   }
 }
 
 void EgressPort::applyPause(uint8_t tc, int quanta) {
   const Time now = sim_->now();
-  FlowControlState& f = fc();
+  PauseState& f = pause();
   ++f.pausesReceived;
   if ((stormed_ >> tc) & 1) {  // the watchdog ignores PAUSE for this class; it only notes it
-    f.lastPauseAt[tc] = now;
+    storm_->lastPauseAt[tc] = now;
     return;
   }
   const bool startsPause = now >= f.pausedUntil[tc];
@@ -96,32 +96,35 @@ void EgressPort::applyPause(uint8_t tc, int quanta) {
     f.pauseStart[tc] = now;
   }
   f.pausedUntil[tc] = quanta > 0 ? now + pauseDuration(quanta) : now;
-  if (f.stormDetection > Time::zero() && quanta > 0) {
-    f.lastPauseAt[tc] = now;
+  if (f.pausedUntil[tc] > pauseEnd_) pauseEnd_ = f.pausedUntil[tc];
+  if (storm_ && storm_->detection > Time::zero() && quanta > 0) {
+    StormState& w = *storm_;
+    w.lastPauseAt[tc] = now;
     if (startsPause) {
-      if (f.stormTimer[tc] == kNoTimer) f.stormTimer[tc] = sim_->newTimer(this, kStormTimer + tc);
-      sim_->arm(f.stormTimer[tc], now + f.stormDetection);
+      if (w.timer[tc] == kNoTimer) w.timer[tc] = sim_->newTimer(this, kStormTimer + tc);
+      sim_->arm(w.timer[tc], now + w.detection);
     }
   }
   if (quanta == 0) kick();
 }
 
 void EgressPort::enableStormWatchdog(Time detection, Time restoration) {
-  FlowControlState& f = fc();
-  f.stormDetection = detection;
-  f.stormRestoration = restoration;
+  if (!storm_) storm_ = std::make_unique<StormState>();
+  storm_->detection = detection;
+  storm_->restoration = restoration;
 }
 
 void EgressPort::onStormTimer(uint32_t tag) {
-  FlowControlState& f = *fc_;
+  PauseState& f = *fc_;  // a storm timer is armed only by a PAUSE
+  StormState& w = *storm_;
   const Time now = sim_->now();
   const auto tc = static_cast<uint8_t>(tag - kStormTimer);
   const auto bit = static_cast<uint8_t>(1u << tc);
   if (stormed_ & bit) {
     // Restoration: honour PAUSE again once none has arrived for `restoration`.
-    const Time quietUntil = f.lastPauseAt[tc] + f.stormRestoration;
+    const Time quietUntil = w.lastPauseAt[tc] + w.restoration;
     if (now < quietUntil) {
-      sim_->arm(f.stormTimer[tc], quietUntil);
+      sim_->arm(w.timer[tc], quietUntil);
       return;
     }
     stormed_ &= static_cast<uint8_t>(~bit);
@@ -129,7 +132,7 @@ void EgressPort::onStormTimer(uint32_t tag) {
     return;
   }
   // Detection: paused without a break for at least `detection`: a storm.
-  if (now >= f.pausedUntil[tc] || now - f.pauseStart[tc] < f.stormDetection) return;
+  if (now >= f.pausedUntil[tc] || now - f.pauseStart[tc] < w.detection) return;
   stormed_ |= bit;
   ++counters_->pfcStorms;
   f.pausedTotal += now - f.pauseStart[tc];
@@ -143,7 +146,7 @@ void EgressPort::onStormTimer(uint32_t tag) {
     dropStormed(e.packet, e.inPort);
   }
   nonEmpty_ &= static_cast<uint16_t>(~(1u << tc));
-  sim_->arm(f.stormTimer[tc], std::max(now, f.lastPauseAt[tc]) + f.stormRestoration);
+  sim_->arm(w.timer[tc], std::max(now, w.lastPauseAt[tc]) + w.restoration);
 }
 
 void EgressPort::dropStormed(uint32_t pkt, uint32_t inPort) {
@@ -157,8 +160,8 @@ void EgressPort::dropStormed(uint32_t pkt, uint32_t inPort) {
 }
 
 uint8_t EgressPort::pausedMask() const {
-  if (!fc_ || fc_->pausesReceived == 0) return 0;
   const Time now = sim_->now();
+  if (now >= pauseEnd_) return 0;
   uint8_t m = 0;
   for (int tc = 0; tc < kTrafficClasses; ++tc)
     if (now < fc_->pausedUntil[tc]) m |= static_cast<uint8_t>(1u << tc);
@@ -217,25 +220,23 @@ void EgressPort::transmitNext() {
     uint8_t paused = 0;
     Time wake = Time::max();
     // Toward a dead link nothing waits for credits: what is sent there is lost (see setUp).
-    const bool credits = fc_ && fc_->creditsEnabled && up_;
-    if (fc_) {
-      if (fc_->pausesReceived)
-        for (int tc = 0; tc < kTrafficClasses; ++tc)
-          if (now < fc_->pausedUntil[tc]) {
-            paused |= static_cast<uint8_t>(1u << tc);
-            wake = std::min(wake, fc_->pausedUntil[tc]);
-          }
-      if (credits) absorbCredits();
-    }
+    const bool credits = credits_ && up_;
+    if (now < pauseEnd_)
+      for (int tc = 0; tc < kTrafficClasses; ++tc)
+        if (now < fc_->pausedUntil[tc]) {
+          paused |= static_cast<uint8_t>(1u << tc);
+          wake = std::min(wake, fc_->pausedUntil[tc]);
+        }
+    if (credits) absorbCredits();
     uint16_t cand = static_cast<uint16_t>(nonEmpty_ & ~paused & 0xFF);
     bool creditBlocked = false;
     while (cand) {
       const int tc = 31 - __builtin_clz(static_cast<unsigned>(cand));
       const PacketQueue::Entry& head = queues_[tc].front();
-      if (credits && fc_->credits[tc] < static_cast<int64_t>(head.wireBytes)) {
+      if (credits && cr_->credits[tc] < static_cast<int64_t>(head.wireBytes)) {
         cand &= static_cast<uint16_t>(~(1u << tc));
         creditBlocked = true;
-        fc_->creditWait |= static_cast<uint8_t>(1u << tc);
+        cr_->creditWait |= static_cast<uint8_t>(1u << tc);
         continue;
       }
       const PacketQueue::Entry e = queues_[tc].pop();
@@ -254,7 +255,7 @@ void EgressPort::transmitNext() {
       uint8_t allowed = static_cast<uint8_t>(~paused);
       if (credits)
         for (int tc = 0; tc < kTrafficClasses; ++tc)
-          if (fc_->credits[tc] < static_cast<int64_t>(fc_->maxPullWire)) {
+          if (cr_->credits[tc] < static_cast<int64_t>(cr_->maxPullWire)) {
             allowed &= static_cast<uint8_t>(~(1u << tc));
             creditBlocked = true;
           }
@@ -270,8 +271,8 @@ void EgressPort::transmitNext() {
       // Nothing may go now: wake at the first pause expiry or credit arrival that could help
       // (returnCredits arms the timer for credits that are not yet on their way).
       const bool work = (nonEmpty_ & 0xFF) || (owner_.nic && owner_.nic->hasPendingData());
-      if (work && creditBlocked && !fc_->inFlight.empty())
-        wake = std::min(wake, fc_->inFlight.front().arrival);
+      if (work && creditBlocked && !cr_->inFlight.empty())
+        wake = std::min(wake, cr_->inFlight.front().arrival);
       if (work && wake != Time::max())
         armWake(wake);
       else

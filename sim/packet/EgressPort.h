@@ -121,19 +121,19 @@ class EgressPort final : public EventHandler {
   void enableCredits(uint64_t perClass, uint32_t maxFrame);
   /// The peer freed `bytes` of class `vl`; the update reaches this port at `arrival`.
   void returnCredits(uint8_t vl, uint32_t bytes, Time arrival);
-  bool creditsEnabled() const { return fc_ && fc_->creditsEnabled; }
+  bool creditsEnabled() const { return credits_; }
   /// Credits currently available for class `vl` (after absorbing updates that have arrived).
   int64_t credits(uint8_t vl) {
     absorbCredits();
-    return fc_ ? fc_->credits[vl] : 0;
+    return cr_ ? cr_->credits[vl] : 0;
   }
-  int64_t minCreditsSeen() const { return fc_ ? fc_->minCredits : 0; }
+  int64_t minCreditsSeen() const { return cr_ ? cr_->minCredits : 0; }
   /// Credits of `vl` including updates that have arrived by now (const: for diagnostics).
   int64_t creditsNow(uint8_t vl) const {
-    if (!fc_) return 0;
-    int64_t c = fc_->credits[vl];
+    if (!cr_) return 0;
+    int64_t c = cr_->credits[vl];
     const Time now = sim_->now();
-    fc_->inFlight.forEach([&](const CreditReturn& r) {
+    cr_->inFlight.forEach([&](const CreditReturn& r) {
       if (r.vl == vl && r.arrival <= now) c += r.bytes;
     });
     return c;
@@ -146,16 +146,16 @@ class EgressPort final : public EventHandler {
   bool creditStarved(uint8_t vl, uint32_t frame) {
     if (!creditsEnabled()) return false;
     absorbCredits();
-    return fc_->credits[vl] < static_cast<int64_t>(frame) || ((fc_->creditWait >> vl) & 1) ||
-           sim_->now() < fc_->starvedUntil[vl];
+    return cr_->credits[vl] < static_cast<int64_t>(frame) || ((cr_->creditWait >> vl) & 1) ||
+           sim_->now() < cr_->starvedUntil[vl];
   }
   /// Credit bytes neither available nor on their way back: what the peer holds (or what was lost
   /// and not yet re-initialised). 0 once the fabric has drained, if no credit leaked.
   int64_t creditsOutstanding() const {
     if (!creditsEnabled()) return 0;
     int64_t out = 0;
-    for (int64_t c : fc_->credits) out += static_cast<int64_t>(fc_->perClass) - c;
-    fc_->inFlight.forEach([&](const CreditReturn& r) { out -= r.bytes; });
+    for (int64_t c : cr_->credits) out += static_cast<int64_t>(cr_->perClass) - c;
+    cr_->inFlight.forEach([&](const CreditReturn& r) { out -= r.bytes; });
     return out;
   }
 
@@ -271,16 +271,18 @@ class EgressPort final : public EventHandler {
   }
   void absorbCredits();
   void spendCredits(uint8_t vl, uint32_t wire) {
-    fc_->credits[vl] -= wire;
-    if (fc_->credits[vl] < fc_->minCredits) fc_->minCredits = fc_->credits[vl];
-    if ((fc_->creditWait >> vl) & 1) {  // the end of a wait for credits
-      fc_->creditWait &= static_cast<uint8_t>(~(1u << vl));
-      fc_->starvedUntil[vl] = sim_->now() + fc_->creditLoop;
+    cr_->credits[vl] -= wire;
+    if (cr_->credits[vl] < cr_->minCredits) cr_->minCredits = cr_->credits[vl];
+    if ((cr_->creditWait >> vl) & 1) {  // the end of a wait for credits
+      cr_->creditWait &= static_cast<uint8_t>(~(1u << vl));
+      cr_->starvedUntil[vl] = sim_->now() + cr_->creditLoop;
     }
   }
 
   // Hot fields first (what every transmission and arrival touches), the queues, then the rest.
-  struct FlowControlState;
+  struct PauseState;
+  struct CreditState;
+  struct StormState;
   Simulator* sim_ = nullptr;
   PacketPool* pool_ = nullptr;
   PacketCounters* counters_ = nullptr;
@@ -288,11 +290,15 @@ class EgressPort final : public EventHandler {
   uint16_t nonEmpty_ = 0;  // bit per queue with packets (bit 8: MAC control)
   uint8_t stormed_ = 0;    // classes the PFC storm watchdog drops
   bool statsEnabled_ = false;
+  bool credits_ = false;  // InfiniBand credit flow control (its state is in cr_)
   uint32_t txGen_ = 0;
   uint32_t lastWire_ = 0;  // serialization time of the last frame size, to skip the division
   Time busyUntil_;
   Time busyEventAt_ = Time::max();  // the valid pending end-of-frame event (max: none)
   Time wakeAt_ = Time::max();       // expiry of the armed wake timer (max: not armed)
+  // No class is paused from this time on (the latest pause expiry ever set; a resume does not
+  // lower it): at or after it the transmitter need not look at fc_'s per-class pauses.
+  Time pauseEnd_;
   Time delay_;                      // propagation + peer forwarding latency (data)
   BitRate rate_;
   Time lastSer_;
@@ -301,7 +307,9 @@ class EgressPort final : public EventHandler {
   uint64_t maxQueuedBytes_ = 0;
   uint64_t wireBytes_ = 0;
   uint64_t packets_ = 0;
-  std::unique_ptr<FlowControlState> fc_;  // allocated on the first PAUSE or when credits are enabled
+  std::unique_ptr<PauseState> fc_;     // PFC pauses received (see below)
+  std::unique_ptr<CreditState> cr_;    // InfiniBand credits
+  std::unique_ptr<StormState> storm_;  // the PFC storm watchdog
   Endpoint peer_;
   uint32_t peerLocalPort_ = 0;
   TimerId wakeTimer_ = kNoTimer;
@@ -316,31 +324,33 @@ class EgressPort final : public EventHandler {
   Time controlDelay_;  // propagation + the peer's PAUSE response time
   uint64_t drops_ = 0;
   uint64_t marks_ = 0;
-  // Link-level flow control state, allocated on the first PAUSE or when credits are enabled, so
-  // the common port stays small and its hot fields share few cache lines.
-  struct FlowControlState {
+  // Link-level flow control state, each part allocated when first needed, so the common port
+  // stays small and its hot fields share few cache lines.
+  struct PauseState {  // PFC: on the first PAUSE received
     Time pausedUntil[kTrafficClasses]{};
     Time pauseStart[kTrafficClasses]{};
     Time pausedTotal;
     uint64_t pausesReceived = 0;
-    bool creditsEnabled = false;
+  };
+  struct StormState {  // the PFC storm watchdog: when enabled
+    Time detection;
+    Time restoration;
+    Time lastPauseAt[kTrafficClasses]{};
+    TimerId timer[kTrafficClasses] = {kNoTimer, kNoTimer, kNoTimer, kNoTimer,
+                                      kNoTimer, kNoTimer, kNoTimer, kNoTimer};
+  };
+  struct CreditState {  // InfiniBand credits: when enabled
     int64_t credits[kTrafficClasses]{};
     int64_t minCredits = 0;
     uint64_t maxPullWire = 0;  // NIC: credit a class needs before the NIC may pull a packet of it
     uint64_t perClass = 0;     // advertised buffer per virtual lane
-    // PFC storm watchdog (off when stormDetection is 0)
-    Time stormDetection;
-    Time stormRestoration;
-    Time lastPauseAt[kTrafficClasses]{};
-    TimerId stormTimer[kTrafficClasses] = {kNoTimer, kNoTimer, kNoTimer, kNoTimer,
-                                           kNoTimer, kNoTimer, kNoTimer, kNoTimer};
     PacketRing<CreditReturn> inFlight;
     uint8_t creditWait = 0;                // bit per VL whose head frame is waiting for credits
     Time starvedUntil[kTrafficClasses]{};  // a VL counts as credit-starved until then
     Time creditLoop;                       // a maximum frame's serialization + the credit round trip
   };
-  FlowControlState& fc() {
-    if (!fc_) fc_ = std::make_unique<FlowControlState>();
+  PauseState& pause() {
+    if (!fc_) fc_ = std::make_unique<PauseState>();
     return *fc_;
   }
   struct ClassStats {

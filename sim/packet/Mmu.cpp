@@ -8,7 +8,11 @@ bool Mmu::init(const Config* config, const std::vector<uint64_t>& headroom) {
   config_ = config;
   lossyAlpha_ = config->lossyAlpha;
   const size_t ports = headroom.size();
-  pgs_.assign(ports * kTrafficClasses, Pg{});
+  const uint8_t tracked = config->credited ? 0xFF : config->losslessMask;
+  pgsPerPort_ = 0;
+  for (int tc = 0; tc < kTrafficClasses; ++tc)
+    slot_[tc] = ((tracked >> tc) & 1) ? static_cast<int8_t>(pgsPerPort_++) : int8_t{-1};
+  pgs_.assign(ports * pgsPerPort_, Pg{});
   headroom_ = headroom;
   peakHeadroom_.assign(ports, 0);
   ports_.assign(ports, PortAcct{});

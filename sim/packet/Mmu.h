@@ -2,7 +2,7 @@
 // and the switch MMU of the HPCC ns-3 reference): how its packet buffer is divided and when a
 // priority group must send PFC XOFF / XON upstream.
 //
-// Models, for every (ingress port, traffic class) — one priority group (PG) per class:
+// Models, for every (ingress port, lossless traffic class) — one priority group (PG) per class:
 // - the buffer is carved, before anything is shared, into
 //     * a minimum reserve per ingress port (`switch.reserve`), so no port can be starved of
 //       buffer by the others;
@@ -46,6 +46,7 @@ class Mmu {
     uint64_t buffer = 0;       ///< total packet buffer of the switch
     uint64_t reserve = 0;      ///< minimum guarantee per ingress port
     uint8_t losslessMask = 0;  ///< classes with PFC (0 with PFC off)
+    bool credited = false;     ///< InfiniBand: every virtual lane's bytes are credit-accounted
     double dynamicAlpha = 0;   ///< > 0: dynamic XOFF = alpha x free shared pool
     uint64_t xoff = 0;         ///< static XOFF: shared bytes of one PG
     uint64_t xon = 0;          ///< static XON
@@ -105,15 +106,17 @@ class Mmu {
     pg(port, vl).sharedUsed -= bytes;
     used_ -= bytes;
   }
-  uint64_t credited(uint32_t port, uint8_t vl) const { return pg(port, vl).sharedUsed; }
+  uint64_t credited(uint32_t port, uint8_t vl) const { return slot_[vl] < 0 ? 0 : pg(port, vl).sharedUsed; }
   /// InfiniBand: the most bytes any one VL of `port` held at once (the credit loop bounds it by
   /// the credit advertised to the upstream port).
   uint64_t peakCredited(uint32_t port) const { return peakCredited_[port]; }
 
   /// Whether (port, tc) has XOFF in force upstream.
-  bool paused(uint32_t port, uint8_t tc) const { return pg(port, tc).paused; }
+  bool paused(uint32_t port, uint8_t tc) const { return slot_[tc] >= 0 && pg(port, tc).paused; }
   /// Clears the paused state of (port, tc) without an XON (the link went down).
-  void forgetPause(uint32_t port, uint8_t tc) { pg(port, tc).paused = false; }
+  void forgetPause(uint32_t port, uint8_t tc) {
+    if (slot_[tc] >= 0) pg(port, tc).paused = false;
+  }
   /// The current XOFF threshold (shared bytes of one PG).
   uint64_t xoffThreshold() const;
   uint64_t headroomOf(uint32_t port) const { return headroom_[port]; }
@@ -124,6 +127,7 @@ class Mmu {
   uint64_t sharedUsed() const { return sharedUsed_; }
   /// Bytes held for (port, tc): reserve + shared + headroom.
   uint64_t held(uint32_t port, uint8_t tc) const {
+    if (slot_[tc] < 0) return 0;  // a lossy class: its bytes are not kept per port
     const Pg& g = pg(port, tc);
     return g.reserveUsed + g.sharedUsed + g.headroomUsed;
   }
@@ -138,8 +142,12 @@ class Mmu {
   struct PortAcct {
     uint32_t reserveUsed = 0;  // the port's reserve in use, all classes
   };
-  Pg& pg(uint32_t port, uint8_t tc) { return pgs_[port * kTrafficClasses + tc]; }
-  const Pg& pg(uint32_t port, uint8_t tc) const { return pgs_[port * kTrafficClasses + tc]; }
+  // PGs exist only for the classes that need one (lossless, or every VL on InfiniBand): slot_
+  // maps a class to its PG among a port's pgsPerPort_ (-1: none).
+  Pg& pg(uint32_t port, uint8_t tc) { return pgs_[port * pgsPerPort_ + static_cast<uint32_t>(slot_[tc])]; }
+  const Pg& pg(uint32_t port, uint8_t tc) const {
+    return pgs_[port * pgsPerPort_ + static_cast<uint32_t>(slot_[tc])];
+  }
   uint64_t xonThreshold() const;
   /// Moves up to `bytes` into the port's reserve (counted in the PG); returns what did not fit.
   uint32_t takeReserve(uint32_t port, Pg& g, uint32_t bytes);
@@ -154,7 +162,9 @@ class Mmu {
   uint64_t used_ = 0;
   double lossyAlpha_ = 1.0;  // config_->lossyAlpha, here on the hot line
   const Config* config_ = nullptr;
-  std::vector<Pg> pgs_;                 // per (port, class): lossless and credit-accounted classes
+  uint32_t pgsPerPort_ = 0;
+  int8_t slot_[kTrafficClasses] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  std::vector<Pg> pgs_;                 // per (port, lossless or credit-accounted class)
   std::vector<PortAcct> ports_;         // per port
   std::vector<uint64_t> headroom_;      // per port, for each lossless class
   std::vector<uint64_t> peakHeadroom_;  // per port

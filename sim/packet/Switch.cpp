@@ -19,6 +19,7 @@ bool Switch::init(NodeId id, Simulator* sim, const EcmpFib* fib, PacketPool* poo
   mmuConfig_.buffer = params->buffer;
   mmuConfig_.reserve = params->infiniband ? 0 : params->reserve;
   mmuConfig_.losslessMask = params->pfc.enabled && !params->infiniband ? params->pfc.classMask : 0;
+  mmuConfig_.credited = params->infiniband;
   mmuConfig_.dynamicAlpha = params->pfc.dynamicAlpha;
   mmuConfig_.xoff = static_cast<uint64_t>(params->pfc.xoff);
   mmuConfig_.xon = static_cast<uint64_t>(params->pfc.xon);
