@@ -96,6 +96,11 @@ class DelayLaneQueue {
   void advance(Time t) {
     if (t > clock_) clock_ = t;
   }
+  /// Gives back the buffers of empty lanes, and the heap's when it is empty.
+  void releaseIdleMemory() {
+    for (int l = 0; l < lanes_; ++l) lane_[l].releaseIfEmpty();
+    if (heap_.empty()) heap_.release();
+  }
   void clear() {
     for (int l = 0; l < lanes_; ++l) lane_[l].clear();
     heads_ = 0;
@@ -185,6 +190,12 @@ class DelayLaneQueue {
     void clear() {
       head_ = 0;
       size_ = 0;
+    }
+    void releaseIfEmpty() {
+      if (size_ != 0) return;
+      buf_.reset();
+      cap_ = 0;
+      head_ = 0;
     }
 
    private:

@@ -54,6 +54,8 @@ class EventHeap {
   const Event& top() const { return h_.front(); }
   const Event& at(size_t i) const { return h_[i]; }
   void clear() { h_.clear(); }
+  /// Clears and gives the storage back.
+  void release() { std::vector<Event>().swap(h_); }
 
   void push(const Event& e) {
     h_.push_back(e);

@@ -62,6 +62,8 @@ class EventQueue {
     }
     return true;
   }
+  /// Gives back the one-shot lanes' empty buffers (after a run).
+  void releaseIdleMemory() { oneShot_.releaseIdleMemory(); }
   void clear() {
     oneShot_.clear();
     timers_.clear();

@@ -57,6 +57,8 @@ class Simulator {
   /// Largest number of pending events seen by run().
   size_t peakPendingEvents() const { return peakPending_; }
   EventQueue& queue() { return queue_; }
+  /// Gives back what the event queue's idle buffers hold (after a run).
+  void releaseIdleMemory() { queue_.releaseIdleMemory(); }
 
   /// Called about every `interval` of wall time during run() (for progress reports).
   void setProgressCallback(std::function<void(const Simulator&)> cb,

@@ -159,6 +159,13 @@ void EgressPort::dropStormed(uint32_t pkt, uint32_t inPort) {
   pool_->release(pkt);
 }
 
+void EgressPort::releaseIdleMemory() {
+  for (PacketQueue& q : queues_) q.releaseIfEmpty();
+  wire_.releaseIfEmpty();
+  control_.releaseIfEmpty();
+  if (cr_) cr_->inFlight.releaseIfEmpty();
+}
+
 uint8_t EgressPort::pausedMask() const {
   const Time now = sim_->now();
   if (now >= pauseEnd_) return 0;

@@ -160,6 +160,8 @@ class EgressPort final : public EventHandler {
   }
 
   void onEvent(uint32_t tag) override;
+  /// Gives back the buffers of empty queues and of an empty wire (after a run).
+  void releaseIdleMemory();
 
   // ---- failures ----
   /// Takes the link direction down or up. While down (and for packets already on the wire when it

@@ -136,6 +136,12 @@ class PacketFabric final : public Fabric {
   /// unacknowledged (with no timer, as an infinite InfiniBand local ACK timeout leaves it, nothing
   /// would ever recover it) and returns how many. Their failures join failures().
   size_t failStalledConnections();
+  /// After a run: gives back the buffers of empty queues and wires and, with no packet left, the
+  /// packet pool, so that building the results reuses that memory instead of adding to the peak.
+  void releaseIdleMemory() {
+    for (EgressPort& p : ports_) p.releaseIdleMemory();
+    pool_.releaseIfEmpty();
+  }
   /// Unloaded time for `bytes` from srcNic to dstNic along the path the hash picks for `tuple`
   /// in the fault-free reference tables.
   Time idealNetworkTime(uint32_t srcNic, uint32_t dstNic, uint64_t tuple, Bytes bytes) const;

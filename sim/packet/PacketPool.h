@@ -44,6 +44,15 @@ class PacketPool {
   Packet& get(uint32_t id) { return chunks_[id >> kChunkBits][id & (kChunkSize - 1)]; }
   const Packet& get(uint32_t id) const { return chunks_[id >> kChunkBits][id & (kChunkSize - 1)]; }
 
+  /// Gives every chunk back when no packet is live (after a run; allocate() starts again).
+  void releaseIfEmpty() {
+    if (live_ != 0) return;
+    chunks_.clear();
+    chunks_.shrink_to_fit();
+    free_.clear();
+    free_.shrink_to_fit();
+    capacity_ = 0;
+  }
   uint64_t live() const { return live_; }
   uint64_t peak() const { return peak_; }
   uint64_t capacity() const { return capacity_; }

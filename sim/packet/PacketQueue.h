@@ -26,6 +26,7 @@ class PacketQueue {
     ring_.push(Entry{packet, wireBytes, inPort});
     bytes_ += wireBytes;
   }
+  void releaseIfEmpty() { ring_.releaseIfEmpty(); }
   Entry pop() {
     const Entry e = ring_.pop();
     bytes_ -= e.wireBytes;

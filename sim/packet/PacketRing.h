@@ -32,6 +32,13 @@ class PacketRing {
     head_ = 0;
     size_ = 0;
   }
+  /// Gives the buffer back when the ring is empty (it grows again on the next push).
+  void releaseIfEmpty() {
+    if (size_ != 0) return;
+    buf_.reset();
+    cap_ = 0;
+    head_ = 0;
+  }
   T pop() {
     const T v = buf_[head_];
     head_ = (head_ + 1) & (cap_ - 1);

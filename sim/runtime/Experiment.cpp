@@ -385,6 +385,10 @@ void Experiment::run() {
       SIM_CHECK(w->finished(),
                 "workload '" + w->name() + "' did not finish although the event queue drained");
   finished_ = true;
+  // The buffers of the run's empty queues, wires, event lanes and packet pool go back before the
+  // results are built, which then reuse them rather than adding to the peak memory.
+  if (packet_) packet_->releaseIdleMemory();
+  sim_->releaseIdleMemory();
   if (episodeView_) runQueries_ = episodeView_->queries();
   finishReplicas();
 }
@@ -462,17 +466,18 @@ void Experiment::writeTimeline() const {
 }
 
 void Experiment::refreshPeakRss() {
-  nlohmann::json doc = results();
-  doc["summary"]["peak_rss_bytes"] = ResultsFile::peakRssBytes();
-  if (finished_) results_ = std::make_shared<const nlohmann::json>(std::move(doc));
+  results();  // built (once, for a completed run) before the figure is read
+  if (!finished_) return;
+  (*results_)["summary"]["peak_rss_bytes"] = ResultsFile::peakRssBytes();
 }
 
-nlohmann::json Experiment::results() const {
-  // After a completed run the document is built once and reused by the summary.
+const nlohmann::json& Experiment::results() const {
+  // After a completed run the document is built once and every caller reads that one copy (a
+  // second copy of a large fabric's document would be part of the peak memory the run reports).
   if (results_) return *results_;
-  nlohmann::json doc = buildResults();
-  if (finished_) results_ = std::make_shared<const nlohmann::json>(doc);
-  return doc;
+  auto doc = std::make_shared<nlohmann::json>(buildResults());
+  (finished_ ? results_ : partial_) = std::move(doc);
+  return finished_ ? *results_ : *partial_;
 }
 
 }  // namespace fabricsim

@@ -75,7 +75,7 @@ class Experiment {
   bool failed() const { return !connectionFailures_.empty(); }
   const std::vector<TransferFailure>& failures() const { return connectionFailures_; }
   /// The results document (valid after run()).
-  nlohmann::json results() const;
+  const nlohmann::json& results() const;
   /// One line for `run --check`: what was built and the run's estimated peak memory.
   std::string checkSummary() const;
   /// A short human-readable table of the results.
@@ -181,7 +181,9 @@ class Experiment {
   std::vector<TransferFailure> connectionFailures_;
   bool ran_ = false;
   bool finished_ = false;                                  ///< run() completed: the results no longer change
-  mutable std::shared_ptr<const nlohmann::json> results_;  ///< computed once after run()
+  mutable std::shared_ptr<nlohmann::json> results_;        ///< computed once after run()
+  /// The document of an unfinished run (rebuilt on every call: the run may still change it).
+  mutable std::shared_ptr<nlohmann::json> partial_;
 };
 
 }  // namespace fabricsim

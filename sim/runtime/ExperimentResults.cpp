@@ -389,14 +389,14 @@ std::vector<std::string> Experiment::warnings_(const NetworkCounters& net) {
 }
 
 std::vector<std::string> Experiment::warnings() const {
-  const nlohmann::json doc = results();  // results() returns a copy: keep it alive while iterating
+  const nlohmann::json& doc = results();
   std::vector<std::string> w;
   for (const auto& x : doc["warnings"]) w.push_back(x.get<std::string>());
   return w;
 }
 
 void Experiment::printSummary(std::FILE* out) const {
-  const nlohmann::json r = results();
+  const nlohmann::json& r = results();
   const auto& s = r["summary"];
   const auto& f = r["flows"];
   const auto& n = r["network"];
