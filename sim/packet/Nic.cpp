@@ -28,7 +28,7 @@ void Nic::activate(uint32_t qpId) {
   }
   if (!q.active && !q.parked && q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna)) {
     q.active = true;
-    active_.push_back(qpId);
+    active_.push(qpId);
   }
   if (q.active) port_->kick();
 }
@@ -99,15 +99,14 @@ uint32_t Nic::pullData(uint8_t allowed) {
   const Time now = sim_->now();
   size_t budget = active_.size();  // one pass at most
   while (budget-- > 0 && !active_.empty()) {
-    const uint32_t qpId = active_.front();
-    active_.pop_front();
+    const uint32_t qpId = active_.pop();
     QueuePair& q = fabric_->qp(qpId);
     if (q.failed || q.sndNxt >= q.psnEnd || !windowOpen(q.sndNxt, q.sndUna)) {
       q.active = false;
       continue;
     }
     if (!((allowed >> q.tc) & 1)) {  // its class is paused or out of credits: keep its turn
-      active_.push_back(qpId);
+      active_.push(qpId);
       continue;
     }
     if (params_->cc && q.nextSend > now) {
@@ -148,7 +147,7 @@ uint32_t Nic::pullData(uint8_t allowed) {
       q.nextSend = r < port_->rate() ? now + serializationTime(p.wireBytes, r) : now;
     }
     if (q.sndNxt < q.psnEnd && windowOpen(q.sndNxt, q.sndUna))
-      active_.push_back(qpId);
+      active_.push(qpId);
     else
       q.active = false;
     if (idle && params_->retransmit.enabled()) {
@@ -363,7 +362,9 @@ void Nic::onEvent(uint32_t tag) {
 
 void Nic::detach(uint32_t qpId) {
   QueuePair& q = fabric_->qp(qpId);
-  if (q.active) active_.erase(std::remove(active_.begin(), active_.end(), qpId), active_.end());
+  if (q.active)  // keep the others' turns in order
+    for (uint32_t n = active_.size(); n > 0; --n)
+      if (const uint32_t id = active_.pop(); id != qpId) active_.push(id);
   if (q.parked) {
     std::vector<Parked> keep;
     for (; !parked_.empty(); parked_.pop())

@@ -31,7 +31,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <queue>
 #include <vector>
 
@@ -40,6 +39,7 @@
 #include "sim/packet/NicParams.h"
 #include "sim/packet/PacketCounters.h"
 #include "sim/packet/PacketPool.h"
+#include "sim/packet/PacketRing.h"
 
 namespace fabricsim {
 
@@ -100,7 +100,7 @@ class Nic final : public EventHandler {
   PacketCounters* counters_ = nullptr;
   EgressPort* port_ = nullptr;
   const NicParams* params_ = nullptr;
-  std::deque<uint32_t> active_;
+  PacketRing<uint32_t> active_;  // QPs with data to send, in turn (a ring: no allocation per turn)
   using Parked = std::pair<Time, uint32_t>;
   std::priority_queue<Parked, std::vector<Parked>, std::greater<>> parked_;
   Time wakeAt_ = Time::max();
