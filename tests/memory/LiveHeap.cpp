@@ -12,10 +12,12 @@ namespace {
 
 std::atomic<size_t> liveBytes{0};
 std::atomic<size_t> peakBytes{0};
+std::atomic<size_t> allocationCount{0};
 
 void* allocate(size_t n) {
   void* p = std::malloc(n == 0 ? 1 : n);
   if (!p) throw std::bad_alloc();
+  allocationCount.fetch_add(1, std::memory_order_relaxed);
   const size_t now =
       liveBytes.fetch_add(malloc_usable_size(p), std::memory_order_relaxed) + malloc_usable_size(p);
   size_t peak = peakBytes.load(std::memory_order_relaxed);
@@ -78,6 +80,9 @@ size_t LiveHeap::live() {
 }
 size_t LiveHeap::peak() {
   return peakBytes.load();
+}
+size_t LiveHeap::allocations() {
+  return allocationCount.load();
 }
 void LiveHeap::resetPeak() {
   peakBytes.store(liveBytes.load());
