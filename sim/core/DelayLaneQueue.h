@@ -27,6 +27,7 @@
 #include <memory>
 
 #include "sim/core/EventHeap.h"
+#include "sim/core/Ring.h"
 #include "sim/core/Time.h"
 
 namespace fabricsim {
@@ -49,7 +50,7 @@ class DelayLaneQueue {
     const int64_t delay = (e.when - clock_).picos();
     const int lane = laneFor(delay);
     if (lane >= 0) {
-      Ring& r = lane_[lane];
+      Lane& r = lane_[lane];
       if (r.empty()) addHead(eventKey(e), lane);  // else behind the lane's head: the heads keep their order
       r.push(e);
       ++laneEvents_;
@@ -74,7 +75,7 @@ class DelayLaneQueue {
     // pops: its target's first cache line (the handler's vtable pointer and hot fields) is fetched
     // now, while this event runs, rather than when the loop calls it.
     if (best_ >= 0) {
-      Ring& r = lane_[best_];
+      Lane& r = lane_[best_];
       e = r.pop();
       --laneEvents_;
       if (r.empty()) {
@@ -171,47 +172,7 @@ class DelayLaneQueue {
     head_[i] = h;
   }
 
-  // A growable ring of events (FIFO), allocated on first use.
-  class Ring {
-   public:
-    bool empty() const { return size_ == 0; }
-    const Event& front() const { return buf_[head_]; }
-    void push(const Event& v) {
-      if (size_ == cap_) grow();
-      buf_[(head_ + size_) & (cap_ - 1)] = v;
-      ++size_;
-    }
-    Event pop() {
-      const Event v = buf_[head_];
-      head_ = (head_ + 1) & (cap_ - 1);
-      --size_;
-      return v;
-    }
-    void clear() {
-      head_ = 0;
-      size_ = 0;
-    }
-    void releaseIfEmpty() {
-      if (size_ != 0) return;
-      buf_.reset();
-      cap_ = 0;
-      head_ = 0;
-    }
-
-   private:
-    void grow() {
-      const uint32_t cap = cap_ ? cap_ * 2 : 64;
-      std::unique_ptr<Event[]> b(new Event[cap]);
-      for (uint32_t i = 0; i < size_; ++i) b[i] = buf_[(head_ + i) & (cap_ - 1)];
-      buf_ = std::move(b);
-      cap_ = cap;
-      head_ = 0;
-    }
-    std::unique_ptr<Event[]> buf_;
-    uint32_t cap_ = 0;
-    uint32_t head_ = 0;
-    uint32_t size_ = 0;
-  };
+  using Lane = Ring<Event, 64>;  // one lane: its events in (time, sequence) order
   struct Candidate {
     int64_t delay = -1;
     uint32_t count = 0;
@@ -228,7 +189,7 @@ class DelayLaneQueue {
   int64_t delay_[kMaxLanes]{};
   Head head_[kMaxLanes];
   int8_t slot_[kSlots];  // delay table: lane index, or -1 for an empty slot
-  Ring lane_[kMaxLanes];
+  Lane lane_[kMaxLanes];
   EventHeap<> heap_;  // events of other delays
   Candidate candidates_[1 << kCandidateBits];
 };

@@ -1,64 +1,18 @@
-// PacketRing: a growable ring buffer (FIFO) of small records, for egress queues and the packets
-// on a link.
+// PacketRing: the growable FIFO (sim/core/Ring.h) of small records for egress queues, the packets
+// on a link and a NIC's turn list, starting at 4 entries.
 //
 // Models: nothing physical; it keeps the per-hop bookkeeping (packet index, size, arrival time)
 // next to the port, so moving a packet along touches the packet itself only where its headers
-// are read (at the receiving switch or NIC). Capacity doubles on demand from 4 entries and is
-// allocated on first use.
+// are read (at the receiving switch or NIC).
 #pragma once
 
 #include <cstdint>
-#include <memory>
+
+#include "sim/core/Ring.h"
 
 namespace fabricsim {
 
 template <typename T>
-class PacketRing {
- public:
-  bool empty() const { return size_ == 0; }
-  uint32_t size() const { return size_; }
-  const T& front() const { return buf_[head_]; }
-  void push(const T& v) {
-    if (size_ == cap_) grow();
-    buf_[(head_ + size_) & (cap_ - 1)] = v;
-    ++size_;
-  }
-  /// Applies `f` to every entry, oldest first.
-  template <typename F>
-  void forEach(F f) const {
-    for (uint32_t i = 0; i < size_; ++i) f(buf_[(head_ + i) & (cap_ - 1)]);
-  }
-  void clear() {
-    head_ = 0;
-    size_ = 0;
-  }
-  /// Gives the buffer back when the ring is empty (it grows again on the next push).
-  void releaseIfEmpty() {
-    if (size_ != 0) return;
-    buf_.reset();
-    cap_ = 0;
-    head_ = 0;
-  }
-  T pop() {
-    const T v = buf_[head_];
-    head_ = (head_ + 1) & (cap_ - 1);
-    --size_;
-    return v;
-  }
-
- private:
-  void grow() {
-    const uint32_t cap = cap_ ? cap_ * 2 : 4;
-    std::unique_ptr<T[]> b(new T[cap]);
-    for (uint32_t i = 0; i < size_; ++i) b[i] = buf_[(head_ + i) & (cap_ - 1)];
-    buf_ = std::move(b);
-    cap_ = cap;
-    head_ = 0;
-  }
-  std::unique_ptr<T[]> buf_;
-  uint32_t cap_ = 0;
-  uint32_t head_ = 0;
-  uint32_t size_ = 0;
-};
+using PacketRing = Ring<T, 4>;
 
 }  // namespace fabricsim
