@@ -24,7 +24,7 @@ import figure_runs
 
 ROOT = figure_runs.ROOT
 BENCHMARKS = ("BM_EventQueueHold|BM_PacketPoolAllocRelease|BM_FiveTupleHash|BM_EcmpNextHop|"
-              "BM_PacketPermutationFatTree|BM_MaxMinChurn|BM_FlowTrainingJob|BM_PacketEpisode|"
+              "BM_PacketPermutationFatTree|BM_ForwardingSteadyState|BM_MaxMinChurn|BM_FlowTrainingJob|BM_PacketEpisode|"
               "BM_HybridTrainingJob|BM_ExecuteComputeOnly|BM_BgpStartFatTree")
 
 
