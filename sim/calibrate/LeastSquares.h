@@ -1,5 +1,6 @@
 // LeastSquares: bounded nonlinear least squares, min_x sum_i r_i(x)^2 with lo <= x <= hi, and
-// the covariance of the solution, by Ceres Solver (Debian's libceres-dev).
+// the covariance of the solution, by Ceres Solver (Debian's libceres-dev), which runs in a module
+// of its own (sim/calibrate/plugin, libfabricsim_ceres.so) that solve() loads on first use.
 //
 // Models: Levenberg-Marquardt (Ceres' trust region, dense QR, one thread: the same inputs give
 // the same solution bit for bit) on a residual function without derivatives (the calibration's
