@@ -24,7 +24,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 
 #include "sim/core/EventHeap.h"
 #include "sim/core/Ring.h"
