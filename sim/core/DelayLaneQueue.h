@@ -25,6 +25,7 @@
 
 #include <cstdint>
 
+#include "sim/core/EventHandler.h"
 #include "sim/core/EventHeap.h"
 #include "sim/core/Ring.h"
 #include "sim/core/Time.h"
@@ -71,8 +72,8 @@ class DelayLaneQueue {
   Event pop() {
     Event e;
     // The entry behind the popped one becomes a head, and so a candidate for one of the next few
-    // pops: its target's first cache line (the handler's vtable pointer and hot fields) is fetched
-    // now, while this event runs, rather than when the loop calls it.
+    // pops: its target's hot lines (see prefetchHandler) are fetched now, while this event runs,
+    // rather than when the loop calls it.
     if (best_ >= 0) {
       Lane& r = lane_[best_];
       e = r.pop();
@@ -80,14 +81,14 @@ class DelayLaneQueue {
       if (r.empty()) {
         removeHead();
       } else {
-        __builtin_prefetch(r.front().target);
+        prefetchHandler(r.front().target);
         head_[0].key = eventKey(r.front());  // a later key: it can only move down
         siftDown(0);
       }
       best_ = -1;
     } else {
       e = heap_.pop();
-      if (!heap_.empty()) __builtin_prefetch(heap_.top().target);
+      if (!heap_.empty()) prefetchHandler(heap_.top().target);
     }
     clock_ = e.when;
     return e;
