@@ -15,6 +15,11 @@ class EventHandler {
   virtual ~EventHandler() = default;
   /// Called when an event scheduled for this handler becomes due.
   virtual void onEvent(uint32_t tag) = 0;
+  /// Called with the event that will most likely run next, just before the current one runs:
+  /// a handler whose event will read memory its own fields point to (a packet port: the packet
+  /// arriving, the switch it arrives at) asks the cache for it here, so that those misses overlap
+  /// the current event. Must not change any state. Default: nothing.
+  virtual void prefetchFor(uint32_t /*tag*/) const {}
 };
 
 /// Asks the cache for the first kHandlerHotBytes of `h` (its vtable pointer and the fields a handler

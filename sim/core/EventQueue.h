@@ -62,6 +62,12 @@ class EventQueue {
     }
     return true;
   }
+  /// The event popUntil would return next (nullptr if none), for look-ahead only.
+  const Event* peek() {
+    const Event* head = oneShot_.top();
+    if (!timers_.empty() && (head == nullptr || eventBefore(timers_.top(), *head))) head = &timers_.top();
+    return head;
+  }
   /// Gives back the one-shot lanes' empty buffers (after a run).
   void releaseIdleMemory() { oneShot_.releaseIdleMemory(); }
   void clear() {

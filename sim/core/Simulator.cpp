@@ -15,6 +15,9 @@ uint64_t Simulator::run(Time until) {
     }
     if (pending > peakPending_) peakPending_ = pending;
     now_ = e.when;
+    // The next event (as things stand) reads its handler's lines, prefetched when it became a lane
+    // head, and then what they point to: that is fetched now, while this event runs.
+    if (const Event* next = queue_.peek()) next->target->prefetchFor(next->tag);
     e.target->onEvent(e.tag);
     ++events_;
     if (progress_ && (events_ & 0xFFFF) == 0) {

@@ -207,6 +207,23 @@ void EgressPort::onEvent(uint32_t tag) {
     scheduleBusy(busyUntil_);
 }
 
+void EgressPort::prefetchFor(uint32_t tag) const {
+  if (tag == kArrival) {
+    if (wire_.empty()) return;
+    __builtin_prefetch(&pool_->get(wire_.front().packet));
+    const char* peer =
+        peer_.sw ? reinterpret_cast<const char*>(peer_.sw) : reinterpret_cast<const char*>(peer_.nic);
+    __builtin_prefetch(peer);
+    __builtin_prefetch(peer + 64);
+    return;
+  }
+  const uint32_t kind = tag & ((1u << kKindBits) - 1);
+  if ((kind == kTransmit || kind == kWake) && (nonEmpty_ & 0xFF)) {
+    const int tc = 31 - __builtin_clz(static_cast<unsigned>(nonEmpty_ & 0xFF));
+    __builtin_prefetch(&queues_[tc].front());
+  }
+}
+
 void EgressPort::transmitNext() {
   const Time now = sim_->now();
   ++txGen_;  // a pending end-of-frame event is now stale

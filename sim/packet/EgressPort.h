@@ -160,6 +160,9 @@ class EgressPort final : public EventHandler {
   }
 
   void onEvent(uint32_t tag) override;
+  /// An arrival: the arriving packet and the receiving switch's first lines (its routing and
+  /// buffer state); a transmission: the head entry of the highest class with packets.
+  void prefetchFor(uint32_t tag) const override;
   /// Gives back the buffers of empty queues and of an empty wire (after a run).
   void releaseIdleMemory();
 

@@ -1,6 +1,6 @@
 // Re-armable timers in the EventQueue, checked against a plain reference model (a list of
 // pending (time, order) entries): pops in (time, arm order), one entry per timer however often
-// it is re-armed, cancelled timers never fire.
+// it is re-armed, cancelled timers never fire; peek() names the event pop() returns next.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,9 +76,13 @@ TEST(EventQueueTimers, RandomOperationsMatchAReferenceModel) {
       const int64_t when = now + static_cast<int64_t>(rng() % 1000);
       ref[{when, order++}] = 1000;
       q.push(Time::ps(when), &s, 1000);
-    } else if (!ref.empty()) {  // pop
+    } else if (!ref.empty()) {  // pop, after a look-ahead peek that must name the same event
       ASSERT_FALSE(q.empty());
       const auto it = ref.begin();
+      const Event* next = q.peek();
+      ASSERT_NE(next, nullptr) << step;
+      ASSERT_EQ(next->when.picos(), it->first.first) << step;
+      ASSERT_EQ(next->tag, it->second) << step;
       const Event e = q.pop();
       ASSERT_EQ(e.when.picos(), it->first.first) << step;
       ASSERT_EQ(e.tag, it->second) << step;
@@ -87,5 +91,8 @@ TEST(EventQueueTimers, RandomOperationsMatchAReferenceModel) {
       ref.erase(it);
     }
     ASSERT_EQ(q.size(), ref.size()) << step;
+    if (ref.empty()) {
+      ASSERT_EQ(q.peek(), nullptr) << step;
+    }
   }
 }
