@@ -49,11 +49,9 @@ class EventQueue {
   /// Pops the earliest event into `out` if there is one due at or before `until` (one
   /// comparison of the two queues' heads); false otherwise.
   bool popUntil(Time until, Event& out) {
-    const Event* head = oneShot_.top();
-    const bool fromTimers = !timers_.empty() && (head == nullptr || eventBefore(timers_.top(), *head));
-    if (fromTimers) head = &timers_.top();
+    const Event* head = peek();
     if (head == nullptr || head->when > until) return false;
-    if (fromTimers) {
+    if (!timers_.empty() && head == &timers_.top()) {
       out = timers_.pop();
       slots_[out.timer].pos = kNotQueued;
       oneShot_.advance(out.when);
